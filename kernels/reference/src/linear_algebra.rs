@@ -1,0 +1,58 @@
+//! References of the matrix kernels.
+
+use half::f16;
+
+/// `y[r] = sum_c f16(weights[r·cols + c]) · x[c]`, with `weights` as IEEE binary16 bits,
+/// accumulated in `f64`.
+pub fn gemv_f16(weights: &[u16], x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    assert_eq!(weights.len(), rows * cols, "gemv_f16: weights are not rows × cols");
+    assert_eq!(x.len(), cols, "gemv_f16: x is not cols long");
+    (0..rows)
+        .map(|r| {
+            let row = &weights[r * cols..(r + 1) * cols];
+            let dot: f64 = row.iter().zip(x).map(|(w, x)| f64::from(f16::from_bits(*w).to_f32()) * f64::from(*x)).sum();
+            dot as f32
+        })
+        .collect()
+}
+
+/// `c = a · b` for row-major `a` (`m × k`) and `b` (`k × n`), accumulated in `f64`.
+pub fn gemm(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
+    assert_eq!(a.len(), m * k, "gemm: a is not m × k");
+    assert_eq!(b.len(), k * n, "gemm: b is not k × n");
+    let mut c = vec![0.0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let dot: f64 = (0..k).map(|l| f64::from(a[i * k + l]) * f64::from(b[l * n + j])).sum();
+            c[i * n + j] = dot as f32;
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gemv_decodes_half_precision_weights() {
+        let bits = |v: f32| f16::from_f32(v).to_bits();
+        let weights = [bits(1.0), bits(-2.0), bits(0.5), bits(65504.0), bits(0.0), bits(1.0)];
+        let y = gemv_f16(&weights, &[1.0, 2.0, 4.0], 2, 3);
+        assert_eq!(y, [1.0 - 4.0 + 2.0, 65504.0 + 4.0]);
+    }
+
+    #[test]
+    fn gemm_matches_a_worked_example() {
+        // [1 2 3]   [7  8 ]   [ 58  64]
+        // [4 5 6] · [9  10] = [139 154]
+        //           [11 12]
+        let c = gemm(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[7.0, 8.0, 9.0, 10.0, 11.0, 12.0], 2, 2, 3);
+        assert_eq!(c, [58.0, 64.0, 139.0, 154.0]);
+    }
+
+    #[test]
+    fn gemm_with_empty_inner_dimension_is_zero() {
+        assert_eq!(gemm(&[], &[], 2, 2, 0), [0.0; 4]);
+    }
+}

@@ -1,0 +1,16 @@
+//! The device API shared by every kernel: thread geometry, dynamic shared memory, barriers,
+//! warp and block reductions, fast math, and the mbarrier pipeline protocol.
+//!
+//! Kernels call these functions instead of writing `asm!` themselves, so that the instructions a
+//! kernel depends on live in one place and the compiler-pass plugin can recognise the calls that
+//! carry meaning (barriers, the shared-memory base, the pipeline protocol) by their path.
+//! Everything here is `#[inline(always)]` except where a call boundary is the point.
+
+pub mod geometry;
+pub mod math;
+pub mod pipeline;
+pub mod reduce;
+pub mod shared;
+
+pub use geometry::*;
+pub use shared::{barrier, dynamic_shared_base, dynamic_shared_window_address};

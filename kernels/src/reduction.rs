@@ -1,0 +1,47 @@
+//! Block reduction (sum) through dynamic shared memory and barriers.
+
+use crate::device::{
+    barrier, block_dim_x, block_idx_x, dynamic_shared_base, global_thread_index,
+    grid_thread_count, thread_idx_x,
+};
+
+/// Sums `input[0..n]` into one partial sum per block: `partials[block]` is the sum of the
+/// elements this block's threads visit in a grid-stride loop. The host adds the `gridDim.x`
+/// partials (or launches this kernel again on them).
+///
+/// Launch: one-dimensional; `blockDim.x` a power of two (at most 1024); dynamic shared memory
+/// `blockDim.x * 4` bytes. The tree reduction in shared memory halves the active threads per
+/// step, with a barrier between steps.
+///
+/// # Safety
+/// `input` points to `n` floats and `partials` to `gridDim.x` floats of device memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn block_reduce_sum(input: *const f32, partials: *mut f32, n: usize) {
+    let mut sum = 0.0f32;
+    let mut i = global_thread_index();
+    while i < n {
+        // SAFETY: `i < n`.
+        sum += unsafe { *input.add(i) };
+        i += grid_thread_count();
+    }
+
+    let tid = thread_idx_x() as usize;
+    let sums = dynamic_shared_base::<f32>();
+    // SAFETY: the launch gives `blockDim.x` floats of dynamic shared memory; `tid` and
+    // `tid + active` stay below `blockDim.x`.
+    unsafe {
+        *sums.add(tid) = sum;
+        barrier();
+        let mut active = block_dim_x() as usize / 2;
+        while active > 0 {
+            if tid < active {
+                *sums.add(tid) += *sums.add(tid + active);
+            }
+            barrier();
+            active /= 2;
+        }
+        if tid == 0 {
+            *partials.add(block_idx_x() as usize) = *sums;
+        }
+    }
+}

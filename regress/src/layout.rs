@@ -1,0 +1,84 @@
+//! Where things are in the repository. Every path is resolved against the repository root,
+//! never against the process's current directory.
+
+use std::path::{Path, PathBuf};
+
+/// Environment variable naming another PTX file for the snapshot suite to check (a build of
+/// another backend, say). A relative path is taken from the repository root.
+pub const KERNELS_PTX_ENV: &str = "KERNELS_PTX";
+
+/// The repository's layout, anchored at its root.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    root: PathBuf,
+}
+
+impl Layout {
+    /// The repository this crate was built from (the regression suite is the root package).
+    pub fn from_build() -> Layout {
+        Layout::at(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// A repository rooted at `root`.
+    pub fn at(root: impl Into<PathBuf>) -> Layout {
+        Layout { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves a path from configuration or the environment: relative means "from the root".
+    pub fn resolve(&self, path: impl AsRef<Path>) -> PathBuf {
+        self.root.join(path)
+    }
+
+    /// The nvptx kernels workspace.
+    pub fn kernels_workspace(&self) -> PathBuf {
+        self.root.join("kernels")
+    }
+
+    /// Cargo's target folder for the kernels build.
+    pub fn kernels_target_dir(&self) -> PathBuf {
+        self.kernels_workspace().join("target")
+    }
+
+    /// Where `cargo xtask kernels` leaves the PTX of the kernels crate.
+    pub fn kernels_ptx(&self) -> PathBuf {
+        kernels_ptx_in(&self.kernels_target_dir())
+    }
+
+    /// The PTX the snapshot suite checks: `$KERNELS_PTX` when set, else [`Self::kernels_ptx`].
+    pub fn checked_ptx(&self) -> PathBuf {
+        match std::env::var_os(KERNELS_PTX_ENV) {
+            Some(path) if !path.is_empty() => self.resolve(path),
+            _ => self.kernels_ptx(),
+        }
+    }
+
+    /// The folder of PTX snapshots, one `.snap` file per kernel entry.
+    pub fn snapshot_dir(&self) -> PathBuf {
+        self.root.join("ptx-snapshots")
+    }
+}
+
+/// Where cargo leaves `kernels.ptx` for a build into `target_dir`.
+pub fn kernels_ptx_in(target_dir: &Path) -> PathBuf {
+    target_dir.join("nvptx64-nvidia-cuda").join("release").join("kernels.ptx")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_resolve_against_the_root() {
+        let layout = Layout::at("/repo");
+        assert_eq!(layout.resolve("out/k.ptx"), Path::new("/repo/out/k.ptx"));
+        assert_eq!(layout.resolve("/abs/k.ptx"), Path::new("/abs/k.ptx"));
+        assert_eq!(
+            layout.kernels_ptx(),
+            Path::new("/repo/kernels/target/nvptx64-nvidia-cuda/release/kernels.ptx")
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! One insta snapshot per kernel entry: the entry with everything it reaches, as PTX text.
+//!
+//! The cases come from the built PTX, never from a list: every `.entry` is a case, and every
+//! `.snap` file in the snapshot folder must belong to one. A case's text is the module's
+//! `.version`/`.target`/`.address_size` lines, then each item the entry reaches (shared
+//! arrays, function prototypes, called functions, transitively) and the entry itself, in module
+//! order, verbatim. Only two things are normalised, through insta filters: the crate hash
+//! inside mangled symbol names (it changes with the toolchain and crate metadata, not with the
+//! code) and the legacy-mangling hash suffix. The generator banner is a top-level comment,
+//! which is not part of any item.
+
+use std::collections::HashMap;
+use std::fs;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+use crate::freshness::{self, StalePtx};
+use crate::layout::Layout;
+use crate::ptx::{Module, PtxError};
+
+/// Filters applied to snapshot text before comparison: (regex, replacement).
+pub const NORMALISATION_FILTERS: &[(&str, &str)] = &[
+    // v0 mangling: a crate root is `C`, an optional disambiguator `s<base-62>_` (the crate
+    // hash), then the crate name's length and the name: `_RNvCs1a2B3c_7kernels6helper`.
+    (r"Cs[0-9A-Za-z]*_([0-9])", "Cs<crate-hash>_$1"),
+    // Legacy mangling: `…17h<16 hex digits>E`.
+    (r"17h[0-9a-f]{16}E", "17h<hash>E"),
+];
+
+/// Why the suite could not even list its cases.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("no PTX at {path}: build the kernels first (`just kernels`), or point ${var} at a PTX file")]
+    MissingPtx { path: PathBuf, var: &'static str },
+    #[error("reading {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{source}")]
+    MalformedPtx {
+        path: PathBuf,
+        #[source]
+        source: PtxError,
+    },
+    #[error(transparent)]
+    Stale(#[from] StalePtx),
+    #[error("{path} has no `.entry`: a suite without kernels would pass without checking anything")]
+    NoEntries { path: PathBuf },
+}
+
+/// One kernel entry to check against its snapshot.
+#[derive(Debug, Clone)]
+pub struct EntryCase {
+    /// The entry's name in the PTX (kernels are `#[no_mangle]`, so this is the Rust name).
+    pub entry: String,
+    /// The Rust file that defines the kernel, relative to the repository root, if found.
+    pub source_file: Option<PathBuf>,
+    /// The snapshot text, before normalisation.
+    pub text: String,
+}
+
+/// Every case of one PTX file, and the snapshot files that belong to no case.
+#[derive(Debug)]
+pub struct SnapshotSuite {
+    pub ptx: PathBuf,
+    pub snapshot_dir: PathBuf,
+    pub cases: Vec<EntryCase>,
+    /// `.snap` files whose entry is not in the PTX (a removed or renamed kernel).
+    pub orphans: Vec<PathBuf>,
+}
+
+impl SnapshotSuite {
+    /// The suite for `ptx`, with snapshots in `snapshot_dir` and kernel sources below
+    /// `layout.kernels_workspace()`.
+    pub fn discover(layout: &Layout, ptx: &Path, snapshot_dir: &Path) -> Result<SnapshotSuite, SuiteError> {
+        if !ptx.is_file() {
+            return Err(SuiteError::MissingPtx { path: ptx.to_path_buf(), var: crate::layout::KERNELS_PTX_ENV });
+        }
+        freshness::check(ptx)?;
+        let text = fs::read_to_string(ptx).map_err(|source| SuiteError::Read { path: ptx.to_path_buf(), source })?;
+        let module =
+            Module::parse(&text).map_err(|source| SuiteError::MalformedPtx { path: ptx.to_path_buf(), source })?;
+        let sources = kernel_source_files(layout);
+        let cases: Vec<EntryCase> = module
+            .entries()
+            .map(|entry| {
+                let name = entry.name.clone().unwrap_or_default();
+                EntryCase { source_file: sources.get(&name).cloned(), text: render(&module, entry), entry: name }
+            })
+            .collect();
+        if cases.is_empty() {
+            return Err(SuiteError::NoEntries { path: ptx.to_path_buf() });
+        }
+        let orphans = orphan_snapshots(snapshot_dir, &cases)
+            .map_err(|source| SuiteError::Read { path: snapshot_dir.to_path_buf(), source })?;
+        Ok(SnapshotSuite { ptx: ptx.to_path_buf(), snapshot_dir: snapshot_dir.to_path_buf(), cases, orphans })
+    }
+}
+
+impl EntryCase {
+    /// Compares the case with `snapshot_dir/<entry>.snap` through insta. On a difference (or a
+    /// missing snapshot) insta prints the diff, records a pending `.snap.new` unless told not
+    /// to (`INSTA_UPDATE`, CI), and this returns the message to show.
+    pub fn check(&self, snapshot_dir: &Path) -> Result<(), String> {
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(snapshot_dir);
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.set_description(format!(
+            "PTX of kernel entry `{}` with every function and shared array it reaches",
+            self.entry
+        ));
+        if let Some(source) = &self.source_file {
+            settings.set_input_file(source);
+        }
+        for (pattern, replacement) in NORMALISATION_FILTERS {
+            settings.add_filter(pattern, *replacement);
+        }
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            settings.bind(|| insta::assert_snapshot!(self.entry.as_str(), self.text.as_str()));
+        }));
+        outcome.map_err(|_| {
+            format!(
+                "the PTX of kernel entry `{}` differs from ptx-snapshots/{}.snap (diff above); \
+                 if the change is intended, accept it with `cargo insta review`",
+                self.entry, self.entry
+            )
+        })
+    }
+}
+
+/// The snapshot text of `entry`: module directives, then every reached item.
+pub fn render(module: &Module, entry: &crate::ptx::Item) -> String {
+    let mut sections: Vec<String> = Vec::new();
+    sections.push(module.directives().map(|d| d.text.as_str()).collect::<Vec<_>>().join("\n"));
+    for item in module.reachable_from(entry) {
+        sections.push(item.text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n"));
+    }
+    sections.join("\n\n") + "\n"
+}
+
+/// Applies [`NORMALISATION_FILTERS`] as insta does (for tools that compare outside insta).
+pub fn normalise(text: &str) -> String {
+    NORMALISATION_FILTERS.iter().fold(text.to_string(), |text, (pattern, replacement)| {
+        Regex::new(pattern).expect("filters are valid regexes").replace_all(&text, *replacement).into_owned()
+    })
+}
+
+/// Kernel name → the file defining it, from `extern "ptx-kernel" fn NAME` in the kernel sources.
+fn kernel_source_files(layout: &Layout) -> HashMap<String, PathBuf> {
+    let definition = Regex::new(r#"extern\s+"ptx-kernel"\s+fn\s+([A-Za-z_][A-Za-z0-9_]*)"#).expect("valid regex");
+    let mut files = HashMap::new();
+    let sources = walkdir::WalkDir::new(layout.kernels_workspace())
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "target")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"));
+    for source in sources {
+        let Ok(text) = fs::read_to_string(source.path()) else { continue };
+        let relative = source.path().strip_prefix(layout.root()).unwrap_or(source.path()).to_path_buf();
+        for capture in definition.captures_iter(&text) {
+            files.insert(capture[1].to_string(), relative.clone());
+        }
+    }
+    files
+}
+
+/// `.snap` files in `dir` whose stem names no case. A missing folder has none.
+fn orphan_snapshots(dir: &Path, cases: &[EntryCase]) -> std::io::Result<Vec<PathBuf>> {
+    let Ok(listing) = fs::read_dir(dir) else { return Ok(Vec::new()) };
+    let mut orphans = Vec::new();
+    for file in listing {
+        let path = file?.path();
+        let is_snapshot = path.extension().is_some_and(|x| x == "snap");
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if is_snapshot && !cases.iter().any(|case| case.entry == stem) {
+            orphans.push(path);
+        }
+    }
+    orphans.sort();
+    Ok(orphans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_removes_crate_hashes_only() {
+        let ptx = "call.uni (retval0), _RNvNtCsjp2ULkaxRYT_7kernels13shared_helper5local, (param0);\n\
+                   .func _RNvCsnXywQCMrDN_14kernel_helpers13blur3_clamped(\n\
+                   .func _ZN7kernels6helper17h0123456789abcdefE()\n\
+                   add.s32 %r1, %r2, 16384;";
+        assert_eq!(
+            normalise(ptx),
+            "call.uni (retval0), _RNvNtCs<crate-hash>_7kernels13shared_helper5local, (param0);\n\
+             .func _RNvCs<crate-hash>_14kernel_helpers13blur3_clamped(\n\
+             .func _ZN7kernels6helper17h<hash>E()\n\
+             add.s32 %r1, %r2, 16384;"
+        );
+    }
+
+    #[test]
+    fn rendering_keeps_directives_and_reached_items_verbatim() {
+        let module = Module::parse(
+            "//\n// Generated by LLVM NVPTX Back-End\n//\n.version 8.6\n.target sm_90\n\
+             .func f()\n{\n\tret;   \n}\n.visible .entry k()\n{\n\tcall.uni f, ();\n\tret;\n}\n\
+             .visible .entry other()\n{\n\tret;\n}\n",
+        )
+        .unwrap();
+        let text = render(&module, module.entry("k").unwrap());
+        assert_eq!(
+            text,
+            ".version 8.6\n.target sm_90\n\n.func f()\n{\n\tret;\n}\n\n.visible .entry k()\n{\n\tcall.uni f, ();\n\tret;\n}\n"
+        );
+        assert!(!text.contains("Generated by"));
+    }
+}
