@@ -37,12 +37,7 @@ pub unsafe extern "ptx-kernel" fn saxpy(alpha: f32, x: *const f32, y: *mut f32, 
 /// # Safety
 /// `gate`, `up` and `out` point to `n` floats of device memory; `out` may alias neither input.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn silu_mul(
-    gate: *const f32,
-    up: *const f32,
-    out: *mut f32,
-    n: usize,
-) {
+pub unsafe extern "ptx-kernel" fn silu_mul(gate: *const f32, up: *const f32, out: *mut f32, n: usize) {
     let mut i = global_thread_index();
     while i < n {
         // SAFETY: `i < n` and the contract above.

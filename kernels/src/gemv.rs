@@ -31,7 +31,7 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
     let warps_per_block = (block_dim_x() / WARP_SIZE) as usize;
     let lane = lane_id() as usize;
     let lanes = WARP_SIZE as usize;
-    let vectorised = cols % 8 == 0 && (weights as usize) % 16 == 0;
+    let vectorised = cols.is_multiple_of(8) && (weights as usize).is_multiple_of(16);
 
     let mut row = block_idx_x() as usize * warps_per_block + warp_id() as usize;
     let row_step = grid_dim_x() as usize * warps_per_block;

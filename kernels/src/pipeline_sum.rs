@@ -1,12 +1,10 @@
 //! A warp-specialised producer/consumer pipeline on mbarriers and bulk async copies (sm_90).
 
-use crate::device::pipeline::{
-    Pipeline, PipelineState, bulk_copy_global_to_shared, pipeline_barrier_bytes,
-};
+use crate::device::pipeline::{Pipeline, PipelineState, bulk_copy_global_to_shared, pipeline_barrier_bytes};
 use crate::device::reduce::block_sum;
 use crate::device::{
-    WARP_SIZE, barrier, block_idx_x, dynamic_shared_base, dynamic_shared_window_address,
-    grid_dim_x, thread_idx_x,
+    WARP_SIZE, barrier, block_idx_x, dynamic_shared_base, dynamic_shared_window_address, grid_dim_x,
+    thread_idx_x,
 };
 
 /// Stages in the shared-memory ring.

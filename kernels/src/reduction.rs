@@ -1,8 +1,8 @@
 //! Block reduction (sum) through dynamic shared memory and barriers.
 
 use crate::device::{
-    barrier, block_dim_x, block_idx_x, dynamic_shared_base, global_thread_index,
-    grid_thread_count, thread_idx_x,
+    barrier, block_dim_x, block_idx_x, dynamic_shared_base, global_thread_index, grid_thread_count,
+    thread_idx_x,
 };
 
 /// Sums `input[0..n]` into one partial sum per block: `partials[block]` is the sum of the

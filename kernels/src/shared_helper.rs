@@ -12,10 +12,11 @@ use crate::device::{barrier, block_dim_x, dynamic_shared_base, global_thread_ind
 
 /// Three-point average of `tile` around `index`, clamped at the tile's ends, times `scale`.
 ///
-/// Contract: `tile` points to `len > 0` readable floats (here: dynamic shared memory, reached
-/// through its generic address), `index < len`. Reads only.
+/// # Safety
+/// `tile` points to `len > 0` readable floats (here: dynamic shared memory, reached through
+/// its generic address), `index < len`. Reads only.
 #[inline(never)]
-fn blur3_clamped_local(tile: *const f32, len: usize, index: usize, scale: f32) -> f32 {
+unsafe fn blur3_clamped_local(tile: *const f32, len: usize, index: usize, scale: f32) -> f32 {
     let left = index.saturating_sub(1);
     let right = if index + 1 == len { index } else { index + 1 };
     // SAFETY: the contract above; `left` and `right` are clamped into `0..len`.
@@ -59,7 +60,8 @@ pub unsafe extern "ptx-kernel" fn shared_memory_helper_local(
 ) {
     let (tile, len, index) = stage_tile(input, n);
     if let Some(index) = index {
-        let value = blur3_clamped_local(tile, len, index, scale);
+        // SAFETY: the tile holds `len` staged floats and `index < len`.
+        let value = unsafe { blur3_clamped_local(tile, len, index, scale) };
         // SAFETY: `index` is `Some` only for threads with a global index below `n`.
         unsafe { *output.add(global_thread_index()) = value };
     }
@@ -81,7 +83,8 @@ pub unsafe extern "ptx-kernel" fn shared_memory_helper_cross_crate(
 ) {
     let (tile, len, index) = stage_tile(input, n);
     if let Some(index) = index {
-        let value = kernel_helpers::blur3_clamped(tile, len, index, scale);
+        // SAFETY: as in `shared_memory_helper_local`.
+        let value = unsafe { kernel_helpers::blur3_clamped(tile, len, index, scale) };
         // SAFETY: as in `shared_memory_helper_local`.
         unsafe { *output.add(global_thread_index()) = value };
     }

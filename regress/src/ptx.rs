@@ -335,7 +335,8 @@ fn classify(text: &str) -> (ItemKind, Option<String>) {
     let is_variable = words.iter().any(|w| matches!(*w, ".global" | ".shared" | ".const" | ".local"));
     if is_variable {
         let name_end = head.find(['[', '=', '<']).unwrap_or(head.len());
-        let name = identifiers(&head[..name_end]).into_iter().rfind(|w| !w.starts_with('.')).map(str::to_string);
+        let name =
+            identifiers(&head[..name_end]).into_iter().rfind(|w| !w.starts_with('.')).map(str::to_string);
         return (ItemKind::Variable, name);
     }
     (ItemKind::Other, None)
@@ -345,7 +346,8 @@ fn classify(text: &str) -> (ItemKind, Option<String>) {
 fn function_name(head: &str) -> Option<String> {
     let code = strip_comments(head);
     let keyword = code.find(".entry").or_else(|| code.find(".func"))?;
-    let mut rest = code[keyword..].trim_start_matches(|c: char| c != ' ' && c != '\t' && c != '\n' && c != '(');
+    let mut rest =
+        code[keyword..].trim_start_matches(|c: char| c != ' ' && c != '\t' && c != '\n' && c != '(');
     rest = rest.trim_start();
     if rest.starts_with('(') {
         // A return-value list comes first: skip to its closing parenthesis.

@@ -78,18 +78,26 @@ impl SnapshotSuite {
     /// `layout.kernels_workspace()`.
     pub fn discover(layout: &Layout, ptx: &Path, snapshot_dir: &Path) -> Result<SnapshotSuite, SuiteError> {
         if !ptx.is_file() {
-            return Err(SuiteError::MissingPtx { path: ptx.to_path_buf(), var: crate::layout::KERNELS_PTX_ENV });
+            return Err(SuiteError::MissingPtx {
+                path: ptx.to_path_buf(),
+                var: crate::layout::KERNELS_PTX_ENV,
+            });
         }
         freshness::check(ptx)?;
-        let text = fs::read_to_string(ptx).map_err(|source| SuiteError::Read { path: ptx.to_path_buf(), source })?;
-        let module =
-            Module::parse(&text).map_err(|source| SuiteError::MalformedPtx { path: ptx.to_path_buf(), source })?;
+        let text =
+            fs::read_to_string(ptx).map_err(|source| SuiteError::Read { path: ptx.to_path_buf(), source })?;
+        let module = Module::parse(&text)
+            .map_err(|source| SuiteError::MalformedPtx { path: ptx.to_path_buf(), source })?;
         let sources = kernel_source_files(layout);
         let cases: Vec<EntryCase> = module
             .entries()
             .map(|entry| {
                 let name = entry.name.clone().unwrap_or_default();
-                EntryCase { source_file: sources.get(&name).cloned(), text: render(&module, entry), entry: name }
+                EntryCase {
+                    source_file: sources.get(&name).cloned(),
+                    text: render(&module, entry),
+                    entry: name,
+                }
             })
             .collect();
         if cases.is_empty() {
@@ -152,7 +160,8 @@ pub fn normalise(text: &str) -> String {
 
 /// Kernel name → the file defining it, from `extern "ptx-kernel" fn NAME` in the kernel sources.
 fn kernel_source_files(layout: &Layout) -> HashMap<String, PathBuf> {
-    let definition = Regex::new(r#"extern\s+"ptx-kernel"\s+fn\s+([A-Za-z_][A-Za-z0-9_]*)"#).expect("valid regex");
+    let definition =
+        Regex::new(r#"extern\s+"ptx-kernel"\s+fn\s+([A-Za-z_][A-Za-z0-9_]*)"#).expect("valid regex");
     let mut files = HashMap::new();
     let sources = walkdir::WalkDir::new(layout.kernels_workspace())
         .into_iter()

@@ -19,7 +19,9 @@ fn main() -> ExitCode {
     let trials = match SnapshotSuite::discover(&layout, &ptx, &snapshot_dir) {
         Ok(suite) => trials(suite),
         // The suite cannot list its cases: report that as one failing test, by its cause.
-        Err(error) => vec![Trial::test("ptx_snapshot::discover", move || Err(Failed::from(error.to_string())))],
+        Err(error) => {
+            vec![Trial::test("ptx_snapshot::discover", move || Err(Failed::from(error.to_string())))]
+        }
     };
     libtest_mimic::run(&args, trials).exit_code()
 }
@@ -30,7 +32,9 @@ fn trials(suite: SnapshotSuite) -> Vec<Trial> {
         .into_iter()
         .map(|case| {
             let dir = snapshot_dir.clone();
-            Trial::test(format!("ptx_snapshot::{}", case.entry), move || case.check(&dir).map_err(Failed::from))
+            Trial::test(format!("ptx_snapshot::{}", case.entry), move || {
+                case.check(&dir).map_err(Failed::from)
+            })
         })
         .collect();
     trials.push(Trial::test("ptx_snapshot::every_snapshot_has_an_entry", move || {

@@ -1,1 +1,34 @@
-fn main() {}
+//! `cargo xtask`: the commands behind the justfile. See `lib.rs` for how they fit together.
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Project automation for the GPU kernels and their backend")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Install the toolchain's components, just and cargo-insta, then build everything.
+    Setup,
+    /// Build the GPU kernels into kernels/target/nvptx64-nvidia-cuda/release/kernels.ptx.
+    Kernels,
+    /// Run every check: rustfmt, the kernels build, all tests (PTX snapshots too), clippy.
+    Test,
+    /// Format the host workspace and the kernels workspace.
+    Fmt,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let layout = xtask::repo_layout();
+    match cli.command {
+        Task::Setup => xtask::checks::setup(&layout),
+        Task::Kernels => xtask::checks::kernels(&layout),
+        Task::Test => xtask::checks::test(&layout),
+        Task::Fmt => xtask::checks::fmt(&layout),
+    }
+}

@@ -10,10 +10,11 @@
 
 /// Three-point average of `tile` around `index`, clamped at both ends of the tile, times `scale`.
 ///
-/// Contract: `tile` points to `len` readable, initialised `f32`s (in any state space), `len > 0`
-/// and `index < len`. The helper only reads.
+/// # Safety
+/// `tile` points to `len` readable, initialised `f32`s (in any state space), `len > 0` and
+/// `index < len`. The helper only reads.
 #[inline(never)]
-pub fn blur3_clamped(tile: *const f32, len: usize, index: usize, scale: f32) -> f32 {
+pub unsafe fn blur3_clamped(tile: *const f32, len: usize, index: usize, scale: f32) -> f32 {
     let left = if index == 0 { 0 } else { index - 1 };
     let right = if index + 1 == len { index } else { index + 1 };
     // SAFETY: the caller guarantees `index < len` and `len` readable elements; `left` and

@@ -10,7 +10,8 @@ pub fn gemv_f16(weights: &[u16], x: &[f32], rows: usize, cols: usize) -> Vec<f32
     (0..rows)
         .map(|r| {
             let row = &weights[r * cols..(r + 1) * cols];
-            let dot: f64 = row.iter().zip(x).map(|(w, x)| f64::from(f16::from_bits(*w).to_f32()) * f64::from(*x)).sum();
+            let dot: f64 =
+                row.iter().zip(x).map(|(w, x)| f64::from(f16::from_bits(*w).to_f32()) * f64::from(*x)).sum();
             dot as f32
         })
         .collect()

@@ -21,7 +21,7 @@ pub fn pipeline_partial_sums(input: &[f32], grid: usize) -> Vec<f32> {
     assert!(grid > 0, "pipeline_partial_sums: empty launch");
     assert_eq!(input.len() % PIPELINE_TILE_FLOATS, 0, "pipeline_sum takes whole tiles");
     let mut sums = vec![0.0f64; grid];
-    for (tile, values) in input.chunks_exact(PIPELINE_TILE_FLOATS).enumerate() {
+    for (tile, values) in input.as_chunks::<PIPELINE_TILE_FLOATS>().0.iter().enumerate() {
         sums[tile % grid] += values.iter().map(|v| f64::from(*v)).sum::<f64>();
     }
     sums.into_iter().map(|s| s as f32).collect()
@@ -49,7 +49,8 @@ mod tests {
 
     #[test]
     fn pipeline_partials_take_whole_tiles_round_robin() {
-        let input: Vec<f32> = (0..3 * PIPELINE_TILE_FLOATS).map(|i| (i / PIPELINE_TILE_FLOATS) as f32 + 1.0).collect();
+        let input: Vec<f32> =
+            (0..3 * PIPELINE_TILE_FLOATS).map(|i| (i / PIPELINE_TILE_FLOATS) as f32 + 1.0).collect();
         let n = PIPELINE_TILE_FLOATS as f32;
         assert_eq!(pipeline_partial_sums(&input, 2), [(1.0 + 3.0) * n, 2.0 * n]);
     }

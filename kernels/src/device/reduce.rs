@@ -68,12 +68,7 @@ pub fn block_max(value: f32, scratch: *mut f32) -> f32 {
 }
 
 #[inline(always)]
-fn block_reduce(
-    value: f32,
-    scratch: *mut f32,
-    identity: f32,
-    warp_reduce: impl Fn(f32) -> f32,
-) -> f32 {
+fn block_reduce(value: f32, scratch: *mut f32, identity: f32, warp_reduce: impl Fn(f32) -> f32) -> f32 {
     let warp_total = warp_reduce(value);
     let warps = block_dim_x() / WARP_SIZE;
     // SAFETY: the contract gives 32 scratch floats; warp and lane indices are below 32.

@@ -1,0 +1,25 @@
+# The commands people type. Each recipe is one line; the logic lives in xtask/.
+
+# List the recipes.
+default:
+    @just --list --unsorted
+
+# Install the toolchain's components, just and cargo-insta, and build everything.
+setup:
+    cargo xtask setup
+
+# Build the GPU kernels into kernels/target/nvptx64-nvidia-cuda/release/kernels.ptx.
+kernels:
+    cargo xtask kernels
+
+# Run every check: rustfmt, the kernels build, all tests (one per kernel entry's PTX snapshot), clippy.
+test:
+    cargo xtask test
+
+# Review PTX snapshot changes after a codegen change: accept or reject each entry.
+review:
+    cargo insta review
+
+# Format the host workspace and the kernels workspace.
+fmt:
+    cargo xtask fmt

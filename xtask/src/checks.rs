@@ -1,0 +1,67 @@
+//! The commands behind the daily recipes: build the kernels, run every check, format.
+
+use anyhow::Result;
+use regress::layout::Layout;
+
+use crate::kernels::{KernelBuild, entry_names};
+use crate::process::{self, Steps};
+use crate::setup;
+
+/// `just kernels`: builds the kernels and says where the PTX is and what it holds.
+pub fn kernels(layout: &Layout) -> Result<()> {
+    let ptx = KernelBuild::of_repository(layout).run()?;
+    let entries = entry_names(&ptx)?;
+    eprintln!("{} kernel entries in {}:", entries.len(), ptx.display());
+    for entry in &entries {
+        eprintln!("  {entry}");
+    }
+    Ok(())
+}
+
+/// `just setup`: toolchain components, tools, then a build of everything.
+pub fn setup(layout: &Layout) -> Result<()> {
+    let root = layout.root();
+    let mut steps = Steps::new(4);
+    steps.step("toolchain components (rust-toolchain.toml)", || setup::ensure_components(root))?;
+    steps.step("tools: just, cargo-insta", || setup::ensure_tools(root))?;
+    steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
+    steps.step("host workspace and its tests", || {
+        process::run(process::cargo(root).args(["test", "--workspace", "--no-run"]), "building the tests")
+    })?;
+    steps.finish("setup");
+    Ok(())
+}
+
+/// `just test`: formatting, kernels, every test (the PTX snapshots among them), clippy.
+pub fn test(layout: &Layout) -> Result<()> {
+    let root = layout.root();
+    let kernels_dir = layout.kernels_workspace();
+    let mut steps = Steps::new(5);
+    steps.step("rustfmt --check (host workspace and kernels)", || {
+        process::run(process::cargo(root).args(["fmt", "--all", "--check"]), "rustfmt (host)")?;
+        process::run(process::cargo(&kernels_dir).args(["fmt", "--all", "--check"]), "rustfmt (kernels)")
+    })?;
+    steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
+    steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
+        process::run(process::cargo(root).args(["test", "--workspace"]), "the tests")
+    })?;
+    steps.step("clippy, host workspace", || {
+        process::run(
+            process::cargo(root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+            "clippy (host)",
+        )
+    })?;
+    steps.step("clippy, kernels", || {
+        let mut command = process::cargo(&kernels_dir);
+        command.args(["clippy", "--release", "--", "-D", "warnings"]).env("RUSTC_BOOTSTRAP", "1");
+        process::run(&mut command, "clippy (kernels)")
+    })?;
+    steps.finish("test");
+    Ok(())
+}
+
+/// `just fmt`: formats both workspaces.
+pub fn fmt(layout: &Layout) -> Result<()> {
+    process::run(process::cargo(layout.root()).args(["fmt", "--all"]), "rustfmt (host)")?;
+    process::run(process::cargo(&layout.kernels_workspace()).args(["fmt", "--all"]), "rustfmt (kernels)")
+}

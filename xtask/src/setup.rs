@@ -1,0 +1,76 @@
+//! Preparing a machine: the pinned toolchain's components and the tools the recipes use.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::Result;
+
+use crate::process;
+use crate::toolchain::Toolchain;
+
+/// A cargo-installed tool at a pinned version.
+pub struct Tool {
+    /// The crate to `cargo install`.
+    pub krate: &'static str,
+    pub version: &'static str,
+    /// The command that prints the installed version (`just --version`).
+    pub version_command: &'static [&'static str],
+}
+
+/// The tools the justfile and the review loop need.
+pub const TOOLS: &[Tool] = &[
+    Tool { krate: "just", version: "1.59.0", version_command: &["just", "--version"] },
+    Tool { krate: "cargo-insta", version: "1.49.0", version_command: &["cargo", "insta", "--version"] },
+];
+
+/// Adds any missing component of the pinned toolchain (rustup does nothing for present ones).
+pub fn ensure_components(root: &Path) -> Result<()> {
+    let toolchain = Toolchain::read(root)?;
+    let mut command = Command::new("rustup");
+    command.current_dir(root).args(["component", "add", "--toolchain", &toolchain.channel]);
+    command.args(&toolchain.components);
+    process::run(&mut command, "installing the toolchain's components")
+}
+
+/// Installs each tool whose pinned version is not the one on the PATH.
+pub fn ensure_tools(root: &Path) -> Result<()> {
+    for tool in TOOLS {
+        if installed_version_matches(tool) {
+            eprintln!("{} {} is installed", tool.krate, tool.version);
+            continue;
+        }
+        eprintln!(
+            "installing {} {} (compiles from source; a few minutes on 2 cores)",
+            tool.krate, tool.version
+        );
+        let mut command = process::cargo(root);
+        command.args(["install", "--locked", &format!("{}@{}", tool.krate, tool.version)]);
+        process::run(&mut command, &format!("installing {}", tool.krate))?;
+    }
+    Ok(())
+}
+
+fn installed_version_matches(tool: &Tool) -> bool {
+    let (program, args) = tool.version_command.split_first().expect("a version command has a program");
+    let output = Command::new(program).args(args).output();
+    output
+        .is_ok_and(|o| o.status.success() && version_line_matches(&String::from_utf8_lossy(&o.stdout), tool))
+}
+
+/// Whether `just 1.59.0` / `cargo-insta 1.49.0` is what the version command printed.
+fn version_line_matches(printed: &str, tool: &Tool) -> bool {
+    printed.split_whitespace().any(|word| word == tool.version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_lines_match_exactly() {
+        let just = &TOOLS[0];
+        assert!(version_line_matches("just 1.59.0\n", just));
+        assert!(!version_line_matches("just 1.59.01\n", just));
+        assert!(!version_line_matches("just 1.5.0\n", just));
+    }
+}
