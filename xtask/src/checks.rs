@@ -42,8 +42,8 @@ pub fn test(layout: &Layout) -> Result<()> {
         process::run(process::cargo(&kernels_dir).args(["fmt", "--all", "--check"]), "rustfmt (kernels)")
     })?;
     steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
-    steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
-        process::run(process::cargo(root).args(["test", "--workspace"]), "the tests")
+    let counts = steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
+        process::run_tests(process::cargo(root).args(["test", "--workspace"]), "the tests")
     })?;
     steps.step("clippy, host workspace", || {
         process::run(
@@ -57,6 +57,8 @@ pub fn test(layout: &Layout) -> Result<()> {
         process::run(&mut command, "clippy (kernels)")
     })?;
     steps.finish("test");
+    // The closing line, in the plain form CI and people read.
+    println!("test: {} passed, {} failed", counts.passed, counts.failed);
     Ok(())
 }
 

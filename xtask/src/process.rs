@@ -2,8 +2,9 @@
 //! their timings printed, so that long work shows where it is.
 
 use std::ffi::OsStr;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -28,6 +29,48 @@ pub fn run(command: &mut Command, what: &str) -> Result<()> {
         bail!("{what} failed ({}): {}", status, describe(command));
     }
     Ok(())
+}
+
+/// Passed and failed tests, added up over every `test result:` line of a `cargo test` run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct TestCounts {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+impl TestCounts {
+    /// Adds the counts of one libtest summary line (`test result: ok. 12 passed; 0 failed; …`).
+    fn add_summary_line(&mut self, line: &str) {
+        let Some(summary) = line.strip_prefix("test result: ") else { return };
+        for part in summary.split([';', '.']) {
+            let mut words = part.split_whitespace();
+            match (words.next().and_then(|n| n.parse::<usize>().ok()), words.next()) {
+                (Some(n), Some("passed")) => self.passed += n,
+                (Some(n), Some("failed")) => self.failed += n,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Runs a `cargo test` command, passing its output through, and adds up its test counts.
+pub fn run_tests(command: &mut Command, what: &str) -> Result<TestCounts> {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("could not start {}", describe(command)))?;
+    let mut counts = TestCounts::default();
+    let stdout = child.stdout.take().expect("stdout is piped");
+    for line in BufReader::new(stdout).lines() {
+        let line = line.context("reading the test output")?;
+        println!("{line}");
+        counts.add_summary_line(&line);
+    }
+    let status = child.wait().context("waiting for the tests")?;
+    if !status.success() {
+        bail!("{what} failed ({status}): {} passed, {} failed", counts.passed, counts.failed);
+    }
+    Ok(counts)
 }
 
 /// A command as a person would type it, for messages.
@@ -81,5 +124,23 @@ impl Steps {
             self.total,
             self.started.elapsed().as_secs_f64()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_counts_add_up_libtest_summaries() {
+        let mut counts = TestCounts::default();
+        counts.add_summary_line(
+            "test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.02s",
+        );
+        counts.add_summary_line(
+            "test result: FAILED. 1 passed; 11 failed; 0 ignored; 0 measured; 0 filtered out",
+        );
+        counts.add_summary_line("test ptx_snapshot::saxpy ... ok");
+        assert_eq!(counts, TestCounts { passed: 13, failed: 11 });
     }
 }
