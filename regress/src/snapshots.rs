@@ -131,12 +131,23 @@ impl EntryCase {
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             settings.bind(|| insta::assert_snapshot!(self.entry.as_str(), self.text.as_str()));
         }));
+        let snapshot = snapshot_dir.join(format!("{}.snap", self.entry));
         outcome.map_err(|_| {
-            format!(
-                "the PTX of kernel entry `{}` differs from ptx-snapshots/{}.snap (diff above); \
-                 if the change is intended, accept it with `cargo insta review`",
-                self.entry, self.entry
-            )
+            if snapshot.exists() {
+                format!(
+                    "the PTX of kernel entry `{}` differs from {} (diff above); \
+                     if the change is intended, accept it with `cargo insta review`",
+                    self.entry,
+                    snapshot.display()
+                )
+            } else {
+                format!(
+                    "kernel entry `{}` has no snapshot yet ({}); \
+                     review and accept its first snapshot with `cargo insta review`",
+                    self.entry,
+                    snapshot.display()
+                )
+            }
         })
     }
 }

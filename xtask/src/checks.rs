@@ -43,7 +43,8 @@ pub fn test(layout: &Layout) -> Result<()> {
     })?;
     steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
     let counts = steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
-        process::run_tests(process::cargo(root).args(["test", "--workspace"]), "the tests")
+        // Every test binary runs, so that one failing suite does not hide another.
+        process::run_tests(process::cargo(root).args(["test", "--workspace", "--no-fail-fast"]), "the tests")
     })?;
     steps.step("clippy, host workspace", || {
         process::run(
