@@ -7,6 +7,9 @@
 //! (`ld.f32`), and the call itself is the address-space adaptation (shared → generic, same
 //! pointee `f32`, same mutability, raw pointer on both sides) that the plugin's
 //! pointer-provenance rule accepts.
+//!
+//! The two kernels are spelled out rather than sharing a body generic over the helper: each
+//! must show its call to the helper as a direct call in MIR, where the plugin looks for it.
 
 use crate::device::{barrier, block_dim_x, dynamic_shared_base, global_thread_index, thread_idx_x};
 

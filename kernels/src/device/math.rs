@@ -4,39 +4,33 @@
 //! `ex2.approx` unit (as CUDA's `__expf` does): relative error about 2^-22 of `2^(x·log2 e)`,
 //! plus the rounding of `x·log2 e`, which grows with |x|. Subnormal results flush to zero.
 
-use core::arch::asm;
+/// One pure PTX instruction `OP {result}, {input};` as an expression of type `$result`.
+macro_rules! pure_instruction {
+    ($template:literal, $input:expr, $class:ident => $result:ty) => {{
+        let result: $result;
+        // SAFETY: a pure arithmetic or conversion instruction: no memory, no side effects.
+        unsafe {
+            core::arch::asm!(
+                $template,
+                result = out(reg32) result,
+                input = in($class) $input,
+                options(pure, nomem, nostack),
+            );
+        }
+        result
+    }};
+}
 
 /// `e^x`, approximately; `exp(-inf) = 0`.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
-    let scaled = x * core::f32::consts::LOG2_E;
-    let result: f32;
-    // SAFETY: a pure arithmetic instruction.
-    unsafe {
-        asm!(
-            "ex2.approx.ftz.f32 {result}, {scaled};",
-            result = out(reg32) result,
-            scaled = in(reg32) scaled,
-            options(pure, nomem, nostack),
-        );
-    }
-    result
+    pure_instruction!("ex2.approx.ftz.f32 {result}, {input};", x * core::f32::consts::LOG2_E, reg32 => f32)
 }
 
 /// `1/sqrt(x)`, approximately (`rsqrt.approx`, relative error about 2^-23).
 #[inline(always)]
 pub fn rsqrt(x: f32) -> f32 {
-    let result: f32;
-    // SAFETY: a pure arithmetic instruction.
-    unsafe {
-        asm!(
-            "rsqrt.approx.ftz.f32 {result}, {x};",
-            result = out(reg32) result,
-            x = in(reg32) x,
-            options(pure, nomem, nostack),
-        );
-    }
-    result
+    pure_instruction!("rsqrt.approx.ftz.f32 {result}, {input};", x, reg32 => f32)
 }
 
 /// `a * b + c` with one rounding (`fma.rn.f32`).
@@ -48,15 +42,5 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
 /// Widens IEEE binary16 bits to `f32` exactly (`cvt.f32.f16`).
 #[inline(always)]
 pub fn f16_bits_to_f32(bits: u16) -> f32 {
-    let result: f32;
-    // SAFETY: a pure conversion instruction.
-    unsafe {
-        asm!(
-            "cvt.f32.f16 {result}, {bits};",
-            result = out(reg32) result,
-            bits = in(reg16) bits,
-            options(pure, nomem, nostack),
-        );
-    }
-    result
+    pure_instruction!("cvt.f32.f16 {result}, {input};", bits, reg16 => f32)
 }
