@@ -3,7 +3,7 @@
 use anyhow::Result;
 use regress::layout::Layout;
 
-use crate::kernels::{KernelBuild, entry_names};
+use crate::kernels::{KernelBuild, entry_names, kernels_cargo};
 use crate::process::{self, Steps};
 use crate::setup;
 
@@ -53,9 +53,10 @@ pub fn test(layout: &Layout) -> Result<()> {
         )
     })?;
     steps.step("clippy, kernels", || {
-        let mut command = process::cargo(&kernels_dir);
-        command.args(["clippy", "--release", "--", "-D", "warnings"]).env("RUSTC_BOOTSTRAP", "1");
-        process::run(&mut command, "clippy (kernels)")
+        process::run(
+            kernels_cargo(&kernels_dir).args(["clippy", "--release", "--", "-D", "warnings"]),
+            "clippy (kernels)",
+        )
     })?;
     steps.finish("test");
     // The closing line, in the plain form CI and people read.

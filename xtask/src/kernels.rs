@@ -31,10 +31,8 @@ impl KernelBuild {
     /// The cargo command of the build. Cargo runs in the workspace folder so that its
     /// `.cargo/config.toml` (target, CPU, build-std) applies.
     pub fn command(&self) -> Command {
-        let mut command = process::cargo(&self.workspace);
+        let mut command = kernels_cargo(&self.workspace);
         command.args(["build", "--release", "--target-dir"]).arg(&self.target_dir);
-        // build-std and the nvptx features are unstable; the toolchain is a stable release.
-        command.env("RUSTC_BOOTSTRAP", "1");
         command
     }
 
@@ -57,6 +55,14 @@ impl KernelBuild {
         }
         Ok(ptx)
     }
+}
+
+/// Cargo in a kernels workspace. build-std and the nvptx features are unstable, and the
+/// toolchain is a stable release, so every cargo run that compiles kernels needs this.
+pub fn kernels_cargo(workspace: &Path) -> Command {
+    let mut command = process::cargo(workspace);
+    command.env("RUSTC_BOOTSTRAP", "1");
+    command
 }
 
 /// The names of the kernel entries in a PTX file, in module order.

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use regress::layout::Layout;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "Project automation for the GPU kernels and their backend")]
@@ -24,7 +25,7 @@ enum Task {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    let layout = xtask::repo_layout();
+    let layout = Layout::from_build();
     match cli.command {
         Task::Setup => xtask::checks::setup(&layout),
         Task::Kernels => xtask::checks::kernels(&layout),

@@ -48,7 +48,7 @@ mod tests {
 
     #[test]
     fn reads_the_repositorys_own_toolchain_file() {
-        let toolchain = Toolchain::read(crate::repo_layout().root()).unwrap();
+        let toolchain = Toolchain::read(regress::layout::Layout::from_build().root()).unwrap();
         assert_eq!(toolchain.channel, "1.99.1");
         for needed in ["rustc-dev", "rust-src", "llvm-tools", "llvm-bitcode-linker"] {
             assert!(

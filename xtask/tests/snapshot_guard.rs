@@ -111,7 +111,7 @@ fn failing_entries(layout: &Layout, build: &KernelBuild, snapshots: &Path) -> Ve
 
 #[test]
 fn editing_a_kernel_fails_exactly_its_entries() {
-    let layout = xtask::repo_layout();
+    let layout = Layout::from_build();
     for edit in EDITS {
         let scratch = Scratch::new(&layout);
         scratch.apply(edit);
@@ -123,7 +123,7 @@ fn editing_a_kernel_fails_exactly_its_entries() {
 
 #[test]
 fn a_kernel_that_does_not_compile_fails_the_build_naming_the_file() {
-    let layout = xtask::repo_layout();
+    let layout = Layout::from_build();
     let scratch = Scratch::new(&layout);
     scratch.apply(&Edit {
         file: "src/elementwise.rs",
