@@ -1,12 +1,24 @@
-//! A reader for the top level of a PTX module: which entries, functions and module-scope
-//! variables it defines, their text, and which of them an entry reaches.
+//! The one PTX reader of the project, in two layers.
 //!
-//! It reads only as deep as the snapshot suite needs: items are delimited by braces and
-//! semicolons (comments and string literals skipped), and references are identifiers in an
-//! item's text that name another item. Instructions are kept verbatim, never interpreted.
-//! Malformed input yields a [`PtxError`] with line and column; the reader never panics.
+//! The top level ([`Module::parse`]) splits a module into items (entries, functions,
+//! prototypes, module-scope variables), keeps each item's text verbatim and answers which items
+//! an entry reaches by name; the snapshot suite needs no more. Below it, [`function`] reads an
+//! entry's or function's inside (parameters, register declarations by class, `.local` and other
+//! variables, basic blocks of [`instruction::Instruction`]s with opcode, modifiers, state space
+//! and operands), and [`program::Program`] reads every body of a module and its call graph, for
+//! the shapes and canon-check.
+//!
+//! Data flow: text → [`Module`] (items, by braces and semicolons, comments and strings
+//! skipped) → per item, [`lexer`] tokens with positions → [`function::Function`].
+//! Malformed input yields a [`PtxError`] with line and column in the module's text; the reader
+//! never panics. It knows nothing about snapshots, shapes, reports or files.
 
 use std::collections::{BTreeSet, HashMap};
+
+pub mod function;
+pub mod instruction;
+mod lexer;
+pub mod program;
 
 /// A malformed PTX module: what is wrong and where (1-based line and column).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,8 +53,9 @@ pub struct Item {
     /// The symbol the item defines or declares, where it has one.
     pub name: Option<String>,
     pub text: String,
-    /// 1-based line of the item's first character.
+    /// 1-based line and column of the item's first character.
     pub line: usize,
+    pub column: usize,
 }
 
 /// A PTX module split into its top-level items, in order.
@@ -73,6 +86,18 @@ impl Module {
     /// The module directives (`.version`, `.target`, …), in module order.
     pub fn directives(&self) -> impl Iterator<Item = &Item> {
         self.items.iter().filter(|item| item.kind == ItemKind::ModuleDirective)
+    }
+
+    /// Reads the inside of an entry or function item (an error for other kinds of item).
+    pub fn function(&self, item: &Item) -> Result<function::Function, PtxError> {
+        if !matches!(item.kind, ItemKind::Entry | ItemKind::Function | ItemKind::FunctionDeclaration) {
+            return Err(PtxError {
+                line: item.line,
+                column: item.column,
+                message: "not an entry or a function".to_string(),
+            });
+        }
+        function::parse(&item.text, item.line, item.column)
     }
 
     /// Every named item that `entry` reaches through references, transitively (calls, the
@@ -243,7 +268,7 @@ impl<'t> Splitter<'t> {
     fn push(&mut self, start: Start, end: usize) {
         let text = self.text[start.offset..end].trim_end().to_string();
         let (kind, name) = classify(&text);
-        self.items.push(Item { kind, name, text, line: start.line });
+        self.items.push(Item { kind, name, text, line: start.line, column: start.column });
     }
 }
 

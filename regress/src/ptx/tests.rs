@@ -133,3 +133,156 @@ fn any_truncation_or_byte_damage_gives_a_result_not_a_panic() {
         }
     }
 }
+
+const BODY: &str = r#".visible .entry spill_and_call(
+	.param .u64 .ptr .align 1 k_param_0,
+	.param .align 8 .b8 k_param_1[16]
+)
+.maxntid 128, 1, 1
+{
+	.local .align 4 .b8 	__local_depot0[24];
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<10>;
+	.reg .b64 	%rd<5>;
+
+// %bb.0:
+	mov.u64 	%SPL, __local_depot0;
+	ld.param::entry.b64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	ld.global.nc.v2.f32 	{%r1, %r2}, [%rd2+-8];
+	st.local.b32 	[%SPL+4], %r1;
+	setp.ne.b32 	%p1, %r2, 0;
+	@!%p1 bra 	$L__BB0_2;
+// %bb.1:
+	// begin inline asm
+	{
+.reg .pred done;
+mbarrier.try_wait.parity.shared::cta.b64 done, [%r3], %r4;
+selp.u32 %r5, 1, 0, done;
+}
+	// end inline asm
+$L__BB0_2:
+	{ // callseq 0, 0
+	.param .b64 param0;
+	st.param.b64 	[param0], %rd2;
+	call.uni (retval0), helper, (param0);
+	} // callseq 0
+	ret;
+}"#;
+
+#[test]
+fn a_function_body_is_read_into_declarations_blocks_and_instructions() {
+    use function::FunctionKind;
+    use instruction::StateSpace;
+    let module = Module::parse(BODY).unwrap();
+    let function = module.function(&module.items[0]).unwrap();
+    assert_eq!((function.kind, function.name.as_str()), (FunctionKind::Entry, "spill_and_call"));
+    let params: Vec<_> = function.params.iter().map(|p| (p.name.as_str(), p.array)).collect();
+    assert_eq!(params, [("k_param_0", None), ("k_param_1", Some(16))]);
+    let registers: Vec<_> =
+        function.registers.iter().map(|r| (r.class(), r.name.as_str(), r.count)).collect();
+    assert_eq!(registers, [("pred", "%p", 3), ("32", "%r", 10), ("64", "%rd", 5), ("pred", "done", 1)]);
+    assert_eq!(function.local_bytes(), 24);
+    assert!(function.declares_register("%rd4") && function.declares_register("done"));
+    assert!(!function.declares_register("%tid.x") && !function.declares_register("%r"));
+
+    let blocks: Vec<_> = function
+        .blocks
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|b| (b.label.as_deref(), b.instructions.len()))
+        .collect();
+    assert_eq!(blocks, [(None, 7), (None, 2), (Some("$L__BB0_2"), 3)]);
+
+    let all: Vec<_> = function.instructions().collect();
+    let load = all[3];
+    assert_eq!((load.name(), load.state_space()), ("ld", Some(StateSpace::Global)));
+    assert_eq!(load.modifiers().collect::<Vec<_>>(), ["global", "nc", "v2", "f32"]);
+    assert_eq!(load.to_string(), "ld.global.nc.v2.f32 {%r1, %r2}, [%rd2+-8];");
+    assert_eq!((load.line, load.column), (16, 2));
+    assert_eq!(all[4].state_space(), Some(StateSpace::Local));
+    assert_eq!(all[6].guard.as_deref(), Some("!%p1"));
+    assert_eq!(all[7].opcode, "mbarrier.try_wait.parity.shared::cta.b64");
+    assert_eq!(all[7].state_space(), Some(StateSpace::Shared));
+    assert_eq!(all[2].state_space(), Some(StateSpace::Global), "cvta.to.global names the space");
+    assert_eq!(all[1].state_space(), Some(StateSpace::Param));
+    assert_eq!(function.callees(), ["helper"]);
+    assert_eq!(all[10].to_string(), "call.uni (retval0), helper, (param0);");
+}
+
+#[test]
+fn a_generic_access_has_the_generic_state_space() {
+    let module = Module::parse(".func f()\n{\n\tld.b32 %r1, [%rd1];\n\tadd.s32 %r1, %r1, 1;\n}").unwrap();
+    let function = module.function(&module.items[0]).unwrap();
+    let spaces: Vec<_> = function.instructions().map(|i| i.state_space()).collect();
+    assert_eq!(spaces, [Some(instruction::StateSpace::Generic), None]);
+}
+
+#[test]
+fn malformed_bodies_report_module_line_and_column() {
+    let text = ".version 8.6\n.visible .entry k()\n{\n\tadd.s32 %r1, %r2 %r3;\n\tret\n}\n";
+    let module = Module::parse(text).unwrap();
+    let error = module.function(&module.items[1]).unwrap_err();
+    assert_eq!((error.line, error.column), (6, 1), "{error}");
+
+    let text = ".visible .entry k()\n{\n\t.reg .b32 %r<;\n}\n";
+    let module = Module::parse(text).unwrap();
+    let error = module.function(&module.items[0]).unwrap_err();
+    assert_eq!((error.line, error.column), (3, 14), "{error}");
+
+    let text = ".visible .entry k()\n{\n  @!;\n}\n";
+    let error = program::Program::read(text).unwrap_err();
+    assert_eq!((error.line, error.column), (3, 5), "{error}");
+    assert!(error.message.contains("predicate"), "{error}");
+}
+
+#[test]
+fn the_call_graph_reaches_callees_transitively() {
+    let program = program::Program::read(SAMPLE).unwrap();
+    let entry = program.function("uses_helper").unwrap();
+    let reached: Vec<_> = program.reachable_from(entry).iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(reached, ["uses_helper", "helper", "leaf"]);
+    assert_eq!(program.call_graph()["helper"], ["leaf"]);
+    assert_eq!(program.entries().count(), 2);
+}
+
+/// The PTX inside each committed snapshot: real output of the kernels build.
+pub(crate) fn committed_snapshot_ptx() -> Vec<(String, String)> {
+    let dir = crate::layout::Layout::from_build().snapshot_dir();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "snap") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            // An insta snapshot: a `---` header block, then the contents.
+            // The snapshots hold crate hashes normalised to `<crate-hash>`: put a hash back.
+            let body = text.splitn(3, "---\n").nth(2).unwrap().replace("<crate-hash>", "0crateHash");
+            found.push((path.file_stem().unwrap().to_string_lossy().into_owned(), body));
+        }
+    }
+    found.sort();
+    assert!(found.len() >= 10, "expected the kernels' snapshots in {}", dir.display());
+    found
+}
+
+#[test]
+fn every_committed_snapshot_reads_into_functions_and_instructions() {
+    for (entry, text) in committed_snapshot_ptx() {
+        let program = program::Program::read(&text).unwrap_or_else(|e| panic!("{entry}: {e}"));
+        let kernel = program.function(&entry).unwrap_or_else(|| panic!("{entry} is in its snapshot"));
+        assert!(kernel.instructions().count() > 5, "{entry}");
+        assert!(kernel.instructions().any(|i| i.name() == "ret"), "{entry}");
+        for function in &program.functions {
+            for instruction in function.instructions() {
+                for name in instruction.operands.iter().flat_map(|o| o.names()) {
+                    let register_like = name.starts_with('%') && !name.contains('.');
+                    let special = ["%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%SP", "%SPL"];
+                    if register_like && !special.iter().any(|s| name.starts_with(s)) {
+                        assert!(function.declares_register(name), "{entry}: {name} in `{instruction}`");
+                    }
+                }
+            }
+        }
+    }
+}
