@@ -23,3 +23,8 @@ review:
 # Format the host workspace and the kernels workspace.
 fmt:
     cargo xtask fmt
+
+# PTX shapes of every kernel against regress/ptx-shapes.tsv; `--update --reason "…"` re-pins moved rows.
+[positional-arguments]
+shapes *ARGS:
+    cargo xtask shapes "$@"

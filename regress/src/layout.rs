@@ -56,6 +56,11 @@ impl Layout {
         }
     }
 
+    /// The pinned PTX shapes of every kernel entry.
+    pub fn shapes_table(&self) -> PathBuf {
+        self.root.join("regress").join("ptx-shapes.tsv")
+    }
+
     /// The folder of PTX snapshots, one `.snap` file per kernel entry.
     pub fn snapshot_dir(&self) -> PathBuf {
         self.root.join("ptx-snapshots")

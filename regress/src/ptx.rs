@@ -384,4 +384,4 @@ fn function_name(head: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -21,6 +21,18 @@ enum Task {
     Test,
     /// Format the host workspace and the kernels workspace.
     Fmt,
+    /// PTX shapes of every kernel entry against their pins in regress/ptx-shapes.tsv.
+    Shapes {
+        /// Re-pin moved, new and removed kernels' rows (asks for the reason on a terminal).
+        #[arg(long)]
+        update: bool,
+        /// The reason written into each re-pinned row: PIN(<today>): <reason>.
+        #[arg(long, requires = "update")]
+        reason: Option<String>,
+        /// The sm for ptxas's figures, where ptxas is on the PATH.
+        #[arg(long, default_value = "sm_90")]
+        sm: String,
+    },
 }
 
 fn main() -> Result<()> {
@@ -31,5 +43,8 @@ fn main() -> Result<()> {
         Task::Kernels => xtask::checks::kernels(&layout),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
+        Task::Shapes { update, reason, sm } => {
+            xtask::shapes::shapes(&layout, &xtask::shapes::ShapesOptions { update, reason, sm })
+        }
     }
 }

@@ -286,3 +286,122 @@ fn every_committed_snapshot_reads_into_functions_and_instructions() {
         }
     }
 }
+
+mod mutated_real_ptx {
+    use proptest::prelude::*;
+
+    use super::super::program::Program;
+
+    /// A damage to apply to a text: at a position (a fraction of its length), delete a few
+    /// bytes, insert a fragment that matters to the reader, or duplicate a span.
+    #[derive(Debug, Clone)]
+    enum Damage {
+        Delete { at: f64, len: usize },
+        Insert { at: f64, fragment: &'static str },
+        Duplicate { at: f64, len: usize },
+    }
+
+    const FRAGMENTS: &[&str] = &[
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ";",
+        ",",
+        ":",
+        "@",
+        "!",
+        "<",
+        ">",
+        "\"",
+        "/*",
+        "*/",
+        "//",
+        "\n",
+        ".reg",
+        ".local",
+        ".param",
+        ".entry",
+        ".func",
+        "%r<",
+        "call.uni",
+        "0x",
+        "-",
+        "é",
+        "\t",
+        "::",
+        "$L__BB0_1:",
+    ];
+
+    fn damage() -> impl Strategy<Value = Damage> {
+        prop_oneof![
+            (0.0..1.0f64, 1..8usize).prop_map(|(at, len)| Damage::Delete { at, len }),
+            (0.0..1.0f64, proptest::sample::select(FRAGMENTS))
+                .prop_map(|(at, fragment)| Damage::Insert { at, fragment }),
+            (0.0..1.0f64, 1..40usize).prop_map(|(at, len)| Damage::Duplicate { at, len }),
+        ]
+    }
+
+    fn apply(text: &str, damage: &Damage) -> String {
+        let boundary = |at: f64| {
+            let mut i = ((text.len() as f64) * at) as usize;
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let clamp = |i: usize| {
+            let mut i = i.min(text.len());
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        match *damage {
+            Damage::Delete { at, len } => {
+                let start = boundary(at);
+                format!("{}{}", &text[..start], &text[clamp(start + len)..])
+            }
+            Damage::Insert { at, fragment } => {
+                let start = boundary(at);
+                format!("{}{fragment}{}", &text[..start], &text[start..])
+            }
+            Damage::Duplicate { at, len } => {
+                let start = boundary(at);
+                let end = clamp(start + len);
+                format!("{}{}{}", &text[..end], &text[start..end], &text[end..])
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Damaged real PTX reads into a program or into an error whose position lies inside
+        /// the text; it never panics.
+        #[test]
+        fn damaged_real_ptx_gives_a_program_or_a_positioned_error(
+            which in 0..11usize,
+            damages in proptest::collection::vec(damage(), 1..4),
+        ) {
+            let snapshots = super::committed_snapshot_ptx();
+            let (_, text) = &snapshots[which % snapshots.len()];
+            let damaged = damages.iter().fold(text.clone(), |text, damage| apply(&text, damage));
+            match Program::read(&damaged) {
+                Ok(program) => {
+                    for entry in program.entries() {
+                        let _ = program.reachable_from(entry);
+                    }
+                }
+                Err(error) => {
+                    let lines = damaged.lines().count().max(1);
+                    prop_assert!(error.line >= 1 && error.line <= lines + 1, "{error} in {lines} lines");
+                    let line_text = damaged.lines().nth(error.line - 1).unwrap_or("");
+                    prop_assert!(error.column >= 1 && error.column <= line_text.chars().count() + 1, "{error}: `{line_text}`");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! `just shapes [--update [--reason "…"]]`: the PTX shapes of every kernel entry against their
+//! pinned rows in `regress/ptx-shapes.tsv`, and the re-pinning of moved rows.
+//!
+//! Re-pinning is never silent: the reason comes from `--reason`, or is asked for on a terminal;
+//! without either the command refuses (exit 70) before building anything. Where `ptxas` is on
+//! the PATH, its `-v` report for the chosen sm is recorded beside the build.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use regress::layout::Layout;
+use regress::ptx::program::Program;
+use regress::shapes::{Finding, Pin, Shape, ShapeTable, today};
+
+use crate::kernels::KernelBuild;
+
+/// Exit status of a refusal by name (see README).
+pub const REFUSED: i32 = 70;
+
+/// What `cargo xtask shapes` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct ShapesOptions {
+    pub update: bool,
+    pub reason: Option<String>,
+    /// The sm ptxas compiles for, where ptxas is on the PATH (`sm_90`).
+    pub sm: String,
+}
+
+/// Prints `message` and exits with [`REFUSED`].
+pub fn refuse(message: &str) -> ! {
+    eprintln!("refused: {message}");
+    std::process::exit(REFUSED)
+}
+
+pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
+    let table_path = layout.shapes_table();
+    let shown = table_path.strip_prefix(layout.root()).unwrap_or(&table_path).display().to_string();
+    let mut reason = options.reason.clone().filter(|r| !r.trim().is_empty());
+    if options.update && reason.is_none() && !std::io::stdin().is_terminal() {
+        refuse(&format!(
+            "`shapes --update` re-pins rows of {shown} and needs the reason to write into each PIN line; \
+             there is no terminal to ask on: pass `--reason \"why the shapes moved\"`"
+        ));
+    }
+
+    eprintln!("==> building the kernels");
+    let ptx = KernelBuild::of_repository(layout).run()?;
+    let text = std::fs::read_to_string(&ptx).with_context(|| format!("reading {}", ptx.display()))?;
+    let program = Program::read(&text).with_context(|| format!("{} is not readable PTX", ptx.display()))?;
+    let shapes = Shape::all(&program);
+    let table = if table_path.exists() {
+        let text = std::fs::read_to_string(&table_path)
+            .with_context(|| format!("reading {}", table_path.display()))?;
+        ShapeTable::parse(&text).with_context(|| format!("{} is malformed", table_path.display()))?
+    } else {
+        ShapeTable::empty()
+    };
+    let findings = table.check(&shapes);
+    print_status(&shapes, &table, &findings);
+    record_ptxas(layout, &ptx, &options.sm)?;
+
+    if findings.is_empty() {
+        eprintln!("==> all {} kernel entries match their rows in {shown}", shapes.len());
+        return Ok(());
+    }
+    if !options.update {
+        bail!(
+            "{} of {} kernel entries differ from {shown}; if intended, re-pin them with \
+             `just shapes --update --reason \"why\"`",
+            findings.len(),
+            shapes.len()
+        );
+    }
+    if reason.is_none() {
+        reason = Some(ask_reason(&findings)?);
+    }
+    let pin = Pin { date: today(), reason: reason.unwrap_or_default().trim().replace(['\t', '\n'], " ") };
+    let updated = table.update(&shapes, &pin);
+    write_atomically(&table_path, &updated.render())?;
+    eprintln!("==> re-pinned {} rows of {shown} with {pin}", findings.len());
+    Ok(())
+}
+
+/// One line per kernel: pinned, moved (with the columns), new or gone.
+fn print_status(shapes: &[Shape], table: &ShapeTable, findings: &[Finding]) {
+    for shape in shapes {
+        match findings.iter().find(|f| f.kernel() == shape.kernel) {
+            None => {
+                let pin = table.row(&shape.kernel).map(|row| row.pin.to_string()).unwrap_or_default();
+                eprintln!("  {:<36} pinned   {pin}", shape.kernel);
+            }
+            Some(finding @ Finding::Unpinned { .. }) => {
+                eprintln!("  {:<36} NEW      {finding}", shape.kernel)
+            }
+            Some(finding) => eprintln!("  {:<36} MOVED    {finding}", shape.kernel),
+        }
+    }
+    for finding in findings.iter().filter(|f| matches!(f, Finding::Orphan { .. })) {
+        eprintln!("  {:<36} GONE     {finding}", finding.kernel());
+    }
+}
+
+fn ask_reason(findings: &[Finding]) -> Result<String> {
+    let kernels: Vec<&str> = findings.iter().map(Finding::kernel).collect();
+    eprint!("Reason for re-pinning {} ({}): ", kernels.len(), kernels.join(", "));
+    std::io::stderr().flush().ok();
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).context("reading the reason")?;
+    if line.trim().is_empty() {
+        refuse("no reason given: nothing was re-pinned (pass `--reason \"…\"` or type one)");
+    }
+    Ok(line)
+}
+
+/// Writes `text` to a temporary file beside `path` (unique to this writer), then renames it
+/// into place, so a reader never sees half a file.
+pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let dir = path.parent().context("a file to write has a parent folder")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("a temporary file in {}", dir.display()))?;
+    file.write_all(text.as_bytes()).with_context(|| format!("writing {}", file.path().display()))?;
+    file.persist(path).with_context(|| format!("renaming into {}", path.display()))?;
+    Ok(())
+}
+
+/// `program` found in a folder of `$PATH`.
+pub fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file())
+}
+
+/// Runs `ptxas -v` on the PTX where ptxas is on the PATH and keeps its report in
+/// `target/shapes/ptxas-<sm>.txt`; says so plainly where it is not.
+fn record_ptxas(layout: &Layout, ptx: &Path, sm: &str) -> Result<()> {
+    let Some(ptxas) = on_path("ptxas") else {
+        eprintln!(
+            "==> ptxas is not on the PATH: no register, spill or stack-frame figures from ptxas here \
+             (they are recorded on the GPU machine, where ptxas is installed)"
+        );
+        return Ok(());
+    };
+    let out_dir = layout.root().join("target").join("shapes");
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let cubin = tempfile::Builder::new().suffix(".cubin").tempfile_in(&out_dir)?;
+    let output = Command::new(&ptxas)
+        .arg(format!("-arch={sm}"))
+        .arg("-v")
+        .arg(ptx)
+        .arg("-o")
+        .arg(cubin.path())
+        .output()
+        .with_context(|| format!("could not start {}", ptxas.display()))?;
+    let report =
+        format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    if !output.status.success() {
+        bail!("{} -arch={sm} -v {} failed ({}):\n{report}", ptxas.display(), ptx.display(), output.status);
+    }
+    let saved = out_dir.join(format!("ptxas-{sm}.txt"));
+    write_atomically(&saved, &report)?;
+    eprintln!("==> ptxas ({}) for {sm}: report in {}", ptxas.display(), saved.display());
+    eprint!("{report}");
+    Ok(())
+}
