@@ -244,7 +244,7 @@ impl ShapeTable {
             });
         }
         let columns: Vec<String> = header[1..header.len() - 1].iter().map(|c| c.to_string()).collect();
-        for missing in PTX_COLUMNS.iter().filter(|c| !columns.iter().any(|have| have == *c)) {
+        if let Some(missing) = PTX_COLUMNS.iter().find(|c| !columns.iter().any(|have| have == *c)) {
             return Err(TableError {
                 line: header_line,
                 message: format!("the header has no column `{missing}`"),

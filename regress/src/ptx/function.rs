@@ -222,7 +222,7 @@ impl<'t> Parser<'_, 't> {
             }
             if token.is_punct('{') {
                 let mut body = Body { blocks: vec![Block::default()] };
-                self.body(&mut function, &mut body, 1)?;
+                self.body(&mut function, &mut body)?;
                 body.blocks.retain(|block| block.label.is_some() || !block.instructions.is_empty());
                 function.blocks = Some(body.blocks);
                 break;
@@ -280,13 +280,13 @@ impl<'t> Parser<'_, 't> {
         }
     }
 
-    /// Statements until the `}` that closes the scope at `depth`.
-    fn body(&mut self, function: &mut Function, body: &mut Body, depth: usize) -> Result<(), PtxError> {
+    /// Statements until the `}` that closes the current scope (nested scopes recurse).
+    fn body(&mut self, function: &mut Function, body: &mut Body) -> Result<(), PtxError> {
         loop {
             let token = self.next().map_err(|_| self.error_at_end("the function body is never closed"))?;
             match token.kind {
                 TokenKind::Punct('}') => return Ok(()),
-                TokenKind::Punct('{') => self.body(function, body, depth + 1)?,
+                TokenKind::Punct('{') => self.body(function, body)?,
                 TokenKind::Punct(';') => {}
                 TokenKind::Word if self.peek().is_some_and(|t| t.is_punct(':')) => {
                     self.at += 1;
