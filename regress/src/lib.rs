@@ -10,6 +10,7 @@
 //!
 //! The PTX reader knows nothing about insta or snapshots; only [`snapshots`] does.
 
+pub mod canon;
 pub mod freshness;
 pub mod layout;
 pub mod ptx;
