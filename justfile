@@ -28,3 +28,12 @@ fmt:
 [positional-arguments]
 shapes *ARGS:
     cargo xtask shapes "$@"
+
+# Compare the PTX of two builds (files or folders): a table of entries per kind of difference; --json for tools.
+[positional-arguments]
+canon-check *ARGS:
+    cargo xtask canon-check "$@"
+
+# Write one self-contained HTML page (target/report/index.html): shapes, pins, the last canon-check.
+report:
+    cargo xtask report

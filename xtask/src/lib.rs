@@ -10,9 +10,11 @@
 //! step with its time. Paths are resolved against the repository root (`regress::layout::Layout::from_build`),
 //! never against the current directory.
 
+pub mod canon_check;
 pub mod checks;
 pub mod kernels;
 pub mod process;
+pub mod report;
 pub mod setup;
 pub mod shapes;
 pub mod toolchain;

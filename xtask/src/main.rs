@@ -33,6 +33,18 @@ enum Task {
         #[arg(long, default_value = "sm_90")]
         sm: String,
     },
+    /// Compare the PTX of two builds entry by entry and count the kinds of difference.
+    CanonCheck {
+        /// The old side: a .ptx file or a folder of them (relative to the repository root).
+        old: std::path::PathBuf,
+        /// The new side: a .ptx file or a folder of them.
+        new: std::path::PathBuf,
+        /// Print the result as JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write target/report/index.html: shapes, pins and reasons, the last canon-check.
+    Report,
 }
 
 fn main() -> Result<()> {
@@ -46,5 +58,7 @@ fn main() -> Result<()> {
         Task::Shapes { update, reason, sm } => {
             xtask::shapes::shapes(&layout, &xtask::shapes::ShapesOptions { update, reason, sm })
         }
+        Task::CanonCheck { old, new, json } => xtask::canon_check::canon_check(&layout, &old, &new, json),
+        Task::Report => xtask::report::report(&layout),
     }
 }
