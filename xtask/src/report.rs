@@ -96,7 +96,8 @@ const PAGE: &str = r#"<!DOCTYPE html>
   th, td { padding: 4px 8px; border-bottom: 1px solid #e5e5e5; text-align: right; white-space: nowrap; }
   th { position: sticky; top: 0; background: #f0f0f3; cursor: pointer; user-select: none; }
   th.sorted-asc::after { content: " \25B2"; } th.sorted-desc::after { content: " \25BC"; }
-  td.text, th.text { text-align: left; } td.reason { white-space: normal; max-width: 28em; }
+  td.text, th.text { text-align: left; } td.reason { white-space: normal; min-width: 22em; }
+  .scroll { overflow-x: auto; max-width: 100%; }
   td.zero { color: #aaa; }
   tr:hover td { background: #f5f8ff; }
   .class-other { color: #b00020; font-weight: 600; }
@@ -108,7 +109,7 @@ const PAGE: &str = r#"<!DOCTYPE html>
 <h1>PTX shapes and canon-check</h1>
 <p class="note">Click a column heading to sort; click again to reverse.</p>
 <h2>Shapes and pins (<span id="table-name"></span>)</h2>
-<table id="shapes"><thead></thead><tbody></tbody></table>
+<div class="scroll"><table id="shapes"><thead></thead><tbody></tbody></table></div>
 <h2>Last canon-check</h2>
 <div id="canon"></div>
 <script type="application/json" id="data">/*DATA*/</script>
