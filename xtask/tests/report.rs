@@ -43,7 +43,9 @@ fn dump_dom(browser: &Path, page: &Path, fragment: &str) -> String {
 #[test]
 fn the_report_renders_its_tables_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        println!("SKIPPED: Chromium is not installed (/usr/bin/chromium); install it with `apt-get install chromium`");
+        println!(
+            "SKIPPED: Chromium is not installed (/usr/bin/chromium); install it with `apt-get install chromium`"
+        );
         return;
     };
     let layout = Layout::from_build();
@@ -66,7 +68,11 @@ fn the_report_renders_its_tables_in_headless_chromium() {
     let dom = dump_dom(&browser, &page, "");
     assert!(dom.contains(r#"<body data-rendered="yes">"#), "the script ran to its end:\n{dom}");
     for row in &table.rows {
-        assert!(dom.contains(&format!(r#"<tr data-kernel="{}">"#, row.kernel)), "row of {}:\n{dom}", row.kernel);
+        assert!(
+            dom.contains(&format!(r#"<tr data-kernel="{}">"#, row.kernel)),
+            "row of {}:\n{dom}",
+            row.kernel
+        );
         assert!(dom.contains(&row.pin.reason), "pin reason of {}", row.kernel);
     }
     assert!(dom.contains(r#"<tr data-entry="k">"#), "{dom}");
@@ -79,13 +85,18 @@ fn the_report_renders_its_tables_in_headless_chromium() {
         let mut rows: Vec<(usize, u64)> = table
             .rows
             .iter()
-            .map(|row| (dom.find(&format!(r#"<tr data-kernel="{}">"#, row.kernel)).unwrap(), reg_32(&row.kernel)))
+            .map(|row| {
+                (dom.find(&format!(r#"<tr data-kernel="{}">"#, row.kernel)).unwrap(), reg_32(&row.kernel))
+            })
             .collect();
         rows.sort();
         rows.into_iter().map(|(_, registers)| registers).collect()
     };
     let unsorted = row_order(&dom);
-    assert!(unsorted.windows(2).any(|w| w[0] < w[1]), "the table's own order is not already sorted: {unsorted:?}");
+    assert!(
+        unsorted.windows(2).any(|w| w[0] < w[1]),
+        "the table's own order is not already sorted: {unsorted:?}"
+    );
     let sorted = row_order(&dump_dom(&browser, &page, "#sort=reg_32"));
     assert!(sorted.windows(2).all(|w| w[0] >= w[1]), "sorted by reg_32, largest first: {sorted:?}");
 }
