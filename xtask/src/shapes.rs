@@ -59,7 +59,14 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     };
     let findings = table.check(&shapes);
     print_status(&shapes, &table, &findings);
-    record_ptxas(layout, &ptx, &options.sm)?;
+    let ptxas_dir = layout.root().join("target").join("shapes");
+    match record_ptxas(&ptxas_dir, on_path("ptxas").as_deref(), &ptx, &options.sm)? {
+        Some(saved) => eprintln!("==> ptxas report for {}: {}", options.sm, saved.display()),
+        None => eprintln!(
+            "==> ptxas is not on the PATH: no register, spill or stack-frame figures from ptxas here \
+             (they are recorded on the GPU machine, where ptxas is installed)"
+        ),
+    }
 
     if findings.is_empty() {
         eprintln!("==> all {} kernel entries match their rows in {shown}", shapes.len());
@@ -132,20 +139,13 @@ pub fn on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file())
 }
 
-/// Runs `ptxas -v` on the PTX where ptxas is on the PATH and keeps its report in
-/// `target/shapes/ptxas-<sm>.txt`; says so plainly where it is not.
-fn record_ptxas(layout: &Layout, ptx: &Path, sm: &str) -> Result<()> {
-    let Some(ptxas) = on_path("ptxas") else {
-        eprintln!(
-            "==> ptxas is not on the PATH: no register, spill or stack-frame figures from ptxas here \
-             (they are recorded on the GPU machine, where ptxas is installed)"
-        );
-        return Ok(());
-    };
-    let out_dir = layout.root().join("target").join("shapes");
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let cubin = tempfile::Builder::new().suffix(".cubin").tempfile_in(&out_dir)?;
-    let output = Command::new(&ptxas)
+/// Runs `ptxas -arch=<sm> -v` on `ptx` and keeps its report in `out_dir/ptxas-<sm>.txt`,
+/// returning that path; `None` where there is no ptxas to run.
+pub fn record_ptxas(out_dir: &Path, ptxas: Option<&Path>, ptx: &Path, sm: &str) -> Result<Option<PathBuf>> {
+    let Some(ptxas) = ptxas else { return Ok(None) };
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let cubin = tempfile::Builder::new().suffix(".cubin").tempfile_in(out_dir)?;
+    let output = Command::new(ptxas)
         .arg(format!("-arch={sm}"))
         .arg("-v")
         .arg(ptx)
@@ -160,7 +160,42 @@ fn record_ptxas(layout: &Layout, ptx: &Path, sm: &str) -> Result<()> {
     }
     let saved = out_dir.join(format!("ptxas-{sm}.txt"));
     write_atomically(&saved, &report)?;
-    eprintln!("==> ptxas ({}) for {sm}: report in {}", ptxas.display(), saved.display());
     eprint!("{report}");
-    Ok(())
+    Ok(Some(saved))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn fake_ptxas(dir: &Path, script: &str) -> PathBuf {
+        let path = dir.join("ptxas");
+        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn ptxas_is_run_for_the_chosen_sm_and_its_report_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let ptxas = fake_ptxas(dir.path(), r#"echo "ptxas info    : Used 22 registers ($1 $2)" >&2"#);
+        let out = dir.path().join("out");
+        let saved = record_ptxas(&out, Some(&ptxas), Path::new("k.ptx"), "sm_90").unwrap().unwrap();
+        assert_eq!(saved, out.join("ptxas-sm_90.txt"));
+        assert_eq!(
+            std::fs::read_to_string(saved).unwrap(),
+            "ptxas info    : Used 22 registers (-arch=sm_90 -v)\n"
+        );
+        assert_eq!(record_ptxas(&out, None, Path::new("k.ptx"), "sm_90").unwrap(), None);
+    }
+
+    #[test]
+    fn a_failing_ptxas_is_an_error_with_its_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let ptxas = fake_ptxas(dir.path(), r#"echo "ptxas fatal   : bad PTX" >&2; exit 1"#);
+        let error = record_ptxas(dir.path(), Some(&ptxas), Path::new("k.ptx"), "sm_90").unwrap_err();
+        assert!(format!("{error:#}").contains("ptxas fatal   : bad PTX"), "{error:#}");
+    }
 }
