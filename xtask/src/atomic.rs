@@ -11,8 +11,11 @@ use anyhow::{Context, Result};
 /// a reader sees the old content or the new one, never a part.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().context("a file to write has a parent folder")?;
+    use std::os::unix::fs::PermissionsExt;
     let mut file = tempfile::Builder::new()
         .prefix(".tmp-")
+        // Readable by everyone, like any file written in place (tempfile's default is 0600).
+        .permissions(std::fs::Permissions::from_mode(0o644))
         .tempfile_in(dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
     file.write_all(bytes).and_then(|()| file.as_file().sync_all()).context("writing the temporary file")?;

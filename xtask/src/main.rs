@@ -61,7 +61,11 @@ fn main() -> ExitCode {
         Err(error) => {
             let status = xtask::refusal::exit_status(&error);
             let label = if status == xtask::refusal::REFUSED { "refused" } else { "error" };
-            eprintln!("{label}: {error:?}");
+            // The chain without a backtrace: the step, then what went wrong, down to the cause.
+            eprintln!("{label}: {error}");
+            for cause in error.chain().skip(1) {
+                eprintln!("  because: {cause}");
+            }
             ExitCode::from(status)
         }
     }
