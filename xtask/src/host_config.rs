@@ -154,7 +154,9 @@ mod tests {
         assert!(prepare(dir.path(), &KERNEL_TARGET, &rustc).unwrap());
         assert!(!prepare(dir.path(), &KERNEL_TARGET, &rustc).unwrap());
         let text = std::fs::read_to_string(config_path(dir.path())).unwrap();
-        assert!(text.contains("rustflags = [\"-C\", \"target-cpu=sm_90\", \"-C\", \"target-feature=+ptx86\"]"));
+        assert!(
+            text.contains("rustflags = [\"-C\", \"target-cpu=sm_90\", \"-C\", \"target-feature=+ptx86\"]")
+        );
         assert!(text.contains("build-std = [\"core\"]"));
     }
 }

@@ -32,7 +32,12 @@ pub fn apply_series(backend: &str, series: &Series, dir: &Path, revision: &str) 
                 patch: patch.name.clone(),
                 revision: revision.into(),
                 hunk: failed_hunk(&report, &text),
-                detail: report.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" / "),
+                detail: report
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" / "),
             }
             .into());
         }
@@ -50,7 +55,9 @@ fn failed_hunk(report: &str, patch: &str) -> String {
     }) else {
         let missing = report.lines().find(|l| l.contains("No such file") || l.contains("does not exist"));
         return match missing {
-            Some(line) => format!("a file it changes is gone ({})", line.trim_start_matches("error: ").trim()),
+            Some(line) => {
+                format!("a file it changes is gone ({})", line.trim_start_matches("error: ").trim())
+            }
             None => "git names no hunk".to_owned(),
         };
     };

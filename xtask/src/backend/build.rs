@@ -12,8 +12,9 @@ use regress::layout::Layout;
 
 use super::apply::apply_series;
 use super::description::{Upstream, read_backend};
-use super::guard::{Installed, verify};
-use super::inputs::{BuildInputs, FileHash};
+use super::error::BackendError;
+use super::guard::{Installed, source_differences, verify};
+use super::inputs::{BuildInputs, FileHash, hash_sources};
 use super::lock::Lock;
 use super::provenance::Provenance;
 use super::series::sha256_file;
@@ -59,20 +60,21 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     }
     slot.tidy()?;
 
-    let (revision, work) = steps.step("materialise the upstream at its pin", || match &inputs.backend.upstream {
-        Upstream::Git { url, pin, vendor } => {
-            let materialised = materialise(root, name, url, pin, vendor)?;
-            eprintln!("{} is at {}", vendor.display(), materialised.revision);
-            let work = slot.temporary("work")?;
-            let copy = work.path().join("src");
-            work_copy(&materialised, &copy)?;
-            Ok((materialised.revision, Some((work, copy))))
-        }
-        Upstream::InTree { .. } => {
-            eprintln!("built in-tree from {} source files: nothing to fetch", inputs.sources.len());
-            Ok((inputs.rustc.commit_hash.clone(), None))
-        }
-    })?;
+    let (revision, work) =
+        steps.step("materialise the upstream at its pin", || match &inputs.backend.upstream {
+            Upstream::Git { url, pin, vendor } => {
+                let materialised = materialise(root, name, url, pin, vendor)?;
+                eprintln!("{} is at {}", vendor.display(), materialised.revision);
+                let work = slot.temporary("work")?;
+                let copy = work.path().join("src");
+                work_copy(&materialised, &copy)?;
+                Ok((materialised.revision, Some((work, copy))))
+            }
+            Upstream::InTree { .. } => {
+                eprintln!("built in-tree from {} source files: nothing to fetch", inputs.sources.len());
+                Ok((inputs.rustc.commit_hash.clone(), None))
+            }
+        })?;
     let build_dir = work.as_ref().map_or_else(|| root.to_owned(), |(_, copy)| copy.clone());
 
     steps.step("apply the series to the work copy", || {
@@ -82,13 +84,17 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
         }
         apply_series(name, &inputs.series, &build_dir, &revision)
     })?;
-    steps.step("build", || run_build(&inputs.backend.build.command, &build_dir, name))?;
+    steps.step("build", || {
+        run_build(&inputs, &build_dir)?;
+        refuse_changed_sources(root, &inputs)
+    })?;
 
     let dir = slot.dir();
     let products = steps.step("install", || {
         let staging = slot.temporary("staging")?;
         let products = install_products(&inputs.backend.build.produces, &build_dir, staging.path())?;
-        std::fs::rename(staging.keep(), &dir).with_context(|| format!("moving the build into {}", dir.display()))?;
+        std::fs::rename(staging.keep(), &dir)
+            .with_context(|| format!("moving the build into {}", dir.display()))?;
         eprintln!("installed into {}", dir.display());
         Ok(products)
     })?;
@@ -122,12 +128,28 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     Ok((Installed { dir, provenance }, Outcome::Built))
 }
 
-/// Runs the build command in `dir`, its output streamed to the terminal.
-fn run_build(command_line: &[String], dir: &Path, name: &str) -> Result<()> {
-    let (program, args) = command_line.split_first().context("a build command has a program")?;
+/// Runs the build command in `dir`, its output streamed to the terminal. A cargo build is
+/// made to use the very rustc the build key and PROVENANCE name, wherever `dir` is.
+fn run_build(inputs: &BuildInputs, dir: &Path) -> Result<()> {
+    let (program, args) =
+        inputs.backend.build.command.split_first().context("a build command has a program")?;
     let mut command = if program == "cargo" { process::cargo(dir) } else { Command::new(program) };
+    if program == "cargo" && inputs.rustc.program.is_absolute() {
+        command.env("RUSTC", &inputs.rustc.program);
+    }
     command.current_dir(dir).args(args);
-    process::run(&mut command, &format!("the build of backend `{name}`"))
+    process::run(&mut command, &format!("the build of backend `{}`", inputs.backend.name))
+}
+
+/// Refuses a build that wrote into the in-tree sources it is keyed by: its PROVENANCE would
+/// name sources it was not built from.
+fn refuse_changed_sources(root: &Path, inputs: &BuildInputs) -> Result<()> {
+    let Upstream::InTree { inputs: paths } = &inputs.backend.upstream else { return Ok(()) };
+    let changes = source_differences(&inputs.sources, &hash_sources(root, paths)?);
+    if changes.is_empty() {
+        return Ok(());
+    }
+    Err(BackendError::BuildChangedSources { backend: inputs.backend.name.clone(), changes }.into())
 }
 
 /// Copies each product into `staging` under its file name and returns their sha256.
@@ -140,7 +162,8 @@ fn install_products(produces: &[PathBuf], build_dir: &Path, staging: &Path) -> R
             bail!("the build succeeded but left no {} (backends.toml says it produces it)", from.display());
         }
         let to = staging.join(&name);
-        std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+        std::fs::copy(&from, &to)
+            .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
         let sha256 = sha256_file(&to).with_context(|| format!("reading {}", to.display()))?;
         products.push(FileHash { path: name, sha256 });
     }

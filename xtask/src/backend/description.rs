@@ -87,7 +87,12 @@ pub fn parse(text: &str, root: &Path, file: &Path) -> Result<BTreeMap<String, Ba
         if !valid_name(&name) {
             return Err(in_backend("a name is letters, digits, `-` and `_` (it names folders)"));
         }
-        let upstream = match (entry.upstream.git, entry.upstream.pin, entry.upstream.vendor, entry.upstream.in_tree) {
+        let upstream = match (
+            entry.upstream.git,
+            entry.upstream.pin,
+            entry.upstream.vendor,
+            entry.upstream.in_tree,
+        ) {
             (Some(url), Some(pin), Some(vendor), None) => {
                 if !valid_pin(&pin) {
                     return Err(in_backend("`pin` is a commit id: 7 to 40 hexadecimal digits"));
@@ -218,7 +223,10 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
         let default = read_backend(&root, "default").unwrap();
         let Upstream::InTree { inputs } = &default.upstream else { panic!("default is built in-tree") };
         for needed in ["plugin", "Cargo.lock"] {
-            assert!(inputs.iter().any(|i| i == Path::new(needed)), "{needed} does not key the default backend");
+            assert!(
+                inputs.iter().any(|i| i == Path::new(needed)),
+                "{needed} does not key the default backend"
+            );
         }
         assert!(default.product_names().contains(&"kernels-rustc".to_owned()));
         let cuda = read_backend(&root, "cuda-rust").unwrap();

@@ -41,7 +41,9 @@ pub enum BackendError {
     )]
     ForeignVendor { backend: String, path: PathBuf },
 
-    #[error("backend `{backend}`: {series} names patch `{patch}`, which does not exist; add the file or drop the line")]
+    #[error(
+        "backend `{backend}`: {series} names patch `{patch}`, which does not exist; add the file or drop the line"
+    )]
     MissingPatch { backend: String, patch: String, series: PathBuf },
 
     #[error(
@@ -73,6 +75,14 @@ pub enum BackendError {
          drop this patch from {series}"
     )]
     PatchAlreadyUpstream { backend: String, patch: String, revision: String, series: PathBuf },
+
+    #[error(
+        "backend `{backend}`: its build changed its own in-tree sources ({}), so no PROVENANCE can say what \
+         it was built from; make the build leave them alone (for cargo: commit Cargo.lock and build with \
+         --locked), then run `just build-backend {backend}` again",
+        join(changes)
+    )]
+    BuildChangedSources { backend: String, changes: Vec<StaleReason> },
 
     #[error(
         "backend `{backend}` is not built for this configuration (nothing at {dir}){note}; run \
@@ -141,7 +151,9 @@ impl fmt::Display for StaleReason {
                 short(installed),
                 short(now)
             ),
-            StaleReason::PatchAdded { patch } => write!(f, "patch `{patch}` was added to the series after the build"),
+            StaleReason::PatchAdded { patch } => {
+                write!(f, "patch `{patch}` was added to the series after the build")
+            }
             StaleReason::PatchRemoved { patch } => {
                 write!(f, "patch `{patch}` was removed from the series after the build")
             }

@@ -33,7 +33,11 @@ pub fn read(command: &mut Command) -> Result<String> {
 /// Runs `command` and says only whether it succeeded, with its stderr when it did not.
 pub fn succeeds(command: &mut Command) -> Result<std::result::Result<(), String>> {
     let output = command.output().with_context(|| format!("could not start {}", describe(command)))?;
-    Ok(if output.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&output.stderr).into_owned()) })
+    Ok(if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    })
 }
 
 /// Runs `command` for at most `limit`, killing it when the time is up.

@@ -128,7 +128,7 @@ fn patch_differences(installed: &[FileHash], now: &[FileHash]) -> Vec<StaleReaso
     vec![StaleReason::Unpatched { count: now.len() }]
 }
 
-fn source_differences(installed: &[FileHash], now: &[FileHash]) -> Vec<StaleReason> {
+pub fn source_differences(installed: &[FileHash], now: &[FileHash]) -> Vec<StaleReason> {
     let mut reasons = Vec::new();
     for file in now {
         match installed.iter().find(|f| f.path == file.path) {

@@ -70,7 +70,8 @@ impl BuildInputs {
 
     /// The key of this build: a hash of every input, written out line by line.
     pub fn key(&self) -> String {
-        let mut text = format!("backend {}\nupstream {}\npin {}\n", self.backend.name, self.upstream_url(), self.pin());
+        let mut text =
+            format!("backend {}\nupstream {}\npin {}\n", self.backend.name, self.upstream_url(), self.pin());
         text.push_str(&format!("series {}\n", self.series.sha256));
         for patch in &self.series.patches {
             text.push_str(&format!("patch {} {}\n", patch.name, patch.sha256));
@@ -88,7 +89,7 @@ impl BuildInputs {
 
 /// The sha256 of every file under `inputs` (files or folders, relative to `root`), sorted by
 /// path. Build output folders (`target`) are not sources.
-fn hash_sources(root: &Path, inputs: &[std::path::PathBuf]) -> Result<Vec<FileHash>> {
+pub fn hash_sources(root: &Path, inputs: &[std::path::PathBuf]) -> Result<Vec<FileHash>> {
     let mut hashes = Vec::new();
     for input in inputs {
         let start = root.join(input);
@@ -106,8 +107,10 @@ fn hash_sources(root: &Path, inputs: &[std::path::PathBuf]) -> Result<Vec<FileHa
                 continue;
             }
             let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
-            let path = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            let sha256 = sha256_file(entry.path()).with_context(|| format!("reading {}", entry.path().display()))?;
+            let path =
+                relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let sha256 =
+                sha256_file(entry.path()).with_context(|| format!("reading {}", entry.path().display()))?;
             hashes.push(FileHash { path, sha256 });
         }
     }

@@ -24,7 +24,8 @@ impl Rustc {
     /// toolchain's, whatever folder the command runs in), else `rustc` from the project root,
     /// where `rust-toolchain.toml` selects the toolchain.
     pub fn of_toolchain(project: &Path) -> Result<Rustc> {
-        let beside_cargo = std::env::var_os("CARGO").map(|cargo| PathBuf::from(cargo).with_file_name("rustc"));
+        let beside_cargo =
+            std::env::var_os("CARGO").map(|cargo| PathBuf::from(cargo).with_file_name("rustc"));
         let program = beside_cargo.filter(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("rustc"));
         let output = Command::new(&program)
             .arg("-vV")

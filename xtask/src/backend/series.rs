@@ -66,7 +66,9 @@ impl Series {
             })?;
             patches.push(Patch { name: name.into(), path, sha256 });
         }
-        if let Some(unlisted) = patch_files(folder).into_iter().find(|f| !patches.iter().any(|p| &p.name == f)) {
+        if let Some(unlisted) =
+            patch_files(folder).into_iter().find(|f| !patches.iter().any(|p| &p.name == f))
+        {
             return Err(BackendError::UnlistedPatch {
                 backend: backend.into(),
                 patch: unlisted,
@@ -110,10 +112,10 @@ mod tests {
 
     #[test]
     fn reads_patches_in_series_order_with_their_sha256() {
-        let dir = folder("# carried until upstream merges them\n0002-b.patch\n\n0001-a.patch # first\n", &[
-            "0001-a.patch",
-            "0002-b.patch",
-        ]);
+        let dir = folder(
+            "# carried until upstream merges them\n0002-b.patch\n\n0001-a.patch # first\n",
+            &["0001-a.patch", "0002-b.patch"],
+        );
         let series = Series::read("up", dir.path()).unwrap();
         let names: Vec<&str> = series.patches.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["0002-b.patch", "0001-a.patch"]);

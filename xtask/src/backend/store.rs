@@ -64,9 +64,13 @@ impl Slot {
         let Ok(entries) = std::fs::read_dir(&self.backend_dir) else { return Ok(()) };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let leftover = [".staging-", ".work-"].iter().any(|p| name.starts_with(&format!("{}{p}", self.key)));
+            let leftover =
+                [".staging-", ".work-"].iter().any(|p| name.starts_with(&format!("{}{p}", self.key)));
             if leftover || name == self.key {
-                eprintln!("removing {} (left by an earlier build that did not finish)", entry.path().display());
+                eprintln!(
+                    "removing {} (left by an earlier build that did not finish)",
+                    entry.path().display()
+                );
                 std::fs::remove_dir_all(entry.path())
                     .with_context(|| format!("removing {}", entry.path().display()))?;
             }
@@ -80,7 +84,9 @@ impl Slot {
         entries
             .flatten()
             .map(|entry| entry.path())
-            .filter(|path| path.file_name().is_some_and(|n| n != self.key.as_str() && !n.to_string_lossy().contains('.')))
+            .filter(|path| {
+                path.file_name().is_some_and(|n| n != self.key.as_str() && !n.to_string_lossy().contains('.'))
+            })
             .filter(|path| path.join(super::provenance::PROVENANCE_FILE).is_file())
             .collect()
     }

@@ -22,7 +22,13 @@ pub struct Materialised {
 /// Makes `vendor` a clean checkout of `url` at `pin`, cloning or fetching only when the pin is
 /// not there yet, and records it as a submodule of the project when the project is a git work
 /// tree.
-pub fn materialise(project: &Path, backend: &str, url: &str, pin: &str, vendor: &Path) -> Result<Materialised> {
+pub fn materialise(
+    project: &Path,
+    backend: &str,
+    url: &str,
+    pin: &str,
+    vendor: &Path,
+) -> Result<Materialised> {
     let unreachable = |detail: String| BackendError::UnreachableUpstream {
         backend: backend.into(),
         url: url.into(),
@@ -105,10 +111,11 @@ fn record_submodule(project: &Path, url: &str, vendor: &Path, revision: &str) ->
     if staged.starts_with("160000") && staged.contains(revision) {
         return Ok(());
     }
-    let registered = git::read(git(project).args(["config", "--file", ".gitmodules", "--get-regexp", "path"]))
-        .unwrap_or_default()
-        .lines()
-        .any(|line| line.split_whitespace().nth(1) == Some(relative.as_str()));
+    let registered =
+        git::read(git(project).args(["config", "--file", ".gitmodules", "--get-regexp", "path"]))
+            .unwrap_or_default()
+            .lines()
+            .any(|line| line.split_whitespace().nth(1) == Some(relative.as_str()));
     let mut command = git(project);
     if registered {
         command.args(["add", "--force", "--", &relative]);
