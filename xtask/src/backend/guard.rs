@@ -177,3 +177,126 @@ fn diagnose_missing(inputs: &BuildInputs, slot: &Slot) -> BackendError {
     }
     BackendError::NotBuilt { backend, dir: slot.dir(), note }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::description::{Backend, Build};
+    use crate::backend::rustc::Rustc;
+    use crate::backend::series::{Patch, Series};
+
+    fn hash(path: &str, sha256: &str) -> FileHash {
+        FileHash { path: path.into(), sha256: sha256.into() }
+    }
+
+    /// Inputs with two patches and one in-tree source, and the PROVENANCE a build of them wrote.
+    fn inputs_and_record() -> (BuildInputs, Provenance) {
+        let vv = "rustc 1.99.1 (58cf8f9c3 2026-10-13)\ncommit-hash: 58cf8f9c3\nhost: x86_64-unknown-linux-gnu\n\
+                  LLVM version: 23.1.1\n";
+        let patch =
+            |name: &str, sha: &str| Patch { name: name.into(), path: name.into(), sha256: sha.into() };
+        let inputs = BuildInputs {
+            backend: Backend {
+                name: "up".into(),
+                summary: String::new(),
+                upstream: Upstream::Git {
+                    url: "/srv/up".into(),
+                    pin: "9df9e7ce".into(),
+                    vendor: "/r/vendor/up".into(),
+                },
+                patches: "/r/compiler-patches/up".into(),
+                build: Build {
+                    command: vec!["cargo".into(), "build".into()],
+                    produces: vec!["target/up".into()],
+                },
+            },
+            series: Series {
+                file: "/r/compiler-patches/up/series".into(),
+                sha256: "5e".into(),
+                patches: vec![patch("0001-a.patch", "a1"), patch("0002-b.patch", "b2")],
+            },
+            rustc: Rustc::parse(vv, "rustc".into()).unwrap(),
+            sources: vec![hash("tool/src/main.rs", "c3")],
+        };
+        let record = Provenance {
+            backend: "up".into(),
+            key: inputs.key(),
+            upstream: inputs.upstream_url(),
+            pin: inputs.pin(),
+            revision: "9df9e7ce".repeat(5),
+            series_sha256: "5e".into(),
+            toolchain: inputs.rustc.identity(),
+            llvm_version: "23.1.1".into(),
+            build_command: inputs.backend.build.command.clone(),
+            built_at: "2026-11-29T15:00:00Z".into(),
+            patches: vec![hash("0001-a.patch", "a1"), hash("0002-b.patch", "b2")],
+            sources: vec![hash("tool/src/main.rs", "c3")],
+            products: vec![hash("up", "d4")],
+        };
+        (inputs, record)
+    }
+
+    #[test]
+    fn a_matching_record_has_no_differences_and_each_change_is_named() {
+        let (inputs, record) = inputs_and_record();
+        assert_eq!(differences(&record, &inputs), []);
+
+        let changed = |edit: &dyn Fn(&mut Provenance)| {
+            let mut old = record.clone();
+            edit(&mut old);
+            differences(&old, &inputs).iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+        };
+        assert!(
+            changed(&|r| r.pin = "0123abcd".into()).contains("stale pin: installed from /srv/up @ 0123abcd")
+        );
+        assert!(
+            changed(&|r| r.toolchain = "rustc 1.98.0".into())
+                .contains("toolchain changed: built by rustc 1.98.0")
+        );
+        assert!(
+            changed(&|r| r.patches[1].sha256 = "ff".into())
+                .contains("patch `0002-b.patch` was tampered with")
+        );
+        assert!(
+            changed(&|r| {
+                r.patches.pop();
+            })
+            .contains("patch `0002-b.patch` was added")
+        );
+        assert!(
+            changed(&|r| r.patches.push(hash("0003-c.patch", "c3")))
+                .contains("patch `0003-c.patch` was removed")
+        );
+        assert!(changed(&|r| r.patches.reverse()).contains("reordered"));
+        assert!(
+            changed(&|r| r.patches.clear()).contains("unpatched: it was built without any of the 2 patches")
+        );
+        assert!(changed(&|r| r.series_sha256 = "00".into()).contains("the series file changed"));
+        assert!(
+            changed(&|r| r.sources[0].sha256 = "00".into()).contains("source `tool/src/main.rs` changed")
+        );
+        assert!(changed(&|r| r.sources.clear()).contains("source `tool/src/main.rs` appeared"));
+        assert!(
+            changed(&|r| r.sources.push(hash("tool/old.rs", "0")))
+                .contains("source `tool/old.rs` disappeared")
+        );
+        assert!(changed(&|r| r.build_command.push("--release".into())).contains("the build command changed"));
+    }
+
+    #[test]
+    fn a_tampered_or_missing_provenance_is_refused() {
+        let (inputs, record) = inputs_and_record();
+        let dir = tempfile::tempdir().unwrap();
+        assert!(verify(&inputs, dir.path()).is_none(), "no PROVENANCE: not a complete build");
+        std::fs::write(dir.path().join("up"), "built").unwrap();
+        let mut record = record;
+        record.products[0].sha256 = crate::backend::series::sha256_hex(b"built");
+        record.write(dir.path()).unwrap();
+        assert!(matches!(verify(&inputs, dir.path()), Some(Ok(_))));
+        std::fs::write(dir.path().join(PROVENANCE_FILE), "backend = 3\n").unwrap();
+        let Some(Err(reasons)) = verify(&inputs, dir.path()) else {
+            panic!("a broken PROVENANCE is accepted")
+        };
+        assert!(reasons[0].to_string().contains("cannot be read"), "{reasons:?}");
+    }
+}
