@@ -222,7 +222,7 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
         let root = regress::layout::Layout::from_build().root().to_owned();
         let default = read_backend(&root, "default").unwrap();
         let Upstream::InTree { inputs } = &default.upstream else { panic!("default is built in-tree") };
-        for needed in ["plugin", "Cargo.lock"] {
+        for needed in ["plugin", "Cargo.lock", "rust-toolchain.toml"] {
             assert!(
                 inputs.iter().any(|i| i == Path::new(needed)),
                 "{needed} does not key the default backend"
