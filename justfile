@@ -24,6 +24,14 @@ review:
 fmt:
     cargo xtask fmt
 
+# Build a backend (pin, patch series, build) into the backends root and write its PROVENANCE.
+build-backend NAME="default":
+    cargo xtask build-backend {{NAME}}
+
+# Exit 0 if the installed backend matches its pin, series and toolchain; 70 with the reason if not.
+check-backend NAME="default":
+    cargo xtask check-backend {{NAME}}
+
 # PTX shapes of every kernel against regress/ptx-shapes.tsv; `--update --reason "…"` re-pins moved rows.
 [positional-arguments]
 shapes *ARGS:

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use regress::canon::{self, CanonReport};
 use regress::layout::Layout;
 
-use crate::shapes::write_atomically;
+use crate::shapes::write_file;
 
 /// Where the last result is kept, for the report.
 pub fn last_result_path(layout: &Layout) -> PathBuf {
@@ -65,7 +65,7 @@ pub fn compare(layout: &Layout, old: &Path, new: &Path) -> Result<CanonReport> {
 /// Writes `report` as JSON to `path`, atomically.
 pub fn save(report: &CanonReport, path: &Path) -> Result<()> {
     let json = serde_json::to_string_pretty(report).context("rendering the result as JSON")?;
-    write_atomically(path, &(json + "\n"))
+    write_file(path, &(json + "\n"))
 }
 
 /// Reads a result saved by [`save`].

@@ -3,13 +3,14 @@
 use anyhow::Result;
 use regress::layout::Layout;
 
+use crate::backend;
 use crate::kernels::{KernelBuild, entry_names, kernels_cargo};
 use crate::process::{self, Steps};
 use crate::setup;
 
 /// `just kernels`: builds the kernels and says where the PTX is and what it holds.
 pub fn kernels(layout: &Layout) -> Result<()> {
-    let ptx = KernelBuild::of_repository(layout).run()?;
+    let ptx = KernelBuild::of_repository(layout)?.run()?;
     let entries = entry_names(&ptx)?;
     eprintln!("{} kernel entries in {}:", entries.len(), ptx.display());
     for entry in &entries {
@@ -21,9 +22,12 @@ pub fn kernels(layout: &Layout) -> Result<()> {
 /// `just setup`: toolchain components, tools, then a build of everything.
 pub fn setup(layout: &Layout) -> Result<()> {
     let root = layout.root();
-    let mut steps = Steps::new(4);
+    let mut steps = Steps::new(5);
     steps.step("toolchain components (rust-toolchain.toml)", || setup::ensure_components(root))?;
     steps.step("tools: just, cargo-insta", || setup::ensure_tools(root))?;
+    steps.step("the default backend (build-backend default)", || {
+        backend::build_backend(layout, backend::DEFAULT_BACKEND).map(drop)
+    })?;
     steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
     steps.step("host workspace and its tests", || {
         process::run(process::cargo(root).args(["test", "--workspace", "--no-run"]), "building the tests")

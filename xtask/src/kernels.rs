@@ -1,4 +1,7 @@
-//! Building the nvptx kernels workspace into `kernels.ptx`.
+//! Building the nvptx kernels workspace into `kernels.ptx`, always through the guard: a
+//! [`KernelBuild`] is made only after the kernels' target configuration is regenerated from its
+//! table ([`crate::host_config`]) and `check-backend default` accepts the installed backend,
+//! whose `kernels-rustc` then compiles the workspace's crates as `RUSTC_WORKSPACE_WRAPPER`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,7 +10,13 @@ use anyhow::{Context, Result, bail};
 use regress::layout::kernels_ptx_in;
 use regress::ptx::Module;
 
+use crate::backend::rustc::Rustc;
+use crate::backend::{DEFAULT_BACKEND, check_backend};
+use crate::host_config::{self, KERNEL_TARGET};
 use crate::process;
+
+/// The file name of the default backend's rustc driver among its installed products.
+pub const DRIVER: &str = "kernels-rustc";
 
 /// One build of a kernels workspace into a target folder.
 #[derive(Debug, Clone)]
@@ -15,12 +24,42 @@ pub struct KernelBuild {
     /// The folder holding the kernels workspace's `Cargo.toml` (and `.cargo/config.toml`).
     pub workspace: PathBuf,
     pub target_dir: PathBuf,
+    pub compiler: KernelCompiler,
+}
+
+/// The compiler of the workspace's own crates: the installed backend's driver, and the
+/// toolchain's library folder it loads `rustc_driver` from.
+#[derive(Debug, Clone)]
+pub struct KernelCompiler {
+    pub driver: PathBuf,
+    pub toolchain_lib: PathBuf,
 }
 
 impl KernelBuild {
-    /// The repository's own kernels, into `kernels/target`.
-    pub fn of_repository(layout: &regress::layout::Layout) -> KernelBuild {
-        KernelBuild { workspace: layout.kernels_workspace(), target_dir: layout.kernels_target_dir() }
+    /// The repository's own kernels, into `kernels/target`, once the guard accepts the backend.
+    pub fn of_repository(layout: &regress::layout::Layout) -> Result<KernelBuild> {
+        KernelBuild::guarded(layout, layout.kernels_workspace(), layout.kernels_target_dir())
+    }
+
+    /// A build of the kernels workspace at `workspace` (the repository's or a copy of it),
+    /// after writing its target configuration from the table (refusing a toolchain with
+    /// another LLVM) and running `check-backend default` (refusing a missing, incomplete or
+    /// stale backend). Both refusals exit 70 from the command line.
+    pub fn guarded(
+        layout: &regress::layout::Layout,
+        workspace: PathBuf,
+        target_dir: PathBuf,
+    ) -> Result<KernelBuild> {
+        let rustc = Rustc::of_toolchain(layout.root())?;
+        host_config::prepare(&workspace, &KERNEL_TARGET, &rustc)?;
+        let installed = check_backend(layout, DEFAULT_BACKEND)?;
+        eprintln!(
+            "backend `{DEFAULT_BACKEND}` checked: {} (built {})",
+            installed.dir.display(),
+            installed.provenance.built_at
+        );
+        let compiler = KernelCompiler { driver: installed.product(DRIVER), toolchain_lib: rustc.lib_dir()? };
+        Ok(KernelBuild { workspace, target_dir, compiler })
     }
 
     /// Where this build leaves the PTX.
@@ -29,10 +68,15 @@ impl KernelBuild {
     }
 
     /// The cargo command of the build. Cargo runs in the workspace folder so that its
-    /// `.cargo/config.toml` (target, CPU, build-std) applies.
+    /// `.cargo/config.toml` (target, CPU, build-std) applies; the workspace's crates go through
+    /// the backend's driver (the build-std `core` through the plain rustc).
     pub fn command(&self) -> Command {
         let mut command = kernels_cargo(&self.workspace);
         command.args(["build", "--release", "--target-dir"]).arg(&self.target_dir);
+        command.env("RUSTC_WORKSPACE_WRAPPER", &self.compiler.driver);
+        let mut library_path = vec![self.compiler.toolchain_lib.clone()];
+        library_path.extend(std::env::var_os("LD_LIBRARY_PATH").iter().flat_map(std::env::split_paths));
+        command.env("LD_LIBRARY_PATH", std::env::join_paths(library_path).unwrap_or_default());
         command
     }
 

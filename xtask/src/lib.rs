@@ -7,13 +7,19 @@
 //! Data flow for `just test`: [`toolchain`] reads `rust-toolchain.toml`; [`kernels`] builds the
 //! nvptx workspace into `kernels.ptx`; [`checks`] runs rustfmt, the host workspace's tests
 //! (among them the PTX snapshot suite, which reads that PTX) and clippy, each as a numbered
-//! step with its time. Paths are resolved against the repository root (`regress::layout::Layout::from_build`),
+//! step with its time. Before any kernel is compiled, [`kernels`] runs the guard: [`backend`]
+//! (`check-backend default`, which `build-backend` satisfies) and [`host_config`] (the kernels'
+//! target settings, generated from one table); a refusal exits 70 ([`refusal`]). Paths are resolved against the repository root (`regress::layout::Layout::from_build`),
 //! never against the current directory.
 
+pub mod atomic;
+pub mod backend;
 pub mod canon_check;
 pub mod checks;
+pub mod host_config;
 pub mod kernels;
 pub mod process;
+pub mod refusal;
 pub mod report;
 pub mod setup;
 pub mod shapes;

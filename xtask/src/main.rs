@@ -1,8 +1,12 @@
 //! `cargo xtask`: the commands behind the justfile. See `lib.rs` for how they fit together.
 
-use anyhow::Result;
-use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
 use regress::layout::Layout;
+use xtask::backend::{self, Outcome};
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "Project automation for the GPU kernels and their backend")]
@@ -21,6 +25,10 @@ enum Task {
     Test,
     /// Format the host workspace and the kernels workspace.
     Fmt,
+    /// Build a backend (pin, patch series, build) and install it with its PROVENANCE.
+    BuildBackend(BackendArgs),
+    /// Exit 0 if the installed backend matches its pin, series and toolchain; 70 (with the reason) if not.
+    CheckBackend(BackendArgs),
     /// PTX shapes of every kernel entry against their pins in regress/ptx-shapes.tsv.
     Shapes {
         /// Re-pin moved, new and removed kernels' rows (asks for the reason on a terminal).
@@ -47,14 +55,69 @@ enum Task {
     Report,
 }
 
-fn main() -> Result<()> {
+#[derive(Args)]
+struct BackendArgs {
+    /// The backend, as declared in backends.toml.
+    #[arg(default_value = backend::DEFAULT_BACKEND)]
+    name: String,
+    /// The project whose backends.toml to use (default: this repository); its relative paths,
+    /// and a relative KERNEL_BACKENDS_ROOT, are taken from that folder.
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+}
+
+impl BackendArgs {
+    fn layout(&self) -> Result<Layout> {
+        match &self.project {
+            None => Ok(Layout::from_build()),
+            Some(dir) => {
+                let dir = std::path::absolute(dir).and_then(|d| d.canonicalize());
+                Ok(Layout::at(dir.context("the --project folder cannot be found")?))
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let status = xtask::refusal::exit_status(&error);
+            let label = if status == xtask::refusal::REFUSED { "refused" } else { "error" };
+            // The chain without a backtrace: the step, then what went wrong, down to the cause.
+            eprintln!("{label}: {error}");
+            for cause in error.chain().skip(1) {
+                eprintln!("  because: {cause}");
+            }
+            ExitCode::from(status)
+        }
+    }
+}
+
+fn run(task: Task) -> Result<()> {
     let layout = Layout::from_build();
-    match cli.command {
+    match task {
         Task::Setup => xtask::checks::setup(&layout),
         Task::Kernels => xtask::checks::kernels(&layout),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
+        Task::BuildBackend(args) => {
+            let (installed, outcome) = backend::build_backend(&args.layout()?, &args.name)?;
+            let what = if outcome == Outcome::Built { "built and installed" } else { "up to date" };
+            println!("backend `{}` {what}: {}", args.name, installed.dir.display());
+            Ok(())
+        }
+        Task::CheckBackend(args) => {
+            let installed = backend::check_backend(&args.layout()?, &args.name)?;
+            println!(
+                "backend `{}` matches its pin, series and toolchain: {} (built {})",
+                args.name,
+                installed.dir.display(),
+                installed.provenance.built_at
+            );
+            Ok(())
+        }
         Task::Shapes { update, reason, sm } => {
             xtask::shapes::shapes(&layout, &xtask::shapes::ShapesOptions { update, reason, sm })
         }

@@ -14,7 +14,7 @@ use regress::layout::Layout;
 use regress::shapes::ShapeTable;
 use serde_json::{Value, json};
 
-use crate::shapes::write_atomically;
+use crate::shapes::write_file;
 
 /// Where `just report` writes the page.
 pub fn report_path(layout: &Layout) -> PathBuf {
@@ -37,7 +37,7 @@ pub fn report(layout: &Layout) -> Result<()> {
     let shown = table_path.strip_prefix(layout.root()).unwrap_or(&table_path);
     let page = render(&table, &shown.display().to_string(), canon.as_ref());
     let path = report_path(layout);
-    write_atomically(&path, &page)?;
+    write_file(&path, &page)?;
     eprintln!("==> report: {}", path.display());
     Ok(())
 }
@@ -81,7 +81,7 @@ pub fn render(table: &ShapeTable, table_name: &str, canon: Option<&CanonReport>)
 
 /// Writes the page for `table` and `canon` to `path` (for tests and tools).
 pub fn write(path: &Path, table: &ShapeTable, table_name: &str, canon: Option<&CanonReport>) -> Result<()> {
-    write_atomically(path, &render(table, table_name, canon))
+    write_file(path, &render(table, table_name, canon))
 }
 
 const PAGE: &str = r#"<!DOCTYPE html>

@@ -16,9 +16,6 @@ use regress::shapes::{Finding, Pin, Shape, ShapeTable, today};
 
 use crate::kernels::KernelBuild;
 
-/// Exit status of a refusal by name (see README).
-pub const REFUSED: i32 = 70;
-
 /// What `cargo xtask shapes` was asked to do.
 #[derive(Debug, Clone, Default)]
 pub struct ShapesOptions {
@@ -28,10 +25,10 @@ pub struct ShapesOptions {
     pub sm: String,
 }
 
-/// Prints `message` and exits with [`REFUSED`].
+/// Prints `message` and exits with [`crate::refusal::REFUSED`].
 pub fn refuse(message: &str) -> ! {
     eprintln!("refused: {message}");
-    std::process::exit(REFUSED)
+    std::process::exit(i32::from(crate::refusal::REFUSED))
 }
 
 pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
@@ -46,7 +43,7 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     }
 
     eprintln!("==> building the kernels");
-    let ptx = KernelBuild::of_repository(layout).run()?;
+    let ptx = KernelBuild::of_repository(layout)?.run()?;
     let text = std::fs::read_to_string(&ptx).with_context(|| format!("reading {}", ptx.display()))?;
     let program = Program::read(&text).with_context(|| format!("{} is not readable PTX", ptx.display()))?;
     let shapes = Shape::all(&program);
@@ -85,7 +82,7 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     }
     let pin = Pin { date: today(), reason: reason.unwrap_or_default().trim().replace(['\t', '\n'], " ") };
     let updated = table.update(&shapes, &pin);
-    write_atomically(&table_path, &updated.render())?;
+    write_file(&table_path, &updated.render())?;
     eprintln!("==> re-pinned {} rows of {shown} with {pin}", findings.len());
     Ok(())
 }
@@ -121,16 +118,11 @@ fn ask_reason(findings: &[Finding]) -> Result<String> {
     Ok(line)
 }
 
-/// Writes `text` to a temporary file beside `path` (unique to this writer), then renames it
-/// into place, so a reader never sees half a file.
-pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+/// Writes `text` to `path` through [`crate::atomic::write_atomically`], creating its folder.
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
     let dir = path.parent().context("a file to write has a parent folder")?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("a temporary file in {}", dir.display()))?;
-    file.write_all(text.as_bytes()).with_context(|| format!("writing {}", file.path().display()))?;
-    file.persist(path).with_context(|| format!("renaming into {}", path.display()))?;
-    Ok(())
+    crate::atomic::write_atomically(path, text.as_bytes())
 }
 
 /// `program` found in a folder of `$PATH`.
@@ -159,7 +151,7 @@ pub fn record_ptxas(out_dir: &Path, ptxas: Option<&Path>, ptx: &Path, sm: &str) 
         bail!("{} -arch={sm} -v {} failed ({}):\n{report}", ptxas.display(), ptx.display(), output.status);
     }
     let saved = out_dir.join(format!("ptxas-{sm}.txt"));
-    write_atomically(&saved, &report)?;
+    write_file(&saved, &report)?;
     eprint!("{report}");
     Ok(Some(saved))
 }

@@ -68,13 +68,13 @@ fn edit_entry(ptx: &str, entry: &str, change: impl Fn(&str) -> String) -> String
 #[test]
 fn canon_check_classifies_real_builds_and_the_shapes_guard_names_the_moved_kernel() {
     let layout = Layout::from_build();
-    let repository = KernelBuild::of_repository(&layout).run().expect("the repository's kernels build");
+    let repository =
+        KernelBuild::of_repository(&layout).unwrap().run().expect("the repository's kernels build");
 
     // Opt-level 2: the repository's own sources, into a target folder of this test.
-    let o2 = KernelBuild {
-        workspace: layout.kernels_workspace(),
-        target_dir: scratch_dir(&layout, "canon-o2-target"),
-    };
+    let o2 =
+        KernelBuild::guarded(&layout, layout.kernels_workspace(), scratch_dir(&layout, "canon-o2-target"))
+            .expect("the guard accepts the backend");
     let o2_ptx = build_at(&o2, "2");
     assert_ne!(fs::read(&repository).unwrap(), fs::read(&o2_ptx).unwrap(), "the two builds differ as files");
     let report = xtask::canon_check::compare(&layout, &repository, &o2_ptx).unwrap();
@@ -102,8 +102,8 @@ fn canon_check_classifies_real_builds_and_the_shapes_guard_names_the_moved_kerne
         "unsafe { *out.add(i) = *a.add(i) + *b.add(i) };",
         "unsafe { *out.add(i) = *a.get_unchecked(i) + *b.get_unchecked(i) };",
     );
-    let readonly =
-        KernelBuild { workspace: copy.clone(), target_dir: scratch_dir(&layout, "canon-readonly-target") };
+    let readonly = KernelBuild::guarded(&layout, copy.clone(), scratch_dir(&layout, "canon-readonly-target"))
+        .expect("the guard accepts the backend");
     let readonly_ptx = build_at(&readonly, "3");
     let readonly_text = fs::read_to_string(&readonly_ptx).unwrap();
 

@@ -80,11 +80,11 @@ impl Scratch {
     /// built once) but owned by one test: cargo decides freshness by modification times, and
     /// two scratch trees building into one folder at once could each look up to date with the
     /// other's output.
+    /// The build goes through the same guard as `cargo xtask kernels`.
     fn build(&self, layout: &Layout, test: &str) -> KernelBuild {
-        KernelBuild {
-            workspace: self.kernels(),
-            target_dir: layout.root().join("target").join("xtask-scratch").join(format!("{test}-target")),
-        }
+        let target_dir = layout.root().join("target").join("xtask-scratch").join(format!("{test}-target"));
+        KernelBuild::guarded(layout, self.kernels(), target_dir)
+            .unwrap_or_else(|error| panic!("the backend guard refused the scratch build: {error:#}"))
     }
 }
 

@@ -1,0 +1,171 @@
+//! `cargo xtask build-backend NAME`: pin → materialise → apply the series to a work copy →
+//! build → install under the build's key → PROVENANCE, as numbered, timed steps. Two locks
+//! make concurrent runs safe: one per backend in the project (the vendor tree and the build
+//! folder are shared by every key) and one per key in the backends root (the install). A run
+//! that finds a matching install says so and does nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use regress::layout::Layout;
+
+use super::apply::apply_series;
+use super::description::{Upstream, read_backend};
+use super::error::BackendError;
+use super::guard::{Installed, source_differences, verify};
+use super::inputs::{BuildInputs, FileHash, hash_sources};
+use super::lock::Lock;
+use super::provenance::Provenance;
+use super::series::sha256_file;
+use super::store::{Slot, backends_root};
+use super::upstream::{materialise, work_copy};
+use crate::process::{self, Steps};
+
+/// Whether a run built the backend or found it installed already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Built,
+    UpToDate,
+}
+
+/// Builds and installs backend `name` of the project at `layout` unless it is up to date.
+pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)> {
+    let root = layout.root();
+    let mut steps = Steps::new(6);
+    let (inputs, slot) = steps.step("read the description, the series and the toolchain", || {
+        let backend = read_backend(root, name)?;
+        let inputs = BuildInputs::read(root, backend)?;
+        let slot = Slot::new(&backends_root(layout)?, name, &inputs.key());
+        eprintln!(
+            "backend `{name}`: {}; {} patch(es); {}; key {}",
+            inputs.backend.summary,
+            inputs.series.patches.len(),
+            inputs.rustc.version,
+            slot.key
+        );
+        Ok((inputs, slot))
+    })?;
+
+    let _project_lock =
+        Lock::acquire(&root.join("target").join("backend-locks").join(format!("{name}.lock")), name)?;
+    let _key_lock = Lock::acquire(&slot.lock_path(), &format!("{name} ({})", slot.key))?;
+    if let Some(Ok(installed)) = verify(&inputs, &slot.dir()) {
+        eprintln!(
+            "backend `{name}` is up to date at {} (built {}); nothing to do",
+            installed.dir.display(),
+            installed.provenance.built_at
+        );
+        return Ok((installed, Outcome::UpToDate));
+    }
+    slot.tidy()?;
+
+    let (revision, work) =
+        steps.step("materialise the upstream at its pin", || match &inputs.backend.upstream {
+            Upstream::Git { url, pin, vendor } => {
+                let materialised = materialise(root, name, url, pin, vendor)?;
+                eprintln!("{} is at {}", vendor.display(), materialised.revision);
+                let work = slot.temporary("work")?;
+                let copy = work.path().join("src");
+                work_copy(&materialised, &copy)?;
+                Ok((materialised.revision, Some((work, copy))))
+            }
+            Upstream::InTree { .. } => {
+                eprintln!("built in-tree from {} source files: nothing to fetch", inputs.sources.len());
+                Ok((inputs.rustc.commit_hash.clone(), None))
+            }
+        })?;
+    let build_dir = work.as_ref().map_or_else(|| root.to_owned(), |(_, copy)| copy.clone());
+
+    steps.step("apply the series to the work copy", || {
+        if inputs.series.patches.is_empty() {
+            eprintln!("the series is empty: nothing to apply");
+            return Ok(());
+        }
+        apply_series(name, &inputs.series, &build_dir, &revision)
+    })?;
+    steps.step("build", || {
+        run_build(&inputs, &build_dir)?;
+        refuse_changed_sources(root, &inputs)
+    })?;
+
+    let dir = slot.dir();
+    let products = steps.step("install", || {
+        let staging = slot.temporary("staging")?;
+        let products = install_products(&inputs.backend.build.produces, &build_dir, staging.path())?;
+        std::fs::rename(staging.keep(), &dir)
+            .with_context(|| format!("moving the build into {}", dir.display()))?;
+        eprintln!("installed into {}", dir.display());
+        Ok(products)
+    })?;
+    drop(work);
+
+    let provenance = steps.step("write PROVENANCE", || {
+        let provenance = Provenance {
+            backend: name.into(),
+            key: slot.key.clone(),
+            upstream: inputs.upstream_url(),
+            pin: inputs.pin(),
+            revision,
+            series_sha256: inputs.series.sha256.clone(),
+            toolchain: inputs.rustc.identity(),
+            llvm_version: inputs.rustc.llvm_version.clone(),
+            build_command: inputs.backend.build.command.clone(),
+            built_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            patches: inputs
+                .series
+                .patches
+                .iter()
+                .map(|p| FileHash { path: p.name.clone(), sha256: p.sha256.clone() })
+                .collect(),
+            sources: inputs.sources.clone(),
+            products,
+        };
+        provenance.write(&dir)?;
+        Ok(provenance)
+    })?;
+    steps.finish(&format!("build-backend {name}"));
+    Ok((Installed { dir, provenance }, Outcome::Built))
+}
+
+/// Runs the build command in `dir`, its output streamed to the terminal. A cargo build is
+/// made to use the very rustc the build key and PROVENANCE name, wherever `dir` is.
+fn run_build(inputs: &BuildInputs, dir: &Path) -> Result<()> {
+    let (program, args) =
+        inputs.backend.build.command.split_first().context("a build command has a program")?;
+    let mut command = if program == "cargo" { process::cargo(dir) } else { Command::new(program) };
+    if program == "cargo" && inputs.rustc.program.is_absolute() {
+        command.env("RUSTC", &inputs.rustc.program);
+    }
+    command.current_dir(dir).args(args);
+    process::run(&mut command, &format!("the build of backend `{}`", inputs.backend.name))
+}
+
+/// Refuses a build that wrote into the in-tree sources it is keyed by: its PROVENANCE would
+/// name sources it was not built from.
+fn refuse_changed_sources(root: &Path, inputs: &BuildInputs) -> Result<()> {
+    let Upstream::InTree { inputs: paths } = &inputs.backend.upstream else { return Ok(()) };
+    let changes = source_differences(&inputs.sources, &hash_sources(root, paths)?);
+    if changes.is_empty() {
+        return Ok(());
+    }
+    Err(BackendError::BuildChangedSources { backend: inputs.backend.name.clone(), changes }.into())
+}
+
+/// Copies each product into `staging` under its file name and returns their sha256.
+fn install_products(produces: &[PathBuf], build_dir: &Path, staging: &Path) -> Result<Vec<FileHash>> {
+    let mut products = Vec::new();
+    for product in produces {
+        let from = build_dir.join(product);
+        let name = product.file_name().context("a product has a file name")?.to_string_lossy().into_owned();
+        if !from.is_file() {
+            bail!("the build succeeded but left no {} (backends.toml says it produces it)", from.display());
+        }
+        let to = staging.join(&name);
+        std::fs::copy(&from, &to)
+            .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+        let sha256 = sha256_file(&to).with_context(|| format!("reading {}", to.display()))?;
+        products.push(FileHash { path: name, sha256 });
+    }
+    Ok(products)
+}

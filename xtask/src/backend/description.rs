@@ -1,0 +1,237 @@
+//! `backends.toml`: what each backend is built from, how, and what the build produces.
+//!
+//! ```toml
+//! [backend.NAME]
+//! summary = "one line for people"
+//! patches = "compiler-patches/NAME"        # holds `series` and the .patch files it names
+//! upstream = { git = "URL", pin = "9df9e7ce", vendor = "vendor/NAME" }
+//! # or, for a backend built from this repository's own sources:
+//! upstream = { in-tree = ["plugin", "Cargo.lock"] }  # files and folders whose content keys the build
+//! build = { command = ["cargo", "build", "--release"], produces = ["target/release/tool"] }
+//! ```
+//!
+//! Relative paths are taken from the project root (the folder holding `backends.toml`); the build
+//! command runs in the patched work copy (git upstreams) or at the project root (in-tree), and
+//! `produces` is relative to that same folder.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::error::BackendError;
+
+/// The file name of the description at the project root.
+pub const DESCRIPTION_FILE: &str = "backends.toml";
+
+/// One declared backend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backend {
+    pub name: String,
+    pub summary: String,
+    pub upstream: Upstream,
+    /// Absolute: the folder holding `series` and the patches.
+    pub patches: PathBuf,
+    pub build: Build,
+}
+
+/// Where a backend's source comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Upstream {
+    /// A git repository at a pinned revision (short or full), materialised into `vendor`.
+    Git { url: String, pin: String, vendor: PathBuf },
+    /// This repository's own sources; `inputs` (relative to the root) key the build.
+    InTree { inputs: Vec<PathBuf> },
+}
+
+/// How to build a backend and what to install from the build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Build {
+    /// Program and arguments, run without a shell. `cargo` means the cargo running xtask.
+    pub command: Vec<String>,
+    /// Files the build leaves, relative to the folder the command runs in. Each is installed
+    /// under its file name.
+    pub produces: Vec<PathBuf>,
+}
+
+impl Backend {
+    /// The file name each product is installed under.
+    pub fn product_names(&self) -> Vec<String> {
+        self.build.produces.iter().map(|p| file_name(p)).collect()
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Reads the description at `root/backends.toml` and returns backend `name`.
+pub fn read_backend(root: &Path, name: &str) -> Result<Backend, BackendError> {
+    let file = root.join(DESCRIPTION_FILE);
+    let text = std::fs::read_to_string(&file).map_err(|error| BackendError::BadDescription {
+        file: file.clone(),
+        reason: format!("cannot be read ({error}); every project that carries a backend declares it there"),
+    })?;
+    let mut backends = parse(&text, root, &file)?;
+    let known = backends.keys().cloned().collect::<Vec<_>>().join(", ");
+    backends.remove(name).ok_or_else(|| BackendError::UnknownBackend { name: name.to_owned(), file, known })
+}
+
+/// Parses the text of a description; relative paths are resolved against `root`.
+pub fn parse(text: &str, root: &Path, file: &Path) -> Result<BTreeMap<String, Backend>, BackendError> {
+    let bad = |reason: String| BackendError::BadDescription { file: file.to_owned(), reason };
+    let raw: format::File = toml::from_str(text).map_err(|error| bad(error.to_string()))?;
+    let mut backends = BTreeMap::new();
+    for (name, entry) in raw.backend {
+        let in_backend = |what: &str| bad(format!("backend `{name}`: {what}"));
+        if !valid_name(&name) {
+            return Err(in_backend("a name is letters, digits, `-` and `_` (it names folders)"));
+        }
+        let upstream = match (
+            entry.upstream.git,
+            entry.upstream.pin,
+            entry.upstream.vendor,
+            entry.upstream.in_tree,
+        ) {
+            (Some(url), Some(pin), Some(vendor), None) => {
+                if !valid_pin(&pin) {
+                    return Err(in_backend("`pin` is a commit id: 7 to 40 hexadecimal digits"));
+                }
+                Upstream::Git { url, pin: pin.to_lowercase(), vendor: root.join(vendor) }
+            }
+            (None, None, None, Some(inputs)) if !inputs.is_empty() => Upstream::InTree { inputs },
+            _ => {
+                return Err(in_backend(
+                    "`upstream` is either { git, pin, vendor } or { in-tree = [paths that key the build] }",
+                ));
+            }
+        };
+        if entry.build.command.is_empty() {
+            return Err(in_backend("`build.command` is empty"));
+        }
+        if entry.build.produces.is_empty() {
+            return Err(in_backend("`build.produces` names no file to install"));
+        }
+        let mut names: Vec<String> = entry.build.produces.iter().map(|p| file_name(p)).collect();
+        names.sort();
+        if names.iter().any(String::is_empty) || names.windows(2).any(|w| w[0] == w[1]) {
+            return Err(in_backend("`build.produces` must name files with distinct file names"));
+        }
+        let backend = Backend {
+            name: name.clone(),
+            summary: entry.summary,
+            upstream,
+            patches: root.join(entry.patches),
+            build: Build { command: entry.build.command, produces: entry.build.produces },
+        };
+        backends.insert(name, backend);
+    }
+    Ok(backends)
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+fn valid_pin(pin: &str) -> bool {
+    (7..=40).contains(&pin.len()) && pin.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// The shape of the file, for `toml`'s deserialiser.
+mod format {
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct File {
+        pub backend: BTreeMap<String, Entry>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Entry {
+        pub summary: String,
+        pub patches: PathBuf,
+        pub upstream: UpstreamEntry,
+        pub build: BuildEntry,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct UpstreamEntry {
+        pub git: Option<String>,
+        pub pin: Option<String>,
+        pub vendor: Option<PathBuf>,
+        #[serde(rename = "in-tree")]
+        pub in_tree: Option<Vec<PathBuf>>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct BuildEntry {
+        pub command: Vec<String>,
+        pub produces: Vec<PathBuf>,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIT: &str = r#"
+[backend.up]
+summary = "a test upstream"
+patches = "compiler-patches/up"
+upstream = { git = "https://example.org/up.git", pin = "9DF9E7CE", vendor = "vendor/up" }
+build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
+"#;
+
+    #[test]
+    fn paths_resolve_against_the_root_and_pins_are_lowercase() {
+        let backends = parse(GIT, Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
+        let up = &backends["up"];
+        assert_eq!(up.patches, Path::new("/repo/compiler-patches/up"));
+        assert_eq!(
+            up.upstream,
+            Upstream::Git {
+                url: "https://example.org/up.git".into(),
+                pin: "9df9e7ce".into(),
+                vendor: "/repo/vendor/up".into()
+            }
+        );
+        assert_eq!(up.product_names(), ["up"]);
+    }
+
+    #[test]
+    fn bad_descriptions_are_refused_naming_the_backend() {
+        let cases = [
+            (GIT.replace("9DF9E7CE", "main"), "`pin` is a commit id"),
+            (GIT.replace("vendor = \"vendor/up\"", "in-tree = [\"x\"]"), "`upstream` is either"),
+            (GIT.replace("[\"target/debug/up\"]", "[]"), "names no file"),
+            (GIT.replace("summary", "summery"), "unknown field"),
+        ];
+        for (text, expected) in cases {
+            let error = parse(&text, Path::new("/r"), Path::new("/r/backends.toml")).unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+            assert!(error.contains("/r/backends.toml"), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_repositorys_default_backend_is_keyed_by_the_driver_sources() {
+        let root = regress::layout::Layout::from_build().root().to_owned();
+        let default = read_backend(&root, "default").unwrap();
+        let Upstream::InTree { inputs } = &default.upstream else { panic!("default is built in-tree") };
+        for needed in ["plugin", "Cargo.lock", "rust-toolchain.toml"] {
+            assert!(
+                inputs.iter().any(|i| i == Path::new(needed)),
+                "{needed} does not key the default backend"
+            );
+        }
+        assert!(default.product_names().contains(&"kernels-rustc".to_owned()));
+        let cuda = read_backend(&root, "cuda-rust").unwrap();
+        assert!(matches!(cuda.upstream, Upstream::Git { ref pin, .. } if pin == "9df9e7ce"));
+        let unknown = read_backend(&root, "nope").unwrap_err().to_string();
+        assert!(unknown.contains("default") && unknown.contains("cuda-rust"), "{unknown}");
+    }
+}

@@ -1,0 +1,33 @@
+//! The carried backend: `backends.toml` declares each backend (its upstream at a pin, or the
+//! in-tree sources it is built from; its patch series; its build); `build-backend` turns that
+//! into an installed build with a PROVENANCE, and `check-backend`, the guard every kernel build
+//! runs first, refuses by name any install that does not match what is on disk.
+//!
+//! Data flow: [`description`] reads `backends.toml`; [`series`] reads
+//! `compiler-patches/NAME/series` and hashes each patch; [`inputs`] adds the toolchain
+//! ([`rustc`]) and the in-tree sources and hashes everything into the build key; [`build`]
+//! materialises a git upstream ([`upstream`], via [`git`]), applies the series to a work copy
+//! ([`apply`]), builds, installs under `ROOT/NAME/KEY` ([`store`], guarded by [`lock`]) and
+//! writes [`provenance`] last; [`guard`] compares an install's PROVENANCE with the inputs.
+//! Every refusal is a [`error::BackendError`], which the command line turns into exit 70.
+
+pub mod apply;
+pub mod build;
+pub mod description;
+pub mod error;
+pub mod git;
+pub mod guard;
+pub mod inputs;
+pub mod lock;
+pub mod provenance;
+pub mod rustc;
+pub mod series;
+pub mod store;
+pub mod upstream;
+
+pub use build::{Outcome, build_backend};
+pub use error::BackendError;
+pub use guard::{Installed, check_backend};
+
+/// The backend the kernels are built with unless told otherwise.
+pub const DEFAULT_BACKEND: &str = "default";

@@ -1,0 +1,90 @@
+//! `PROVENANCE`: what an installed backend was built from. It is the last file written into
+//! an install folder (to a temporary name unique to the writer, then renamed), so a folder
+//! without one is a build that did not finish. The guard compares it with the inputs on disk.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::inputs::FileHash;
+use crate::atomic::write_atomically;
+
+/// The file name inside an install folder.
+pub const PROVENANCE_FILE: &str = "PROVENANCE";
+
+/// The record of one backend build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    pub backend: String,
+    /// The build key, which is also the install folder's name.
+    pub key: String,
+    /// The upstream's git URL, or `in-tree`.
+    pub upstream: String,
+    /// The pin as the description wrote it (a toolchain version for an in-tree backend).
+    pub pin: String,
+    /// The full revision the pin resolved to (the toolchain's commit for an in-tree backend).
+    pub revision: String,
+    pub series_sha256: String,
+    /// `rustc -vV`'s first line, commit and host.
+    pub toolchain: String,
+    pub llvm_version: String,
+    pub build_command: Vec<String>,
+    /// When the build finished, UTC, RFC 3339.
+    pub built_at: String,
+    /// The patches applied, in order.
+    pub patches: Vec<FileHash>,
+    /// In-tree sources the build was made from (empty for a git upstream).
+    pub sources: Vec<FileHash>,
+    /// The installed files, relative to the install folder.
+    pub products: Vec<FileHash>,
+}
+
+impl Provenance {
+    /// Reads `dir/PROVENANCE`.
+    pub fn read(dir: &Path) -> Result<Provenance> {
+        let path = dir.join(PROVENANCE_FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        toml::from_str(&text).with_context(|| format!("{} is not a PROVENANCE file", path.display()))
+    }
+
+    /// Writes `dir/PROVENANCE` through a temporary file unique to this writer, synced, then
+    /// renamed into place.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let text = format!(
+            "# What this backend was built from; written last by `cargo xtask build-backend`.\n{}",
+            toml::to_string(self).context("formatting PROVENANCE")?
+        );
+        write_atomically(&dir.join(PROVENANCE_FILE), text.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let provenance = Provenance {
+            backend: "up".into(),
+            key: "0123456789abcdef".into(),
+            upstream: "/tmp/up".into(),
+            pin: "9df9e7ce".into(),
+            revision: "9df9e7ce".repeat(5),
+            series_sha256: "ab".repeat(32),
+            toolchain: "rustc 1.99.1".into(),
+            llvm_version: "23.1.1".into(),
+            build_command: vec!["cargo".into(), "build".into()],
+            built_at: "2026-11-29T15:00:00Z".into(),
+            patches: vec![FileHash { path: "0001-a.patch".into(), sha256: "cd".repeat(32) }],
+            sources: vec![],
+            products: vec![FileHash { path: "up".into(), sha256: "ef".repeat(32) }],
+        };
+        provenance.write(dir.path()).unwrap();
+        assert_eq!(Provenance::read(dir.path()).unwrap(), provenance);
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "only PROVENANCE is left, no temporary file");
+    }
+}
