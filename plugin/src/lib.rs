@@ -19,7 +19,9 @@ pub mod ir {
 }
 #[cfg(feature = "oracle")]
 pub mod oracle;
+pub mod report;
 pub mod scope;
+pub mod text;
 pub mod verify;
 
 /// A pliron context with the `mir` and `semantic` dialects registered (pliron registers every
