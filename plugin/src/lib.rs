@@ -10,6 +10,7 @@
 //! With the `oracle` feature, [`oracle`] verifies the same scopes the slow, simple way, for
 //! agreement tests and the timing regression.
 
+pub mod generate;
 pub mod ir {
     //! The kernel IR: types, the `mir` and `semantic` dialects, and the builder.
     pub mod builder;
