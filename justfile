@@ -45,3 +45,7 @@ canon-check *ARGS:
 # Write one self-contained HTML page (target/report/index.html): shapes, pins, the last canon-check.
 report:
     cargo xtask report
+
+# Verify textual kernel IR with the plugin's verifier: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
+verify-ir +FILES:
+    cargo xtask verify-ir {{FILES}}

@@ -24,3 +24,4 @@ pub mod report;
 pub mod setup;
 pub mod shapes;
 pub mod toolchain;
+pub mod verify_ir;

@@ -53,6 +53,12 @@ enum Task {
     },
     /// Write target/report/index.html: shapes, pins and reasons, the last canon-check.
     Report,
+    /// Verify textual kernel IR files: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
+    VerifyIr {
+        /// Files of pliron textual IR (relative paths from the repository root).
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -123,5 +129,6 @@ fn run(task: Task) -> Result<()> {
         }
         Task::CanonCheck { old, new, json } => xtask::canon_check::canon_check(&layout, &old, &new, json),
         Task::Report => xtask::report::report(&layout),
+        Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
     }
 }
