@@ -23,3 +23,7 @@ review:
 # Format the host workspace and the kernels workspace.
 fmt:
     cargo xtask fmt
+
+# Run every kernel on the GPU (needs an NVIDIA GPU): correctness, time, roofline, PyTorch peer.
+gpu *ARGS:
+    cargo xtask gpu {{ARGS}}

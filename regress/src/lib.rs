@@ -13,4 +13,5 @@
 pub mod freshness;
 pub mod layout;
 pub mod ptx;
+pub mod ptxas;
 pub mod snapshots;

@@ -11,6 +11,7 @@
 //! never against the current directory.
 
 pub mod checks;
+pub mod gpu;
 pub mod kernels;
 pub mod process;
 pub mod setup;

@@ -21,6 +21,22 @@ enum Task {
     Test,
     /// Format the host workspace and the kernels workspace.
     Fmt,
+    /// Run every kernel on the GPU (needs an NVIDIA GPU): correctness, time, roofline, PyTorch.
+    Gpu {
+        /// Instead of running, copy the runner, the PTX and the peer script into this folder,
+        /// for a GPU machine without Rust.
+        #[arg(long)]
+        bundle: Option<std::path::PathBuf>,
+        /// Arguments for the runner (`-- --help` lists them).
+        #[arg(last = true)]
+        runner_args: Vec<String>,
+    },
+    /// Turn a captured `ptxas -arch=sm_90 -v` report into regress/ptxas-sm90.tsv.
+    PtxasTsv {
+        /// The report (default: regress/fixtures/ptxas-sm90-h200.txt).
+        #[arg(long)]
+        from: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> Result<()> {
@@ -31,5 +47,7 @@ fn main() -> Result<()> {
         Task::Kernels => xtask::checks::kernels(&layout),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
+        Task::Gpu { bundle, runner_args } => xtask::gpu::gpu(&layout, bundle.as_deref(), &runner_args),
+        Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
     }
 }
