@@ -234,6 +234,11 @@ fn write_json(
         "verdicts": verdicts,
         "peers": peers,
     });
-    std::fs::write(path, serde_json::to_string_pretty(&document)?)
-        .with_context(|| format!("writing {}", path.display()))
+    // Written beside its destination and renamed, so a reader never sees half a file.
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let mut temporary = tempfile::NamedTempFile::new_in(folder)
+        .with_context(|| format!("creating a temporary file in {}", folder.display()))?;
+    std::io::Write::write_all(&mut temporary, serde_json::to_string_pretty(&document)?.as_bytes())?;
+    temporary.persist(path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
 }
