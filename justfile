@@ -49,3 +49,7 @@ report:
 # Verify textual kernel IR with the plugin's verifier: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
 verify-ir +FILES:
     cargo xtask verify-ir {{FILES}}
+
+# Run every kernel on the GPU (needs an NVIDIA GPU): correctness, time, roofline, PyTorch peer.
+gpu *ARGS:
+    cargo xtask gpu {{ARGS}}

@@ -1,5 +1,6 @@
 //! Block reduction (sum) through dynamic shared memory and barriers.
 
+use crate::device::strided::strided;
 use crate::device::{
     barrier, block_dim_x, block_idx_x, dynamic_shared_base, global_thread_index, grid_thread_count,
     thread_idx_x,
@@ -7,7 +8,8 @@ use crate::device::{
 
 /// Sums `input[0..n]` into one partial sum per block: `partials[block]` is the sum of the
 /// elements this block's threads visit in a grid-stride loop. The host adds the `gridDim.x`
-/// partials (or launches this kernel again on them).
+/// partials (or launches this kernel again on them). Each thread batches its loads
+/// ([`strided`]), so several are in flight.
 ///
 /// Launch: one-dimensional; `blockDim.x` a power of two (at most 1024); dynamic shared memory
 /// `blockDim.x * 4` bytes. The tree reduction in shared memory halves the active threads per
@@ -18,12 +20,8 @@ use crate::device::{
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn block_reduce_sum(input: *const f32, partials: *mut f32, n: usize) {
     let mut sum = 0.0f32;
-    let mut i = global_thread_index();
-    while i < n {
-        // SAFETY: `i < n`.
-        sum += unsafe { *input.add(i) };
-        i += grid_thread_count();
-    }
+    // SAFETY: `strided` passes indices below `n`.
+    strided(global_thread_index(), n, grid_thread_count(), |i| unsafe { *input.add(i) }, |_, v| sum += v);
 
     let tid = thread_idx_x() as usize;
     let sums = dynamic_shared_base::<f32>();

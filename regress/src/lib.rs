@@ -14,5 +14,6 @@ pub mod canon;
 pub mod freshness;
 pub mod layout;
 pub mod ptx;
+pub mod ptxas;
 pub mod shapes;
 pub mod snapshots;

@@ -16,6 +16,7 @@ pub mod atomic;
 pub mod backend;
 pub mod canon_check;
 pub mod checks;
+pub mod gpu;
 pub mod host_config;
 pub mod kernels;
 pub mod process;

@@ -59,6 +59,22 @@ enum Task {
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
+    /// Run every kernel on the GPU (needs an NVIDIA GPU): correctness, time, roofline, PyTorch.
+    Gpu {
+        /// Instead of running, copy the runner, the PTX and the peer script into this folder,
+        /// for a GPU machine without Rust.
+        #[arg(long)]
+        bundle: Option<std::path::PathBuf>,
+        /// Arguments for the runner (`-- --help` lists them).
+        #[arg(last = true)]
+        runner_args: Vec<String>,
+    },
+    /// Turn a captured `ptxas -arch=sm_90 -v` report into regress/ptxas-sm90.tsv.
+    PtxasTsv {
+        /// The report (default: regress/fixtures/ptxas-sm90-h200.txt).
+        #[arg(long)]
+        from: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -130,5 +146,7 @@ fn run(task: Task) -> Result<()> {
         Task::CanonCheck { old, new, json } => xtask::canon_check::canon_check(&layout, &old, &new, json),
         Task::Report => xtask::report::report(&layout),
         Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
+        Task::Gpu { bundle, runner_args } => xtask::gpu::gpu(&layout, bundle.as_deref(), &runner_args),
+        Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
     }
 }

@@ -33,6 +33,13 @@ pub fn rsqrt(x: f32) -> f32 {
     pure_instruction!("rsqrt.approx.ftz.f32 {result}, {input};", x, reg32 => f32)
 }
 
+/// `1/x`, approximately (`rcp.approx`, relative error about 2^-23), instead of the dozen
+/// instructions of a correctly rounded division.
+#[inline(always)]
+pub fn reciprocal(x: f32) -> f32 {
+    pure_instruction!("rcp.approx.ftz.f32 {result}, {input};", x, reg32 => f32)
+}
+
 /// `a * b + c` with one rounding (`fma.rn.f32`).
 #[inline(always)]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {

@@ -1,5 +1,5 @@
 //! The device API shared by every kernel: thread geometry, dynamic shared memory, barriers,
-//! warp and block reductions, fast math, and the mbarrier pipeline protocol.
+//! warp and block reductions, fast math, strided loops with batched loads, and the mbarrier pipeline protocol.
 //!
 //! Kernels call these functions instead of writing `asm!` themselves, so that the instructions a
 //! kernel depends on live in one place and the compiler-pass plugin can recognise the calls that
@@ -11,6 +11,7 @@ pub mod math;
 pub mod pipeline;
 pub mod reduce;
 pub mod shared;
+pub mod strided;
 
 pub use geometry::*;
 pub use shared::{barrier, dynamic_shared_base, dynamic_shared_window_address};

@@ -1,0 +1,248 @@
+//! The GPU side: load `kernels.ptx` through the CUDA driver API (cudarc, which opens libcuda at
+//! run time, so nothing here needs CUDA to build), move a case's buffers, launch, time with
+//! CUDA events. What to launch, on what, and what to expect come from [`crate::cases`].
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+
+use crate::cases::{Case, Inputs, Kernel, output_len};
+use crate::compare::{GUARD, POISON};
+
+/// A context on device 0 with the kernels' module loaded.
+pub struct Gpu {
+    stream: Arc<CudaStream>,
+    functions: HashMap<Kernel, CudaFunction>,
+    pub name: String,
+    pub multiprocessors: usize,
+    pub l2_bytes: usize,
+}
+
+/// One case's buffers on the device: inputs and output, each with [`GUARD`] poisoned elements
+/// past its end.
+struct DeviceCase {
+    floats: Vec<CudaSlice<f32>>,
+    halves: Option<CudaSlice<u16>>,
+    output: CudaSlice<f32>,
+    scalar: f32,
+}
+
+/// A timed case: the median of the repeats and the output of the first launch.
+pub struct Timed {
+    pub median_ms: f64,
+    pub spread: (f64, f64),
+    pub first_output: Vec<f32>,
+}
+
+fn poisoned(values: &[f32]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(values.len() + GUARD);
+    out.extend_from_slice(values);
+    out.extend(std::iter::repeat_n(f32::from_bits(POISON), GUARD));
+    out
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+impl Gpu {
+    /// Opens device 0 and loads every kernel of the catalogue from `ptx`, failing with the
+    /// name of any entry the PTX lacks.
+    pub fn open(ptx: &Path) -> Result<Gpu> {
+        // SAFETY: only tries to open libcuda; cudarc would panic at the first call without it.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            bail!(
+                "no CUDA driver library (libcuda.so) here: the GPU runner needs an NVIDIA GPU and its driver"
+            );
+        }
+        let context = CudaContext::new(0).context(
+            "could not open CUDA device 0 (the runner needs an NVIDIA GPU and its driver's libcuda)",
+        )?;
+        // One stream only: cudarc's per-buffer event tracking would add events to every launch.
+        // SAFETY: nothing here uses more than the one default stream.
+        unsafe { context.disable_event_tracking() };
+        let name = context.name()?;
+        let multiprocessors =
+            context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize;
+        let l2_bytes = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize;
+        let module = context
+            .load_module(Ptx::from_file(ptx))
+            .with_context(|| format!("the driver could not load {} (ptxas rejected it?)", ptx.display()))?;
+        let mut functions = HashMap::new();
+        for kernel in Kernel::ALL {
+            let function = module.load_function(kernel.entry()).with_context(|| {
+                format!("{} has no entry `{}`: rebuild it with `just kernels`", ptx.display(), kernel.entry())
+            })?;
+            functions.insert(kernel, function);
+        }
+        Ok(Gpu { stream: context.default_stream(), functions, name, multiprocessors, l2_bytes })
+    }
+
+    fn upload(&self, case: &Case, inputs: &Inputs) -> Result<DeviceCase> {
+        let mut floats = Vec::new();
+        for values in &inputs.floats {
+            floats.push(self.stream.clone_htod(&poisoned(values))?);
+        }
+        let halves = match &inputs.halves {
+            Some(bits) => {
+                let mut padded = bits.clone();
+                // A binary16 NaN in the guard: a read past the end poisons the result.
+                padded.extend(std::iter::repeat_n(0x7e01u16, GUARD));
+                Some(self.stream.clone_htod(&padded)?)
+            }
+            None => None,
+        };
+        // SAXPY works in place on `y`, its second input; everything else has its own output.
+        let output = if case.kernel == Kernel::Saxpy {
+            floats.pop().context("saxpy needs x and y")?
+        } else {
+            self.stream.clone_htod(&poisoned(&vec![f32::from_bits(POISON); output_len(case)]))?
+        };
+        Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar })
+    }
+
+    fn launch(&self, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
+        let function = &self.functions[&case.kernel];
+        let config = LaunchConfig {
+            grid_dim: (case.launch.grid.0, case.launch.grid.1, 1),
+            block_dim: (case.launch.block.0, case.launch.block.1, 1),
+            shared_mem_bytes: case.launch.shared_bytes,
+        };
+        let mut args = self.stream.launch_builder(function);
+        let f = &buffers.floats;
+        match (case.kernel, case.shape) {
+            (Kernel::VectorAdd | Kernel::SiluMul, crate::cases::Shape::Elements(n)) => {
+                args.arg(&f[0]).arg(&f[1]).arg(&mut buffers.output).arg(&n);
+                // SAFETY: the buffers hold `n` floats (plus guards), as the contract asks.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::Saxpy, crate::cases::Shape::Elements(n)) => {
+                args.arg(&buffers.scalar).arg(&f[0]).arg(&mut buffers.output).arg(&n);
+                // SAFETY: as above; `y` is the output buffer.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::BlockReduceSum, crate::cases::Shape::Elements(n)) => {
+                args.arg(&f[0]).arg(&mut buffers.output).arg(&n);
+                // SAFETY: `n` inputs, `gridDim.x` partials, `blockDim.x * 4` shared bytes.
+                unsafe { args.launch(config) }?;
+            }
+            (
+                Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate,
+                crate::cases::Shape::Elements(n),
+            ) => {
+                args.arg(&f[0]).arg(&mut buffers.output).arg(&n).arg(&buffers.scalar);
+                // SAFETY: `n` floats each; the grid covers `n`; `blockDim.x * 4` shared bytes.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::RmsNorm, crate::cases::Shape::Matrix { rows, cols }) => {
+                args.arg(&f[0])
+                    .arg(&f[1])
+                    .arg(&mut buffers.output)
+                    .arg(&rows)
+                    .arg(&cols)
+                    .arg(&buffers.scalar);
+                // SAFETY: `rows * cols` floats in and out, `cols` weights, 128 shared bytes.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::SoftmaxRows, crate::cases::Shape::Matrix { rows, cols }) => {
+                args.arg(&f[0]).arg(&mut buffers.output).arg(&rows).arg(&cols);
+                // SAFETY: `rows * cols` floats in and out, 128 shared bytes.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::GemvF16, crate::cases::Shape::Matrix { rows, cols }) => {
+                let weights = buffers.halves.as_ref().context("gemv_f16 needs its weights")?;
+                args.arg(weights).arg(&f[0]).arg(&mut buffers.output).arg(&rows).arg(&cols);
+                // SAFETY: `rows * cols` halves, `cols` floats in, `rows` floats out.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::GemmTiled, crate::cases::Shape::Gemm { m, n, k }) => {
+                args.arg(&f[0]).arg(&f[1]).arg(&mut buffers.output).arg(&m).arg(&n).arg(&k);
+                // SAFETY: `m*k`, `k*n` and `m*n` floats; 16×16 blocks covering `c`; 2048 bytes.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::PipelineSum, crate::cases::Shape::Tiles(tiles)) => {
+                let tiles = u32::try_from(tiles).context("pipeline_sum counts tiles in u32")?;
+                args.arg(&f[0]).arg(&tiles).arg(&mut buffers.output);
+                // SAFETY: whole tiles, 256-byte aligned (cudaMalloc), `gridDim.x` partials,
+                // 160 threads and the ring's 16 576 shared bytes.
+                unsafe { args.launch(config) }?;
+            }
+            (kernel, shape) => bail!("{kernel} takes no {shape:?}"),
+        }
+        Ok(())
+    }
+
+    /// Runs a case once and returns its output buffer, guard elements included.
+    pub fn run(&self, case: &Case, inputs: &Inputs) -> Result<Vec<f32>> {
+        let mut buffers = self.upload(case, inputs)?;
+        self.launch(case, &mut buffers)
+            .with_context(|| format!("launching {} {}", case.kernel, case.launch))?;
+        self.stream
+            .synchronize()
+            .with_context(|| format!("{} {} failed on the device", case.kernel, case.launch))?;
+        Ok(self.stream.clone_dtoh(&buffers.output)?)
+    }
+
+    /// Launches a case `warmup` times untimed, keeping the first output, then `repeats` times
+    /// between CUDA events, and returns the median time. (SAXPY's timed launches keep updating
+    /// `y` in place; only the first output is compared.)
+    pub fn time(&self, case: &Case, inputs: &Inputs, warmup: usize, repeats: usize) -> Result<Timed> {
+        let mut buffers = self.upload(case, inputs)?;
+        self.launch(case, &mut buffers)?;
+        self.stream
+            .synchronize()
+            .with_context(|| format!("{} {} failed on the device", case.kernel, case.launch))?;
+        let first_output = self.stream.clone_dtoh(&buffers.output)?;
+        for _ in 0..warmup {
+            self.launch(case, &mut buffers)?;
+        }
+        let times = self.time_repeats(repeats, || self.launch(case, &mut buffers))?;
+        Ok(Timed { median_ms: times.0, spread: times.1, first_output })
+    }
+
+    /// Times `repeats` runs of `work`, each between two events; the median and the (min, max).
+    fn time_repeats(
+        &self,
+        repeats: usize,
+        mut work: impl FnMut() -> Result<()>,
+    ) -> Result<(f64, (f64, f64))> {
+        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        let mut pairs = Vec::with_capacity(repeats);
+        for _ in 0..repeats {
+            let start = self.stream.record_event(timing)?;
+            work()?;
+            let end = self.stream.record_event(timing)?;
+            pairs.push((start, end));
+        }
+        self.stream.synchronize().context("a timed launch failed on the device")?;
+        let mut times = Vec::with_capacity(repeats);
+        for (start, end) in &pairs {
+            times.push(f64::from(start.elapsed_ms(end)?));
+        }
+        let low = times.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = times.iter().copied().fold(0.0, f64::max);
+        Ok((median(&mut times), (low, high)))
+    }
+
+    /// The device-to-device copy bandwidth in bytes per second (bytes read plus bytes
+    /// written), measured on `bytes`-long buffers: the roofline the kernels are judged by.
+    pub fn copy_bandwidth(&self, bytes: usize, repeats: usize) -> Result<f64> {
+        let len = bytes / 4;
+        let source = self.stream.clone_htod(&vec![1.5f32; len])?;
+        let mut destination = self.stream.alloc_zeros::<f32>(len)?;
+        for _ in 0..3 {
+            self.stream.memcpy_dtod(&source, &mut destination)?;
+        }
+        let (median_ms, _) = self.time_repeats(repeats, || {
+            self.stream.memcpy_dtod(&source, &mut destination)?;
+            Ok(())
+        })?;
+        Ok(2.0 * (len * 4) as f64 / (median_ms * 1e-3))
+    }
+}

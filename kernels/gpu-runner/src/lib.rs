@@ -1,0 +1,18 @@
+//! The GPU runner: runs every kernel of `kernels.ptx` on an NVIDIA GPU, checks each output
+//! against its host reference (`kernels-reference`) within a tolerance stated per kernel, times
+//! it with CUDA events, and judges the time against the measured copy bandwidth and PyTorch.
+//!
+//! Data flow: [`cases`] lists, per kernel, the correctness cases (edge sizes) and the timing
+//! cases (large shapes), makes random inputs and computes the expected output and tolerance;
+//! [`gpu`] uploads the inputs with poisoned guards, launches and times; [`compare`] finds the
+//! worst error, unwritten elements and writes past the end; [`peer`] asks
+//! `peer/peer_timings.py` to time PyTorch on the same shapes; [`report`] prints a table per
+//! kernel and a summary against the targets.
+//!
+//! Only [`gpu`] needs a GPU: everything else is plain Rust that CI tests without one.
+
+pub mod cases;
+pub mod compare;
+pub mod gpu;
+pub mod peer;
+pub mod report;

@@ -1,0 +1,115 @@
+//! The peer: what a user would otherwise call (PyTorch's own kernels, cuBLAS through
+//! `torch.matmul`), timed by `peer/peer_timings.py` on the same shapes in the same run.
+//!
+//! The runner writes the shapes as JSON to the script's standard input and reads one median
+//! per shape back from its standard output. Timing PyTorch needs Python; timing our kernels and
+//! checking them does not, so the split keeps every comparison in Rust and the peer optional.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::cases::{Kernel, Shape};
+
+/// One shape for the peer to time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeerRequest {
+    pub kernel: String,
+    /// The shape's dimensions: `[n]`, `[rows, cols]` or `[m, n, k]`; tiles are given in floats.
+    pub dims: Vec<usize>,
+}
+
+/// The peer's answer for one shape.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct PeerTiming {
+    pub kernel: String,
+    pub dims: Vec<usize>,
+    /// What was called, e.g. `torch.nn.functional.rms_norm`.
+    pub call: String,
+    pub median_ms: f64,
+}
+
+/// The peer request for a kernel timed on `shape`, or `None` where PyTorch has no counterpart
+/// (the shared-memory helper stencils).
+pub fn request(kernel: Kernel, shape: Shape) -> Option<PeerRequest> {
+    let dims = match (kernel, shape) {
+        (Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate, _) => return None,
+        (_, Shape::Elements(n)) => vec![n],
+        (_, Shape::Matrix { rows, cols }) => vec![rows, cols],
+        (_, Shape::Gemm { m, n, k }) => vec![m, n, k],
+        (_, Shape::Tiles(t)) => vec![t * kernels_reference::PIPELINE_TILE_FLOATS],
+    };
+    Some(PeerRequest { kernel: kernel.entry().to_owned(), dims })
+}
+
+/// Parses the script's output, checking that it answers exactly the shapes asked.
+pub fn parse(output: &str, requests: &[PeerRequest]) -> Result<Vec<PeerTiming>> {
+    let timings: Vec<PeerTiming> =
+        serde_json::from_str(output.trim()).context("the peer script's output is not its JSON list")?;
+    for request in requests {
+        if !timings.iter().any(|t| t.kernel == request.kernel && t.dims == request.dims) {
+            bail!("the peer script gave no timing for {} {:?}", request.kernel, request.dims);
+        }
+    }
+    if let Some(bad) = timings.iter().find(|t| !(t.median_ms.is_finite() && t.median_ms > 0.0)) {
+        bail!("the peer script reported a time of {} ms for {}", bad.median_ms, bad.kernel);
+    }
+    Ok(timings)
+}
+
+/// Whether `python3` can import torch here.
+pub fn torch_available() -> bool {
+    Command::new("python3")
+        .args(["-c", "import torch; assert torch.cuda.is_available()"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs the peer script on `requests`.
+pub fn run(script: &Path, requests: &[PeerRequest]) -> Result<Vec<PeerTiming>> {
+    let mut child = Command::new("python3")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .env("PYTHONUNBUFFERED", "1")
+        .spawn()
+        .with_context(|| format!("could not start python3 {}", script.display()))?;
+    let input = serde_json::to_string(requests)?;
+    child.stdin.take().context("the peer's stdin")?.write_all(input.as_bytes())?;
+    let output = child.wait_with_output().context("waiting for the peer script")?;
+    if !output.status.success() {
+        bail!("python3 {} failed ({})", script.display(), output.status);
+    }
+    parse(&String::from_utf8_lossy(&output.stdout), requests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_carry_the_timed_dims() {
+        let r = request(Kernel::GemvF16, Shape::Matrix { rows: 14336, cols: 4096 }).unwrap();
+        assert_eq!((r.kernel.as_str(), r.dims.as_slice()), ("gemv_f16", &[14336, 4096][..]));
+        assert_eq!(request(Kernel::PipelineSum, Shape::Tiles(2)).unwrap().dims, [2048]);
+        assert_eq!(request(Kernel::SharedHelperLocal, Shape::Elements(8)), None);
+    }
+
+    #[test]
+    fn parse_checks_every_shape_is_answered() {
+        let asked = [request(Kernel::SoftmaxRows, Shape::Matrix { rows: 2, cols: 3 }).unwrap()];
+        let good =
+            r#"[{"kernel": "softmax_rows", "dims": [2, 3], "call": "torch.softmax", "median_ms": 0.5}]"#;
+        assert_eq!(parse(good, &asked).unwrap()[0].median_ms, 0.5);
+        let other = good.replace("[2, 3]", "[3, 2]");
+        assert!(parse(&other, &asked).unwrap_err().to_string().contains("no timing for softmax_rows"));
+        let zero = good.replace("0.5", "0.0");
+        assert!(parse(&zero, &asked).is_err());
+        assert!(parse("Traceback", &asked).is_err());
+    }
+}

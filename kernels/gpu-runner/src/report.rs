@@ -1,0 +1,286 @@
+//! Turning measurements into the tables `just gpu` prints: per kernel, one row per case (shape,
+//! launch, result, median time, achieved rate, fraction of the roofline, peer ratio), then a
+//! summary of each kernel's large shape against the issue's targets.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::cases::{Kernel, Roofline, Work};
+use crate::peer::PeerTiming;
+
+/// One measured case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub kernel: String,
+    pub shape: String,
+    pub dims: Vec<usize>,
+    pub launch: String,
+    pub passed: bool,
+    pub result: String,
+    /// Median of the timed launches, in milliseconds.
+    pub median_ms: f64,
+    pub bytes: u64,
+    pub flops: u64,
+    /// A timing shape (large, several times the L2) rather than a correctness edge case.
+    pub timing_shape: bool,
+}
+
+/// What the row achieved: bytes per second, FLOP per second.
+pub fn rates(work: Work, median_ms: f64) -> (f64, f64) {
+    let seconds = median_ms * 1e-3;
+    (work.bytes as f64 / seconds, work.flops as f64 / seconds)
+}
+
+impl Row {
+    fn work(&self) -> Work {
+        Work { bytes: self.bytes, flops: self.flops }
+    }
+
+    /// Achieved bandwidth over the copy bandwidth measured in the same run.
+    pub fn fraction_of_copy(&self, copy_bytes_per_s: f64) -> f64 {
+        rates(self.work(), self.median_ms).0 / copy_bytes_per_s
+    }
+}
+
+/// The peer's time for the shape of `row`, if it was timed.
+pub fn peer_for<'a>(row: &Row, peers: &'a [PeerTiming]) -> Option<&'a PeerTiming> {
+    peers.iter().find(|p| p.kernel == row.kernel && dims_match(&row.kernel, &row.dims, &p.dims))
+}
+
+fn dims_match(kernel: &str, row: &[usize], peer: &[usize]) -> bool {
+    // pipeline_sum's rows count tiles; the peer is asked for floats.
+    if kernel == Kernel::PipelineSum.entry() {
+        return row.len() == 1 && peer == [row[0] * kernels_reference::PIPELINE_TILE_FLOATS];
+    }
+    row == peer
+}
+
+fn human_rate(kernel: Kernel, row: &Row) -> String {
+    let (bytes, flops) = rates(row.work(), row.median_ms);
+    match kernel.roofline() {
+        Roofline::Bandwidth { .. } => format!("{:.0} GB/s", bytes / 1e9),
+        Roofline::Arithmetic => format!("{:.2} TFLOP/s", flops / 1e12),
+    }
+}
+
+/// The table of one kernel's rows.
+pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> String {
+    let header = ["shape", "launch", "result", "median", "rate", "of copy", "peer", "ours/peer"];
+    let mut lines: Vec<[String; 8]> = vec![header.map(str::to_owned)];
+    for row in rows.iter().filter(|r| r.kernel == kernel.entry()) {
+        let fraction = match kernel.roofline() {
+            Roofline::Bandwidth { .. } => format!("{:.0} %", 100.0 * row.fraction_of_copy(copy_bytes_per_s)),
+            Roofline::Arithmetic => "—".to_owned(),
+        };
+        let (peer, ratio) = match peer_for(row, peers) {
+            Some(p) if row.timing_shape => {
+                (format!("{:.4} ms", p.median_ms), format!("{:.2}", row.median_ms / p.median_ms))
+            }
+            _ => ("—".to_owned(), "—".to_owned()),
+        };
+        lines.push([
+            row.shape.clone(),
+            row.launch.clone(),
+            row.result.clone(),
+            format!("{:.4} ms", row.median_ms),
+            human_rate(kernel, row),
+            fraction,
+            peer,
+            ratio,
+        ]);
+    }
+    render(&format!("{kernel}"), &lines)
+}
+
+/// A target of the issue and whether the kernel met it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub kernel: String,
+    pub shape: String,
+    pub median_ms: f64,
+    pub rate: String,
+    pub fraction_of_copy: Option<f64>,
+    pub peer_call: Option<String>,
+    pub ours_over_peer: Option<f64>,
+    /// The targets that apply, each with whether it is met: e.g. ("≥ 85 % of copy", true).
+    pub targets: Vec<(String, bool)>,
+}
+
+/// For each kernel, its fastest row on each timing shape, judged against the issue's targets.
+pub fn verdicts(rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    for kernel in Kernel::ALL {
+        let mut shapes: Vec<&str> = Vec::new();
+        for row in rows.iter().filter(|r| r.kernel == kernel.entry() && r.timing_shape) {
+            if !shapes.contains(&row.shape.as_str()) {
+                shapes.push(&row.shape);
+            }
+        }
+        for shape in shapes {
+            let best = rows
+                .iter()
+                .filter(|r| r.kernel == kernel.entry() && r.timing_shape && r.shape == shape)
+                .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
+                .expect("the shape came from these rows");
+            let peer = peer_for(best, peers);
+            let ratio = peer.map(|p| best.median_ms / p.median_ms);
+            let mut targets = vec![("correct".to_owned(), best.passed)];
+            let fraction = match kernel.roofline() {
+                Roofline::Bandwidth { target } => {
+                    let fraction = best.fraction_of_copy(copy_bytes_per_s);
+                    if let Some(target) = target {
+                        targets.push((format!("≥ {:.0} % of copy", target * 100.0), fraction >= target));
+                    }
+                    Some(fraction)
+                }
+                Roofline::Arithmetic => None,
+            };
+            if kernel.must_match_peer() {
+                targets.push(("≤ peer's time".to_owned(), ratio.is_some_and(|r| r <= 1.0)));
+            }
+            verdicts.push(Verdict {
+                kernel: kernel.entry().to_owned(),
+                shape: shape.to_owned(),
+                median_ms: best.median_ms,
+                rate: format!("{} with {}", human_rate(kernel, best), best.launch),
+                fraction_of_copy: fraction,
+                peer_call: peer.map(|p| p.call.clone()),
+                ours_over_peer: ratio,
+                targets,
+            });
+        }
+    }
+    verdicts
+}
+
+/// The summary table of the verdicts.
+pub fn summary_table(verdicts: &[Verdict]) -> String {
+    let header = ["kernel", "shape", "median", "rate (best launch)", "of copy", "ours/peer", "targets"];
+    let mut lines: Vec<[String; 7]> = vec![header.map(str::to_owned)];
+    for v in verdicts {
+        let targets: Vec<String> = v
+            .targets
+            .iter()
+            .map(|(what, met)| format!("{what}: {}", if *met { "met" } else { "MISSED" }))
+            .collect();
+        lines.push([
+            v.kernel.clone(),
+            v.shape.clone(),
+            format!("{:.4} ms", v.median_ms),
+            v.rate.clone(),
+            v.fraction_of_copy.map_or("—".to_owned(), |f| format!("{:.0} %", 100.0 * f)),
+            match (&v.ours_over_peer, &v.peer_call) {
+                (Some(r), Some(call)) => format!("{r:.2} ({call})"),
+                _ => "—".to_owned(),
+            },
+            targets.join("; "),
+        ]);
+    }
+    render("summary: large shapes against the targets", &lines)
+}
+
+/// Renders rows as an aligned plain-text table under a title.
+fn render<const N: usize>(title: &str, lines: &[[String; N]]) -> String {
+    let mut widths = [0usize; N];
+    for line in lines {
+        for (width, cell) in widths.iter_mut().zip(line) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = format!("\n== {title}\n");
+    for (i, line) in lines.iter().enumerate() {
+        let cells: Vec<String> = line
+            .iter()
+            .zip(widths)
+            .map(|(cell, w)| format!("{cell}{}", " ".repeat(w - cell.chars().count())))
+            .collect();
+        let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
+        if i == 0 {
+            let _ = writeln!(out, "  {}", widths.map(|w| "-".repeat(w)).join("  "));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(kernel: Kernel, shape: &str, dims: Vec<usize>, launch: &str, ms: f64, bytes: u64) -> Row {
+        Row {
+            kernel: kernel.entry().to_owned(),
+            shape: shape.to_owned(),
+            dims,
+            launch: launch.to_owned(),
+            passed: true,
+            result: "pass (0 ulp)".to_owned(),
+            median_ms: ms,
+            bytes,
+            flops: 0,
+            timing_shape: true,
+        }
+    }
+
+    #[test]
+    fn verdicts_take_the_fastest_launch_and_judge_the_targets() {
+        // 4e9 bytes: 1 ms is 4 TB/s, 80 % of a 5 TB/s copy; 2 ms is 40 %.
+        let rows = [
+            row(Kernel::SoftmaxRows, "a", vec![2, 3], "<<<2, 64>>>", 2.0, 4_000_000_000),
+            row(Kernel::SoftmaxRows, "a", vec![2, 3], "<<<2, 128>>>", 1.0, 4_000_000_000),
+            row(Kernel::VectorAdd, "b", vec![8], "<<<1, 256>>>", 1.25, 4_000_000_000),
+        ];
+        let peers = [PeerTiming {
+            kernel: "softmax_rows".to_owned(),
+            dims: vec![2, 3],
+            call: "torch.softmax".to_owned(),
+            median_ms: 0.8,
+        }];
+        let v = verdicts(&rows, 5e12, &peers);
+        assert_eq!(v.len(), 2);
+        let add = &v[0];
+        assert_eq!(add.kernel, "vector_add");
+        assert!((add.fraction_of_copy.unwrap() - 0.64).abs() < 1e-12);
+        assert_eq!(add.targets, [("correct".to_owned(), true), ("≥ 85 % of copy".to_owned(), false)]);
+        let softmax = &v[1];
+        assert_eq!(softmax.median_ms, 1.0);
+        assert!(softmax.rate.ends_with("<<<2, 128>>>"));
+        assert!((softmax.ours_over_peer.unwrap() - 1.25).abs() < 1e-12);
+        assert_eq!(
+            softmax.targets,
+            [
+                ("correct".to_owned(), true),
+                ("≥ 70 % of copy".to_owned(), true),
+                ("≤ peer's time".to_owned(), false)
+            ]
+        );
+        let table = summary_table(&v);
+        assert!(table.contains("≤ peer's time: MISSED"), "{table}");
+        assert!(table.contains("80 %"), "{table}");
+    }
+
+    #[test]
+    fn a_missing_peer_fails_a_peer_target_and_tables_align() {
+        let rows = [row(Kernel::SiluMul, "n=8", vec![8], "<<<1, 256>>>", 1.0, 1)];
+        let v = verdicts(&rows, 1.0, &[]);
+        assert_eq!(v[0].targets.last().unwrap(), &("≤ peer's time".to_owned(), false));
+        let table = kernel_table(Kernel::SiluMul, &rows, 1.0, &[]);
+        let lines: Vec<&str> = table.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines[0], "== silu_mul");
+        // Header, rule and row start their second column at the same place.
+        let column = lines[1].find("launch").unwrap();
+        assert_eq!(&lines[3][column..column + 1], "<");
+    }
+
+    #[test]
+    fn pipeline_rows_match_peers_asked_in_floats() {
+        let rows = [row(Kernel::PipelineSum, "2 tiles", vec![2], "<<<1, 160>>>", 1.0, 8192)];
+        let peers = [PeerTiming {
+            kernel: "pipeline_sum".to_owned(),
+            dims: vec![2048],
+            call: "torch.sum".to_owned(),
+            median_ms: 2.0,
+        }];
+        assert_eq!(peer_for(&rows[0], &peers).unwrap().median_ms, 2.0);
+    }
+}

@@ -1,0 +1,217 @@
+//! Reading `ptxas -v` reports (registers, barriers, spills, stack frame per entry and per
+//! `.func`) and writing them as the TSV pinned in `regress/ptxas-sm90.tsv`.
+//!
+//! `ptxas` exists only where CUDA is installed (the GPU machine), so its report is captured
+//! there and turned into the TSV here. The reader knows the lines that matter and skips the
+//! rest (compile times, `gmem` totals, warnings); a line it knows but cannot read is an error
+//! with its line number, never a panic.
+
+use std::fmt::Write as _;
+
+/// What `ptxas -v` says about one compiled function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionReport {
+    /// The entry's or function's name, mangling hashes normalised as in the snapshots.
+    pub name: String,
+    pub kind: FunctionKind,
+    /// The target, e.g. `sm_90`.
+    pub sm: String,
+    /// Registers per thread; `ptxas` reports none for a `.func` it compiled into its callers.
+    pub registers: Option<u32>,
+    pub barriers: Option<u32>,
+    pub spill_store_bytes: u32,
+    pub spill_load_bytes: u32,
+    pub stack_frame_bytes: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    Entry,
+    Function,
+}
+
+impl FunctionKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            FunctionKind::Entry => "entry",
+            FunctionKind::Function => "func",
+        }
+    }
+}
+
+/// A line of the report that looks like one the reader knows but does not read as one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("ptxas report line {line}: {message}: {text:?}")]
+pub struct PtxasError {
+    pub line: usize,
+    pub message: &'static str,
+    pub text: String,
+}
+
+/// Parses a `ptxas -v` report, in the order functions appear in it.
+pub fn parse(report: &str) -> Result<Vec<FunctionReport>, PtxasError> {
+    let mut functions: Vec<FunctionReport> = Vec::new();
+    // The target of the entry being compiled; `.func` reports follow their entry.
+    let mut sm = String::new();
+    for (index, raw) in report.lines().enumerate() {
+        let error = |message| PtxasError { line: index + 1, message, text: raw.to_owned() };
+        let text = raw.trim();
+        let info =
+            text.strip_prefix("ptxas info").map(|rest| rest.trim_start().trim_start_matches(':').trim());
+        if let Some(rest) = info.and_then(|i| i.strip_prefix("Compiling entry function ")) {
+            let (name, target) =
+                rest.split_once(" for ").ok_or_else(|| error("an entry without its target"))?;
+            sm = unquote(target).ok_or_else(|| error("a target that is not quoted"))?.to_owned();
+            let name = unquote(name).ok_or_else(|| error("an entry name that is not quoted"))?;
+            functions.push(FunctionReport {
+                name: crate::snapshots::normalise(name),
+                kind: FunctionKind::Entry,
+                sm: sm.clone(),
+                registers: None,
+                barriers: None,
+                spill_store_bytes: 0,
+                spill_load_bytes: 0,
+                stack_frame_bytes: 0,
+            });
+        } else if let Some(name) = info.and_then(|i| i.strip_prefix("Function properties for ")) {
+            let name = crate::snapshots::normalise(name.trim());
+            // The entry just announced by "Compiling entry function" gets its properties here;
+            // any other name is a `.func`.
+            let is_current_entry =
+                functions.last().is_some_and(|f| f.kind == FunctionKind::Entry && f.name == name);
+            if !is_current_entry {
+                if sm.is_empty() {
+                    return Err(error("function properties before any entry named its target"));
+                }
+                functions.push(FunctionReport {
+                    name,
+                    kind: FunctionKind::Function,
+                    sm: sm.clone(),
+                    registers: None,
+                    barriers: None,
+                    spill_store_bytes: 0,
+                    spill_load_bytes: 0,
+                    stack_frame_bytes: 0,
+                });
+            }
+        } else if text.contains("bytes stack frame") {
+            let current = functions.last_mut().ok_or_else(|| error("properties before any function"))?;
+            current.stack_frame_bytes =
+                number_before(text, "bytes stack frame").ok_or_else(|| error("no stack size"))?;
+            current.spill_store_bytes =
+                number_before(text, "bytes spill stores").ok_or_else(|| error("no spill stores"))?;
+            current.spill_load_bytes =
+                number_before(text, "bytes spill loads").ok_or_else(|| error("no spill loads"))?;
+        } else if let Some(rest) = info.and_then(|i| i.strip_prefix("Used ")) {
+            let current =
+                functions.last_mut().ok_or_else(|| error("a register count before any function"))?;
+            current.registers =
+                Some(number_before(rest, "registers").ok_or_else(|| error("no register count"))?);
+            current.barriers = number_before(rest, "barriers");
+        }
+    }
+    Ok(functions)
+}
+
+fn unquote(text: &str) -> Option<&str> {
+    text.trim().strip_prefix('\'')?.strip_suffix('\'')
+}
+
+/// The number just before `unit` in `text` ("16 bytes stack frame" → 16).
+fn number_before(text: &str, unit: &str) -> Option<u32> {
+    let before = &text[..text.find(unit)?];
+    before.split(|c: char| !c.is_ascii_digit()).rfind(|word| !word.is_empty())?.parse().ok()
+}
+
+/// The header of the TSV.
+pub const TSV_HEADER: &str =
+    "name\tkind\tregisters\tbarriers\tspill_store_bytes\tspill_load_bytes\tstack_frame_bytes\tsm";
+
+/// The report as TSV, one row per function, sorted by kind then name so that the file only
+/// moves when a figure does. Figures `ptxas` did not report are `-`.
+pub fn to_tsv(functions: &[FunctionReport]) -> String {
+    let mut sorted: Vec<&FunctionReport> = functions.iter().collect();
+    sorted.sort_by(|a, b| (a.kind.as_str(), &a.name).cmp(&(b.kind.as_str(), &b.name)));
+    let figure = |value: Option<u32>| value.map_or("-".to_owned(), |v| v.to_string());
+    let mut out = format!("{TSV_HEADER}\n");
+    for f in sorted {
+        let _ = writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            f.name,
+            f.kind.as_str(),
+            figure(f.registers),
+            figure(f.barriers),
+            f.spill_store_bytes,
+            f.spill_load_bytes,
+            f.stack_frame_bytes,
+            f.sm
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ptxas -arch=sm_90 -v` on this repository's kernels.ptx, captured on the H200 (CUDA 13.0).
+    const CAPTURED: &str = include_str!("../fixtures/ptxas-sm90-h200.txt");
+
+    #[test]
+    fn reads_every_entry_and_func_of_a_real_report() {
+        let functions = parse(CAPTURED).unwrap();
+        let entries: Vec<&str> =
+            functions.iter().filter(|f| f.kind == FunctionKind::Entry).map(|f| f.name.as_str()).collect();
+        assert_eq!(entries.len(), 11, "{entries:?}");
+        assert!(entries.contains(&"gemv_f16") && entries.contains(&"pipeline_sum"));
+        let add = functions.iter().find(|f| f.name == "vector_add").unwrap();
+        assert_eq!(
+            (add.registers, add.barriers, add.spill_store_bytes, add.stack_frame_bytes, add.sm.as_str()),
+            (Some(56), Some(0), 0, 0, "sm_90")
+        );
+        let helpers: Vec<&FunctionReport> =
+            functions.iter().filter(|f| f.kind == FunctionKind::Function).collect();
+        assert_eq!(helpers.len(), 2);
+        assert!(helpers.iter().all(|f| f.name.contains("Cs<crate-hash>_") && f.registers.is_none()));
+    }
+
+    #[test]
+    fn tsv_is_sorted_and_marks_unreported_figures() {
+        let tsv = to_tsv(&parse(CAPTURED).unwrap());
+        let lines: Vec<&str> = tsv.lines().collect();
+        assert_eq!(lines[0], TSV_HEADER);
+        assert_eq!(lines.len(), 1 + 13);
+        assert!(lines[1].starts_with("block_reduce_sum\tentry\t"));
+        assert!(lines.last().unwrap().contains("\tfunc\t-\t-\t0\t0\t0\tsm_90"), "{tsv}");
+    }
+
+    #[test]
+    fn spills_and_stack_are_read() {
+        let report = "ptxas info    : Compiling entry function 'k' for 'sm_90'\n\
+                      ptxas info    : Function properties for k\n\
+                      \x20   48 bytes stack frame, 24 bytes spill stores, 16 bytes spill loads\n\
+                      ptxas info    : Used 255 registers, used 1 barriers, 8 bytes smem\n";
+        let k = &parse(report).unwrap()[0];
+        assert_eq!((k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes), (48, 24, 16));
+        assert_eq!((k.registers, k.barriers), (Some(255), Some(1)));
+    }
+
+    #[test]
+    fn malformed_known_lines_are_errors_with_their_line() {
+        let report = "ptxas info    : Compiling entry function 'k' for 'sm_90'\n\
+                      ptxas info    : Used many registers\n";
+        let error = parse(report).unwrap_err();
+        assert_eq!((error.line, error.message), (2, "no register count"));
+        let orphan =
+            parse("    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n").unwrap_err();
+        assert_eq!(orphan.message, "properties before any function");
+        assert!(parse("ptxas info    : Compiling entry function k for 'sm_90'\n").is_err());
+    }
+
+    #[test]
+    fn committed_tsv_is_the_captured_report() {
+        let committed = include_str!("../ptxas-sm90.tsv");
+        assert_eq!(committed, to_tsv(&parse(CAPTURED).unwrap()), "regenerate with `cargo xtask ptxas-tsv`");
+    }
+}
