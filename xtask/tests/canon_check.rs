@@ -99,8 +99,8 @@ fn canon_check_classifies_real_builds_and_the_shapes_guard_names_the_moved_kerne
     );
     edit(
         &elementwise,
-        "unsafe { *out.add(i) = *a.add(i) + *b.add(i) };",
-        "unsafe { *out.add(i) = *a.get_unchecked(i) + *b.get_unchecked(i) };",
+        "|i| unsafe { (*a.add(i), *b.add(i)) },",
+        "|i| unsafe { (*a.get_unchecked(i), *b.get_unchecked(i)) },",
     );
     let readonly = KernelBuild::guarded(&layout, copy.clone(), scratch_dir(&layout, "canon-readonly-target"))
         .expect("the guard accepts the backend");
