@@ -66,14 +66,24 @@ pub fn gpu(layout: &Layout, bundle: Option<&Path>, runner_args: &[String]) -> Re
 /// in `regress/fixtures/`) into `regress/ptxas-sm90.tsv`, written through a temporary file.
 pub fn ptxas_tsv(layout: &Layout, report: Option<&Path>) -> Result<()> {
     let report = layout.resolve(report.unwrap_or(Path::new(PTXAS_REPORT)));
-    let text = std::fs::read_to_string(&report).with_context(|| format!("reading {}", report.display()))?;
+    write_ptxas_tsv(&report, &layout.resolve(PTXAS_TSV))
+}
+
+/// The TSV of ptxas figures pinned for `sm` (`sm_90` → `regress/ptxas-sm90.tsv`).
+pub fn ptxas_tsv_for(layout: &Layout, sm: &str) -> PathBuf {
+    layout.resolve(format!("regress/ptxas-{}.tsv", sm.replace('_', "")))
+}
+
+/// Parses the `ptxas -v` report at `report` and writes its figures as TSV to `destination`
+/// through a temporary file in the same folder, so a reader never sees half a table.
+pub fn write_ptxas_tsv(report: &Path, destination: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(report).with_context(|| format!("reading {}", report.display()))?;
     let functions = regress::ptxas::parse(&text)
         .with_context(|| format!("{} is not a ptxas -v report", report.display()))?;
-    let destination = layout.resolve(PTXAS_TSV);
     let folder = destination.parent().context("the TSV has a folder")?;
     let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
     std::io::Write::write_all(&mut temporary, regress::ptxas::to_tsv(&functions).as_bytes())?;
-    temporary.persist(&destination).with_context(|| format!("writing {}", destination.display()))?;
+    temporary.persist(destination).with_context(|| format!("writing {}", destination.display()))?;
     eprintln!("{} functions from {} into {}", functions.len(), report.display(), destination.display());
     Ok(())
 }

@@ -3,7 +3,9 @@
 //!
 //! Re-pinning is never silent: the reason comes from `--reason`, or is asked for on a terminal;
 //! without either the command refuses (exit 70) before building anything. Where `ptxas` is on
-//! the PATH, its `-v` report for the chosen sm is recorded beside the build.
+//! the PATH, its `-v` report for the chosen sm is kept beside the build and its figures
+//! (registers, barriers, spills, stack frame per function) are written to
+//! `regress/ptxas-<sm>.tsv`, the table `cargo xtask ptxas-tsv` makes from a captured report.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -58,7 +60,10 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     print_status(&shapes, &table, &findings);
     let ptxas_dir = layout.root().join("target").join("shapes");
     match record_ptxas(&ptxas_dir, on_path("ptxas").as_deref(), &ptx, &options.sm)? {
-        Some(saved) => eprintln!("==> ptxas report for {}: {}", options.sm, saved.display()),
+        Some(saved) => {
+            eprintln!("==> ptxas report for {}: {}", options.sm, saved.display());
+            crate::gpu::write_ptxas_tsv(&saved, &crate::gpu::ptxas_tsv_for(layout, &options.sm))?;
+        }
         None => eprintln!(
             "==> ptxas is not on the PATH: no register, spill or stack-frame figures from ptxas here \
              (they are recorded on the GPU machine, where ptxas is installed)"
