@@ -15,3 +15,4 @@ pub mod kernels;
 pub mod process;
 pub mod setup;
 pub mod toolchain;
+pub mod verify_report;

@@ -7,21 +7,47 @@
 //! generation is exactly the toolchain's NVPTX backend. Cargo also asks the wrapper for
 //! `-vV` and `--print` queries; those go through the same entry point unchanged.
 //!
-//! The compiler-pass plugin hooks in through [`rustc_driver::Callbacks`]: today the callbacks
-//! are the default ones, so compiling through this driver is byte-for-byte the same as compiling
-//! with rustc.
+//! Data flow: after analysis, [`scope`] collects each kernel's scope (the kernel and every
+//! function it reaches) with its MIR from before MIR inlining; [`device_api`] recognises the
+//! device API's protocol calls by path. Code generation then continues untouched.
 
 #![feature(rustc_private)]
 
+extern crate rustc_abi;
 extern crate rustc_driver;
+extern crate rustc_hir;
+extern crate rustc_interface;
+extern crate rustc_middle;
+extern crate rustc_span;
+
+mod device_api;
+mod scope;
 
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The callbacks the compiler runs with; the verifier pass will hook `after_analysis` here.
+use rustc_driver::Compilation;
+use rustc_interface::interface;
+use rustc_middle::ty::TyCtxt;
+
+/// The callbacks the compiler runs with: the verifier pass runs after analysis.
 struct KernelsCallbacks;
 
-impl rustc_driver::Callbacks for KernelsCallbacks {}
+impl rustc_driver::Callbacks for KernelsCallbacks {
+    fn after_analysis<'tcx>(&mut self, _compiler: &interface::Compiler, tcx: TyCtxt<'tcx>) -> Compilation {
+        for kernel in scope::kernel_entries(tcx) {
+            let scope = scope::collect(tcx, kernel);
+            eprintln!("scope {}: {} functions", scope.name, scope.functions.len());
+            for function in &scope.functions {
+                eprintln!("  {:?} {:?}", function.instance, function.phase);
+            }
+            for (instance, _) in &scope.without_mir {
+                eprintln!("  no MIR: {instance:?}");
+            }
+        }
+        Compilation::Continue
+    }
+}
 
 fn main() -> ExitCode {
     let args = compiler_args(std::env::args().collect());
