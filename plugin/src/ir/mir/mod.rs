@@ -1,0 +1,39 @@
+//! The `mir` dialect: MIR-shaped kernel IR.
+//!
+//! Functions are pliron's `builtin.func` inside a `builtin.module` (a kernel carries the unit
+//! attribute [`KERNEL_ATTR`]); blocks take arguments; values are SSA. Rust locals become
+//! `mir.alloca` places that are read and written with `mir.load` and `mir.store`. Anything the
+//! importer does not model becomes `mir.opaque`, so no MIR statement is dropped silently.
+//!
+//! One file per op family: [`constant`], [`arith`] (binary operations, comparisons, casts and the
+//! address-space adaptation), [`memory`] (places, loads, stores, field and index addresses),
+//! [`control`] (calls and terminators), [`opaque`].
+
+pub mod arith;
+pub mod constant;
+pub mod control;
+pub mod memory;
+pub mod opaque;
+
+/// The attribute key that marks a `builtin.func` as a kernel entry (a scope root).
+pub const KERNEL_ATTR: &str = "mir_kernel";
+
+use pliron::{context::Context, r#type::TypeHandle, value::Value};
+
+/// The pointer type of `value`, if it has one.
+pub(crate) fn pointer_type_of(ctx: &Context, ty: TypeHandle) -> Option<crate::ir::types::PointerType> {
+    ty.deref(ctx).downcast_ref::<crate::ir::types::PointerType>().cloned()
+}
+
+/// Width of `value`'s type if it is an integer type.
+#[allow(dead_code)]
+pub(crate) fn int_width(ctx: &Context, ty: TypeHandle) -> Option<u32> {
+    ty.deref(ctx).downcast_ref::<pliron::builtin::types::IntegerType>().map(|int| int.width())
+}
+
+/// The type of a value.
+#[allow(dead_code)]
+pub(crate) fn type_of(ctx: &Context, value: Value) -> TypeHandle {
+    use pliron::r#type::Typed;
+    value.get_type(ctx)
+}

@@ -1,0 +1,26 @@
+//! `mir.opaque`: a statement or value the importer does not model, kept so that nothing is
+//! dropped silently. Its results carry no provenance: the verifier treats them as unrelated
+//! to any pipeline state.
+
+use pliron::{
+    builtin::attributes::StringAttr, common_traits::Verify, context::Context, derive::pliron_op, op::Op,
+    result::Result, verify_err,
+};
+
+/// `r = mir.opaque "what it was" (a, b) : (…) -> (…)`.
+#[pliron_op(
+    name = "mir.opaque",
+    format = "attr($opaque_what, $StringAttr) ` (` operands(CharSpace(`,`)) `) : ` typesig",
+    interfaces = [],
+    attributes = (opaque_what: StringAttr)
+)]
+pub struct OpaqueOp;
+
+impl Verify for OpaqueOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        if self.get_attr_opaque_what(ctx).is_none() {
+            return verify_err!(self.loc(ctx), "mir.opaque has no description attribute");
+        }
+        Ok(())
+    }
+}

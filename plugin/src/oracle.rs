@@ -1,0 +1,70 @@
+//! The oracle: the verifier done the simple, slow way, to check the indexed one against.
+//!
+//! No scope guard (every scope is verified); value facts in a list that is scanned for every
+//! lookup (every store, load, block argument and operand); the fixpoint runs every block of
+//! the scope in full rounds until a round changes nothing. Same transfer functions and same
+//! rules as [`crate::verify`], and the same result type, so verdicts and facts compare.
+//! Behind the `oracle` feature: the tests and the timing regression use it, the driver not.
+
+use pliron::{context::Context, value::Value};
+
+use crate::{
+    scope::Scope,
+    verify::{
+        ScopeAnalysis, dataflow,
+        engine::{self, Strategy},
+        facts::{Fact, FactStore, join_opt},
+        index::ScopeIndex,
+    },
+};
+
+/// Value facts in a list; every lookup scans it.
+#[derive(Default)]
+struct ScannedFacts(Vec<(Value, Fact)>);
+
+impl FactStore for ScannedFacts {
+    fn get(&self, value: Value) -> Option<Fact> {
+        self.0.iter().find(|(v, _)| *v == value).map(|(_, fact)| *fact)
+    }
+
+    fn join(&mut self, value: Value, fact: Fact) -> bool {
+        match self.0.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, old)) => {
+                let new = join_opt(Some(*old), fact);
+                let changed = new != *old;
+                *old = new;
+                changed
+            }
+            None => {
+                self.0.push((value, fact));
+                true
+            }
+        }
+    }
+
+    fn entries(&self) -> Vec<(Value, Fact)> {
+        self.0.clone()
+    }
+}
+
+/// Full rounds over every block until nothing changes.
+fn run_rounds(ctx: &Context, index: &ScopeIndex) -> ScannedFacts {
+    let mut store = ScannedFacts::default();
+    let mut flow = dataflow::FlowState::new(index);
+    dataflow::seed(ctx, index, &mut store);
+    loop {
+        let mut changed = false;
+        for b in 0..index.blocks.len() {
+            let changes = dataflow::transfer_block(ctx, index, b, &mut store, &mut flow);
+            changed |= !changes.values.is_empty() || !changes.blocks.is_empty();
+        }
+        if !changed {
+            return store;
+        }
+    }
+}
+
+/// Verifies one scope the oracle's way.
+pub fn analyze_scope(ctx: &Context, scope: &Scope) -> ScopeAnalysis {
+    engine::analyze_with(ctx, scope, Strategy::Unguarded, &mut |ctx, index| Box::new(run_rounds(ctx, index)))
+}

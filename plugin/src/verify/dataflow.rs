@@ -1,0 +1,301 @@
+//! The provenance fixpoint: facts for every integer value of 32 bits or less, flowing through
+//! arithmetic, casts, stores to and loads from places, block arguments and call arguments.
+//!
+//! The transfer of one block ([`transfer_block`]) is shared by the indexed verifier and the
+//! oracle; what differs is where value facts live ([`FactStore`]) and which blocks run when:
+//! the indexed verifier ([`run_worklist`]) starts with every block once and then revisits a
+//! block only when one of its inputs changed (its memory in-state, a block argument, a value
+//! it uses); the oracle runs every block in full rounds until a round changes nothing.
+//!
+//! Memory: a *place* is a `mir.alloca` followed by a path of `mir.field_addr` indices. Stores
+//! of tracked values to a place replace its fact; loads read it. A place whose address is
+//! passed to a call or an opaque operation loses its facts there (the callee may write it).
+//! Stores through any other pointer are not tracked.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use pliron::{context::Context, operation::Operation, value::Value};
+
+use super::{
+    facts::{Fact, FactStore, is_tracked, join_opt},
+    index::ScopeIndex,
+};
+use crate::ir::{
+    mir::{
+        arith::{BinOp, CastKind, CastOp, CmpOp},
+        control::{CallOp, GotoOp},
+        memory::{AllocaOp, FieldAddrOp, LoadOp, StoreOp},
+        opaque::OpaqueOp,
+    },
+    semantic::pipeline::{StateAdvanceOp, StateNewOp},
+};
+
+/// A place: the alloca's operation number and a field path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Place {
+    pub root: usize,
+    pub path: Vec<u32>,
+}
+
+/// Facts of places at one program point.
+pub(crate) type Memory = BTreeMap<Place, Fact>;
+
+/// Joins `from` into `into`; true when `into` changed.
+fn join_memory(into: &mut Memory, from: &Memory) -> bool {
+    let mut changed = false;
+    for (place, fact) in from {
+        let old = into.get(place).copied();
+        let new = join_opt(old, *fact);
+        if old != Some(new) {
+            into.insert(place.clone(), new);
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// The place an address denotes, if it is an alloca reached through field addresses.
+pub(crate) fn place_of(ctx: &Context, index: &ScopeIndex, address: Value) -> Option<Place> {
+    let mut path = Vec::new();
+    let mut current = address;
+    loop {
+        let op = current.defining_op()?;
+        if let Some(field) = Operation::get_op::<FieldAddrOp>(op, ctx) {
+            path.push(field.field(ctx)?);
+            current = op.deref(ctx).get_operand(0);
+        } else if Operation::get_op::<AllocaOp>(op, ctx).is_some() {
+            path.reverse();
+            return Some(Place { root: *index.op_number.get(&op)?, path });
+        } else {
+            return None;
+        }
+    }
+}
+
+/// The fixpoint's state besides value facts: memory at each block's entry.
+pub(crate) struct FlowState {
+    pub memory_in: Vec<Memory>,
+}
+
+impl FlowState {
+    pub(crate) fn new(index: &ScopeIndex) -> FlowState {
+        FlowState { memory_in: vec![Memory::new(); index.blocks.len()] }
+    }
+}
+
+/// What one block's transfer changed outside the block.
+#[derive(Default)]
+pub(crate) struct Changes {
+    /// Values whose fact changed (their users may need a revisit).
+    pub values: Vec<Value>,
+    /// Blocks whose memory in-state or arguments changed.
+    pub blocks: Vec<usize>,
+}
+
+/// The fact a tracked operand has now (`None`: none yet); an untracked operand counts as
+/// `Unrelated`.
+fn operand_fact(ctx: &Context, store: &dyn FactStore, value: Value) -> Option<Fact> {
+    if is_tracked(ctx, value) { store.get(value) } else { Some(Fact::Unrelated) }
+}
+
+/// Arithmetic on facts: anything about one state becomes `Derived` of it.
+fn combine(facts: &[Option<Fact>]) -> Option<Fact> {
+    let mut state = None;
+    for fact in facts {
+        match (*fact)? {
+            Fact::Conflict => return Some(Fact::Conflict),
+            Fact::Unrelated => {}
+            other => {
+                let s = other.state().expect("state facts have a state");
+                match state {
+                    None => state = Some(s),
+                    Some(existing) if existing == s => {}
+                    Some(_) => return Some(Fact::Conflict),
+                }
+            }
+        }
+    }
+    Some(state.map_or(Fact::Unrelated, Fact::Derived))
+}
+
+/// Runs block `b` from its memory in-state, joining facts into `store`; reports what changed
+/// outside the block.
+pub(crate) fn transfer_block(
+    ctx: &Context,
+    index: &ScopeIndex,
+    b: usize,
+    store: &mut dyn FactStore,
+    flow: &mut FlowState,
+) -> Changes {
+    let mut changes = Changes::default();
+    let mut memory = flow.memory_in[b].clone();
+    let set = |store: &mut dyn FactStore, changes: &mut Changes, value: Value, fact: Fact| {
+        if is_tracked(ctx, value) && store.join(value, fact) {
+            changes.values.push(value);
+        }
+    };
+    for n in index.ops_of_block[b].clone() {
+        let op = index.ops[n];
+        let operation = op.deref(ctx);
+        let results: Vec<Value> = operation.results().collect();
+        let operands: Vec<Value> = operation.operands().collect();
+        drop(operation);
+
+        if Operation::get_op::<StateNewOp>(op, ctx).is_some() {
+            let state = super::facts::StateId(n as u32);
+            set(store, &mut changes, results[0], Fact::Index(state));
+            set(store, &mut changes, results[1], Fact::Phase(state));
+        } else if Operation::get_op::<StateAdvanceOp>(op, ctx).is_some() {
+            for (result, operand) in results.iter().zip(&operands) {
+                if let Some(fact) = operand_fact(ctx, store, *operand) {
+                    set(store, &mut changes, *result, fact);
+                }
+            }
+        } else if Operation::get_op::<BinOp>(op, ctx).is_some()
+            || Operation::get_op::<CmpOp>(op, ctx).is_some()
+        {
+            let facts: Vec<Option<Fact>> = operands.iter().map(|v| operand_fact(ctx, store, *v)).collect();
+            if let Some(fact) = combine(&facts) {
+                set(store, &mut changes, results[0], fact);
+            }
+        } else if let Some(cast) = Operation::get_op::<CastOp>(op, ctx) {
+            let fact = if cast.kind(ctx) == Some(CastKind::IntToInt) {
+                operand_fact(ctx, store, operands[0])
+            } else {
+                Some(Fact::Unrelated)
+            };
+            if let Some(fact) = fact {
+                set(store, &mut changes, results[0], fact);
+            }
+        } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
+            let fact = match place_of(ctx, index, operands[0]) {
+                Some(place) => memory.get(&place).copied(),
+                None => Some(Fact::Unrelated),
+            };
+            if let Some(fact) = fact {
+                set(store, &mut changes, results[0], fact);
+            }
+        } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+            if let Some(place) = place_of(ctx, index, operands[1]) {
+                match operand_fact(ctx, store, operands[0]) {
+                    Some(fact) => {
+                        memory.insert(place, fact);
+                    }
+                    None => {
+                        memory.remove(&place);
+                    }
+                }
+            }
+        } else if Operation::get_op::<CallOp>(op, ctx).is_some()
+            || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
+        {
+            clobber_escaping(ctx, index, &operands, &mut memory);
+            for result in &results {
+                set(store, &mut changes, *result, Fact::Unrelated);
+            }
+            if let Some(callee) = index.callee_of.get(&n)
+                && let Some(entry) = index.entry_block(*callee)
+            {
+                pass_arguments(ctx, index, store, entry, &operands, &mut changes);
+            }
+        } else if Operation::get_op::<GotoOp>(op, ctx).is_some() {
+            if let Some(target) = index.succs[b].first() {
+                pass_arguments(ctx, index, store, *target, &operands, &mut changes);
+            }
+        } else {
+            // Constants, addresses, semantic operations without results, …: nothing here comes
+            // from a pipeline state.
+            for result in &results {
+                set(store, &mut changes, *result, Fact::Unrelated);
+            }
+        }
+    }
+    for succ in index.succs[b].clone() {
+        if join_memory(&mut flow.memory_in[succ], &memory) {
+            changes.blocks.push(succ);
+        }
+    }
+    changes
+}
+
+/// Facts of places whose address escapes into a call become `Unrelated`.
+fn clobber_escaping(ctx: &Context, index: &ScopeIndex, operands: &[Value], memory: &mut Memory) {
+    for operand in operands {
+        if let Some(escaping) = place_of(ctx, index, *operand) {
+            for (place, fact) in memory.iter_mut() {
+                if place.root == escaping.root {
+                    *fact = Fact::Unrelated;
+                }
+            }
+        }
+    }
+}
+
+/// Joins the facts of `values` into block `target`'s arguments.
+fn pass_arguments(
+    ctx: &Context,
+    index: &ScopeIndex,
+    store: &mut dyn FactStore,
+    target: usize,
+    values: &[Value],
+    changes: &mut Changes,
+) {
+    let args: Vec<Value> = index.blocks[target].deref(ctx).arguments().collect();
+    let mut changed = false;
+    for (arg, value) in args.iter().zip(values) {
+        if !is_tracked(ctx, *arg) {
+            continue;
+        }
+        if let Some(fact) = operand_fact(ctx, store, *value)
+            && store.join(*arg, fact)
+        {
+            changes.values.push(*arg);
+            changed = true;
+        }
+    }
+    if changed {
+        changes.blocks.push(target);
+    }
+}
+
+/// Seeds the facts nothing flows into: the kernel's parameters are `Unrelated`.
+pub(crate) fn seed(ctx: &Context, index: &ScopeIndex, store: &mut dyn FactStore) {
+    if let Some(entry) = index.entry_block(0) {
+        for arg in index.blocks[entry].deref(ctx).arguments() {
+            if is_tracked(ctx, arg) {
+                store.join(arg, Fact::Unrelated);
+            }
+        }
+    }
+}
+
+/// The indexed fixpoint: every block once, then only blocks whose inputs changed.
+pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex, store: &mut dyn FactStore) -> FlowState {
+    let mut flow = FlowState::new(index);
+    seed(ctx, index, store);
+    let mut queued = vec![true; index.blocks.len()];
+    let mut worklist: VecDeque<usize> = (0..index.blocks.len()).collect();
+    while let Some(b) = worklist.pop_front() {
+        queued[b] = false;
+        let changes = transfer_block(ctx, index, b, store, &mut flow);
+        let mut enqueue = |block: usize| {
+            if !queued[block] {
+                queued[block] = true;
+                worklist.push_back(block);
+            }
+        };
+        for block in changes.blocks {
+            enqueue(block);
+        }
+        for value in changes.values {
+            for user in value.uses(ctx) {
+                if let Some(block) = index.block_of_op(ctx, user.user_op())
+                    && block != b
+                {
+                    enqueue(block);
+                }
+            }
+        }
+    }
+    flow
+}

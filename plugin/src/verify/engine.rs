@@ -1,0 +1,119 @@
+//! One verifier run on one scope: local verification, the scope guard, the provenance
+//! fixpoint, then the rules.
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::{Operation, verify_operation},
+    r#type::Typed,
+    value::Value,
+};
+
+use super::{
+    Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, dataflow,
+    facts::{FactStore, FactTable, IndexedFacts},
+    index::ScopeIndex,
+    rules::{self, Reporter},
+};
+use crate::{
+    ir::{builder::SourceLoc, mir::pointer_type_of, types::AddressSpace},
+    scope::{Scope, function_name},
+};
+
+/// How the provenance facts are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    /// Scope guard, facts in a map, worklist of blocks.
+    Indexed,
+    /// No guard; the caller computes the facts (the oracle).
+    #[cfg_attr(not(feature = "oracle"), allow(dead_code))]
+    Unguarded,
+}
+
+/// Local verification of `root` (a module or a function) and everything in it.
+pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<(), Vec<Rejection>> {
+    verify_operation(root, ctx).map_err(|error| {
+        let location = SourceLoc::from_location(ctx, &error.loc);
+        let function = enclosing_function(ctx, root);
+        vec![Rejection {
+            rule: Rule::WellFormed,
+            message: error.err.to_string(),
+            function,
+            op: root,
+            location,
+            related: vec![],
+        }]
+    })
+}
+
+fn enclosing_function(ctx: &Context, op: Ptr<Operation>) -> String {
+    function_name(ctx, op)
+}
+
+/// The scope guard's question: does the scope hold a semantic operation or a shared-memory
+/// pointer? (Shared pointers need the pointer-adaptation rule even without pipeline work.)
+fn needs_verification(ctx: &Context, index: &ScopeIndex) -> bool {
+    if index.semantic_ops > 0 {
+        return true;
+    }
+    let is_shared = |value: Value| {
+        pointer_type_of(ctx, value.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared)
+    };
+    index.blocks.iter().any(|block| block.deref(ctx).arguments().any(is_shared))
+        || index.ops.iter().any(|op| op.deref(ctx).results().any(is_shared))
+}
+
+/// Runs the verifier on one scope. With [`Strategy::Indexed`], the facts come from the
+/// worklist over an indexed store; otherwise `unguarded_facts` computes them.
+pub(crate) fn analyze(ctx: &Context, scope: &Scope, strategy: Strategy) -> ScopeAnalysis {
+    analyze_with(ctx, scope, strategy, &mut |ctx, index| {
+        let mut store = IndexedFacts::default();
+        dataflow::run_worklist(ctx, index, &mut store);
+        Box::new(store)
+    })
+}
+
+/// [`analyze`] with the fact computation supplied (the oracle passes its own).
+pub(crate) fn analyze_with(
+    ctx: &Context,
+    scope: &Scope,
+    strategy: Strategy,
+    compute_facts: &mut dyn FnMut(&Context, &ScopeIndex) -> Box<dyn FactStore>,
+) -> ScopeAnalysis {
+    let index = ScopeIndex::new(ctx, scope);
+    let mut report = ScopeReport {
+        kernel: scope.kernel_name(ctx),
+        status: ScopeStatus::Verified,
+        functions: index.functions.len(),
+        blocks: index.blocks.len(),
+        semantic_ops: index.semantic_ops,
+        facts: 0,
+    };
+    let mut rejections = Vec::new();
+    for func in &scope.functions {
+        if let Err(mut found) = local_verification(ctx, *func) {
+            rejections.append(&mut found);
+        }
+    }
+    if !rejections.is_empty() {
+        return ScopeAnalysis { report, rejections, facts: FactTable::default() };
+    }
+    if strategy == Strategy::Indexed && !needs_verification(ctx, &index) {
+        report.status = ScopeStatus::Skipped;
+        return ScopeAnalysis { report, rejections, facts: FactTable::default() };
+    }
+    let store = compute_facts(ctx, &index);
+    let mut facts = FactTable::default();
+    for (value, fact) in store.entries() {
+        if let Some(key) = index.key_of(ctx, value) {
+            facts.0.insert(key, fact);
+        }
+    }
+    report.facts = facts.len();
+    let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
+    let applies_to = rules::check_provenance(&mut reporter, &*store);
+    rules::check_ordering(&mut reporter, &*store, &applies_to);
+    rules::check_pointers(&mut reporter);
+    let mut rejections = reporter.rejections;
+    rejections.sort_by_key(|r| (index.op_number.get(&r.op).copied(), r.rule));
+    ScopeAnalysis { report, rejections, facts }
+}

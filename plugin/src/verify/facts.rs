@@ -1,0 +1,136 @@
+//! Provenance facts: where an integer value of 32 bits or less comes from.
+//!
+//! A stage index or phase bit is legitimate only when it flows from a pipeline state. The
+//! facts form a small lattice per value: no fact yet (bottom) < one of `Index(s)`, `Phase(s)`,
+//! `Derived(s)`, `Unrelated` < `Conflict` (top), where `s` names the `semantic.state_new` that
+//! created the state.
+
+use std::collections::{BTreeMap, HashMap};
+
+use pliron::{builtin::types::IntegerType, context::Context, r#type::Typed, value::Value};
+
+/// A pipeline state, named by the position of its `semantic.state_new` in the scope (see
+/// [`ValueKey`] for the numbering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StateId(pub u32);
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fact {
+    /// The stage index of a state.
+    Index(StateId),
+    /// The phase bit of a state.
+    Phase(StateId),
+    /// Computed from a state's index or phase by arithmetic or comparison (a byte offset, a
+    /// wrap test): it says which stage, but is neither the index nor the phase.
+    Derived(StateId),
+    /// Not from any pipeline state (a constant, a parameter, an opaque or call result).
+    Unrelated,
+    /// Different facts on different paths, or an operation mixing two states.
+    Conflict,
+}
+
+impl Fact {
+    /// The least fact above both.
+    pub fn join(self, other: Fact) -> Fact {
+        if self == other { self } else { Fact::Conflict }
+    }
+
+    /// The state the fact is about, if any.
+    pub fn state(self) -> Option<StateId> {
+        match self {
+            Fact::Index(state) | Fact::Phase(state) | Fact::Derived(state) => Some(state),
+            Fact::Unrelated | Fact::Conflict => None,
+        }
+    }
+}
+
+/// Joins a possibly-absent fact with another.
+pub(crate) fn join_opt(old: Option<Fact>, new: Fact) -> Fact {
+    match old {
+        None => new,
+        Some(old) => old.join(new),
+    }
+}
+
+/// Whether a value carries provenance facts: integers of 32 bits or less.
+pub(crate) fn is_tracked(ctx: &Context, value: Value) -> bool {
+    value.get_type(ctx).deref(ctx).downcast_ref::<IntegerType>().is_some_and(|int| int.width() <= 32)
+}
+
+/// A value, named by its position in the scope: operations are numbered in scope order
+/// (functions in scope order, blocks in function order, operations in block order), and so
+/// are blocks. Stable across verifier runs on the same scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ValueKey {
+    Result { op: u32, index: u32 },
+    Argument { block: u32, index: u32 },
+}
+
+/// Every fact of a scope, in canonical order: what verifier runs are compared by.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FactTable(pub BTreeMap<ValueKey, Fact>);
+
+impl FactTable {
+    /// Number of facts.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no facts.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Where the fixpoint keeps value facts: the indexed verifier uses a hash map (every lookup
+/// is one probe); the oracle a list it scans.
+pub(crate) trait FactStore {
+    /// The fact of `value`, `None` while it has none.
+    fn get(&self, value: Value) -> Option<Fact>;
+    /// Joins `fact` into `value`'s fact; true when that changed it.
+    fn join(&mut self, value: Value, fact: Fact) -> bool;
+    /// Every (value, fact).
+    fn entries(&self) -> Vec<(Value, Fact)>;
+}
+
+/// The indexed store: facts in a map keyed by value.
+#[derive(Default)]
+pub(crate) struct IndexedFacts(HashMap<Value, Fact>);
+
+impl FactStore for IndexedFacts {
+    fn get(&self, value: Value) -> Option<Fact> {
+        self.0.get(&value).copied()
+    }
+
+    fn join(&mut self, value: Value, fact: Fact) -> bool {
+        let old = self.0.get(&value).copied();
+        let new = join_opt(old, fact);
+        if old == Some(new) {
+            return false;
+        }
+        self.0.insert(value, new);
+        true
+    }
+
+    fn entries(&self) -> Vec<(Value, Fact)> {
+        self.0.iter().map(|(value, fact)| (*value, *fact)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_is_idempotent_and_different_facts_conflict() {
+        let (a, b) = (StateId(1), StateId(2));
+        assert_eq!(Fact::Index(a).join(Fact::Index(a)), Fact::Index(a));
+        assert_eq!(Fact::Index(a).join(Fact::Index(b)), Fact::Conflict);
+        assert_eq!(Fact::Index(a).join(Fact::Unrelated), Fact::Conflict);
+        assert_eq!(Fact::Conflict.join(Fact::Unrelated), Fact::Conflict);
+        assert_eq!(join_opt(None, Fact::Phase(a)), Fact::Phase(a));
+        assert_eq!(Fact::Derived(b).state(), Some(b));
+        assert_eq!(Fact::Unrelated.state(), None);
+    }
+}

@@ -1,0 +1,171 @@
+//! A numbering of one scope: functions, blocks and operations in scope order, with the
+//! relations the analyses need (predecessors, the callers of each function, semantic ops).
+//! Built once per verifier run, in one pass over the scope.
+
+use std::collections::HashMap;
+
+use pliron::{
+    basic_block::BasicBlock,
+    builtin::{op_interfaces::OneRegionInterface, ops::FuncOp},
+    context::{Context, Ptr},
+    identifier::Identifier,
+    linked_list::ContainsLinkedList,
+    operation::Operation,
+    value::{DefiningEntity, Value},
+};
+
+use super::facts::{StateId, ValueKey};
+use crate::{
+    ir::mir::control::CallOp,
+    scope::{Scope, function_name},
+};
+
+/// The dialect of semantic operations.
+const SEMANTIC_DIALECT: &str = "semantic";
+
+/// One scope, numbered.
+pub(crate) struct ScopeIndex {
+    /// Functions, kernel first.
+    pub functions: Vec<Ptr<Operation>>,
+    pub function_names: Vec<String>,
+    /// Blocks in scope order; `blocks_of[f]` is the range of function `f`'s blocks.
+    pub blocks: Vec<Ptr<BasicBlock>>,
+    pub blocks_of: Vec<std::ops::Range<usize>>,
+    pub block_number: HashMap<Ptr<BasicBlock>, usize>,
+    pub block_function: Vec<usize>,
+    /// Operations in scope order, and each one's number.
+    pub ops: Vec<Ptr<Operation>>,
+    pub op_number: HashMap<Ptr<Operation>, usize>,
+    /// `ops_of_block[b]` is the range of block `b`'s operations in `ops`.
+    pub ops_of_block: Vec<std::ops::Range<usize>>,
+    /// Predecessor blocks of each block (within its function).
+    pub preds: Vec<Vec<usize>>,
+    /// Successor blocks of each block.
+    pub succs: Vec<Vec<usize>>,
+    /// For each function, the call operations (numbers) in the scope that call it.
+    pub callers: Vec<Vec<usize>>,
+    /// For each call operation (number) that calls a function of the scope, that function.
+    pub callee_of: HashMap<usize, usize>,
+    /// Number of semantic operations.
+    pub semantic_ops: usize,
+}
+
+impl ScopeIndex {
+    pub(crate) fn new(ctx: &Context, scope: &Scope) -> ScopeIndex {
+        let mut index = ScopeIndex {
+            functions: scope.functions.clone(),
+            function_names: scope.functions.iter().map(|f| function_name(ctx, *f)).collect(),
+            blocks: Vec::new(),
+            blocks_of: Vec::new(),
+            block_number: HashMap::new(),
+            block_function: Vec::new(),
+            ops: Vec::new(),
+            op_number: HashMap::new(),
+            ops_of_block: Vec::new(),
+            preds: Vec::new(),
+            succs: Vec::new(),
+            callers: vec![Vec::new(); scope.functions.len()],
+            callee_of: HashMap::new(),
+            semantic_ops: 0,
+        };
+        for (f, func) in scope.functions.iter().enumerate() {
+            let start = index.blocks.len();
+            if let Some(func) = Operation::get_op::<FuncOp>(*func, ctx) {
+                for block in func.get_region(ctx).deref(ctx).iter(ctx) {
+                    index.block_number.insert(block, index.blocks.len());
+                    index.blocks.push(block);
+                    index.block_function.push(f);
+                    let first_op = index.ops.len();
+                    for op in block.deref(ctx).iter(ctx) {
+                        index.op_number.insert(op, index.ops.len());
+                        index.ops.push(op);
+                        if is_semantic(ctx, op) {
+                            index.semantic_ops += 1;
+                        }
+                    }
+                    index.ops_of_block.push(first_op..index.ops.len());
+                }
+            }
+            index.blocks_of.push(start..index.blocks.len());
+        }
+        index.preds = vec![Vec::new(); index.blocks.len()];
+        index.succs = vec![Vec::new(); index.blocks.len()];
+        for (b, block) in index.blocks.iter().enumerate() {
+            let succs: Vec<usize> = block
+                .deref(ctx)
+                .succs(ctx)
+                .into_iter()
+                .filter_map(|succ| index.block_number.get(&succ).copied())
+                .collect();
+            for succ in &succs {
+                if !index.preds[*succ].contains(&b) {
+                    index.preds[*succ].push(b);
+                }
+            }
+            index.succs[b] = succs;
+        }
+        let by_name: HashMap<Identifier, usize> = scope
+            .functions
+            .iter()
+            .enumerate()
+            .filter_map(|(f, func)| {
+                Operation::get_op::<FuncOp>(*func, ctx).map(|func| {
+                    use pliron::builtin::op_interfaces::SymbolOpInterface;
+                    (func.get_symbol_name(ctx), f)
+                })
+            })
+            .collect();
+        for (n, op) in index.ops.iter().enumerate() {
+            if let Some(call) = Operation::get_op::<CallOp>(*op, ctx)
+                && let Some(callee) = call.callee(ctx).and_then(|name| by_name.get(&name).copied())
+            {
+                index.callers[callee].push(n);
+                index.callee_of.insert(n, callee);
+            }
+        }
+        index
+    }
+
+    /// The block an operation (number) is in.
+    pub(crate) fn block_of_op(&self, ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
+        op.deref(ctx).get_parent_block().and_then(|block| self.block_number.get(&block).copied())
+    }
+
+    /// The entry block of function `f`, if it has one.
+    pub(crate) fn entry_block(&self, f: usize) -> Option<usize> {
+        let range = self.blocks_of[f].clone();
+        (!range.is_empty()).then_some(range.start)
+    }
+
+    /// The canonical key of a value of this scope.
+    pub(crate) fn key_of(&self, ctx: &Context, value: Value) -> Option<ValueKey> {
+        match value.defining_entity() {
+            DefiningEntity::Op(op) => {
+                let number = *self.op_number.get(&op)?;
+                let index = op.deref(ctx).results().position(|result| result == value)?;
+                Some(ValueKey::Result { op: number as u32, index: index as u32 })
+            }
+            DefiningEntity::Block(block) => {
+                let number = *self.block_number.get(&block)?;
+                let index = block.deref(ctx).arguments().position(|arg| arg == value)?;
+                Some(ValueKey::Argument { block: number as u32, index: index as u32 })
+            }
+        }
+    }
+
+    /// The `semantic.state_new` operation of a state.
+    pub(crate) fn state_op(&self, state: StateId) -> Ptr<Operation> {
+        self.ops[state.0 as usize]
+    }
+
+    /// The function (number) holding operation `op`.
+    pub(crate) fn function_of_op(&self, ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
+        self.block_of_op(ctx, op).map(|b| self.block_function[b])
+    }
+}
+
+/// Whether `op` belongs to the semantic dialect.
+pub(crate) fn is_semantic(ctx: &Context, op: Ptr<Operation>) -> bool {
+    let opid = Operation::get_opid(op, ctx);
+    opid.dialect.to_string() == SEMANTIC_DIALECT
+}

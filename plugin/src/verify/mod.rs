@@ -1,0 +1,197 @@
+//! The semantic verifier: per scope (a kernel and every function it reaches), local
+//! well-formedness, the pipeline story and pointer provenance across calls.
+//!
+//! # Using it
+//!
+//! - [`verify_module`] verifies every kernel scope of a module: it first runs pliron's local
+//!   verification of every operation, then [`verify_scope`] on each scope.
+//! - [`verify_scope`] returns a [`ScopeReport`] (verified, or skipped by the scope guard, with
+//!   counts) or the [`Rejection`]s. A rejection names its [`Rule`] (with a stable
+//!   [`Rule::name`]), the offending operation with its [`SourceLoc`], and related operations
+//!   (e.g. "state created here"). Its `Display` is a compiler-style message.
+//! - [`analyze_scope`] is the same run, returning everything at once ([`ScopeAnalysis`]: the
+//!   report, the rejections and the provenance facts); the oracle (feature `oracle`) returns
+//!   the same type, so verdicts and facts can be compared.
+//!
+//! # Rules
+//!
+//! See [`Rule`]. Every rule checks the pliron IR of [`crate::ir`], however it was made.
+
+pub(crate) mod dataflow;
+pub(crate) mod engine;
+pub mod facts;
+pub(crate) mod index;
+pub(crate) mod rules;
+
+use std::fmt;
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+};
+
+use crate::{ir::builder::SourceLoc, scope::Scope};
+
+pub use facts::{Fact, FactTable, StateId};
+
+/// The rules a scope can break. [`Rule::name`] is the stable name used in messages, fixtures
+/// and tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    /// An operation fails its own (local) verification: operand or result types, attributes,
+    /// block arguments, terminators.
+    WellFormed,
+    /// A stage index or phase bit operand does not flow from a pipeline state (through
+    /// stores, loads, block arguments and call arguments), or mixes two states.
+    StateProvenance,
+    /// On some path, a producer does not follow new → acquire → expect-tx → advance.
+    ProducerOrder,
+    /// On some path, a consumer does not follow wait → (read the stage) → release → advance,
+    /// or reads a stage it is not waiting on.
+    ConsumerOrder,
+    /// The producer tail is reachable other than after the producer loop (inside it, with a
+    /// stage acquired, or followed by more producer work), or a producer path leaves the
+    /// kernel without it.
+    ProducerTail,
+    /// A pointer crosses a call with a type other than the parameter's: a shared-memory
+    /// pointer passed to a generic parameter without `mir.addrspace_cast`, or an adaptation
+    /// whose pointee, mutability or pointer kind disagree with the parameter.
+    PointerAdaptation,
+}
+
+impl Rule {
+    /// Every rule, in a fixed order.
+    pub const ALL: [Rule; 6] = [
+        Rule::WellFormed,
+        Rule::StateProvenance,
+        Rule::ProducerOrder,
+        Rule::ConsumerOrder,
+        Rule::ProducerTail,
+        Rule::PointerAdaptation,
+    ];
+
+    /// The rule's stable name, e.g. `producer-order`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::WellFormed => "well-formed",
+            Rule::StateProvenance => "state-provenance",
+            Rule::ProducerOrder => "producer-order",
+            Rule::ConsumerOrder => "consumer-order",
+            Rule::ProducerTail => "producer-tail",
+            Rule::PointerAdaptation => "pointer-adaptation",
+        }
+    }
+
+    /// The rule with that stable name.
+    pub fn from_name(name: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|rule| rule.name() == name)
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An operation that explains a rejection ("state created here").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    pub note: String,
+    pub op: Ptr<Operation>,
+    pub location: Option<SourceLoc>,
+}
+
+/// Why a scope was rejected: the rule, a message, the offending operation and its location,
+/// and related operations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    pub rule: Rule,
+    pub message: String,
+    /// The symbol of the function that holds `op`.
+    pub function: String,
+    pub op: Ptr<Operation>,
+    /// `None` only for IR whose operation carries no file position.
+    pub location: Option<SourceLoc>,
+    pub related: Vec<Related>,
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error[{}]: {}", self.rule, self.message)?;
+        match &self.location {
+            Some(location) => write!(f, "\n  --> {location} (in `{}`)", self.function)?,
+            None => write!(f, "\n  --> <no location> (in `{}`)", self.function)?,
+        }
+        for related in &self.related {
+            match &related.location {
+                Some(location) => write!(f, "\n  note: {} at {location}", related.note)?,
+                None => write!(f, "\n  note: {}", related.note)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a scope was verified or skipped by the scope guard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeStatus {
+    /// The rules ran.
+    Verified,
+    /// The scope guard skipped it: no semantic operation and no shared-memory pointer.
+    Skipped,
+}
+
+/// What verifying one scope did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeReport {
+    /// The kernel's symbol.
+    pub kernel: String,
+    pub status: ScopeStatus,
+    /// Functions in the scope (the kernel included).
+    pub functions: usize,
+    /// Blocks in the scope.
+    pub blocks: usize,
+    /// Semantic operations in the scope.
+    pub semantic_ops: usize,
+    /// Provenance facts computed (zero when skipped).
+    pub facts: usize,
+}
+
+/// Everything one verifier run on one scope produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeAnalysis {
+    pub report: ScopeReport,
+    /// Empty when the scope verified (or was skipped).
+    pub rejections: Vec<Rejection>,
+    /// The provenance facts, in a canonical order (empty when skipped).
+    pub facts: FactTable,
+}
+
+/// Verifies one scope with the indexed verifier and the scope guard.
+pub fn verify_scope(ctx: &Context, scope: &Scope) -> Result<ScopeReport, Vec<Rejection>> {
+    let analysis = analyze_scope(ctx, scope);
+    if analysis.rejections.is_empty() { Ok(analysis.report) } else { Err(analysis.rejections) }
+}
+
+/// Runs the indexed verifier with the scope guard on one scope.
+pub fn analyze_scope(ctx: &Context, scope: &Scope) -> ScopeAnalysis {
+    engine::analyze(ctx, scope, engine::Strategy::Indexed)
+}
+
+/// Verifies every kernel scope of a `builtin.module`: first the local verification of every
+/// operation (rule `well-formed`; nothing else runs if it fails, since the rules assume
+/// well-formed operations), then every scope. Returns one report per kernel, or every
+/// rejection of every scope.
+pub fn verify_module(ctx: &Context, module: Ptr<Operation>) -> Result<Vec<ScopeReport>, Vec<Rejection>> {
+    engine::local_verification(ctx, module)?;
+    let mut reports = Vec::new();
+    let mut rejections = Vec::new();
+    for scope in crate::scope::scopes_of_module(ctx, module) {
+        match verify_scope(ctx, &scope) {
+            Ok(report) => reports.push(report),
+            Err(mut scope_rejections) => rejections.append(&mut scope_rejections),
+        }
+    }
+    if rejections.is_empty() { Ok(reports) } else { Err(rejections) }
+}
