@@ -35,7 +35,7 @@ use rustc_middle::mir::{
 };
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt, TypingEnv};
 use rustc_span::Span;
-use rustc_span::source_map::Spanned;
+use rustc_span::Spanned;
 
 use crate::device_api::{DeviceOp, path_below_crate_root};
 use crate::scope::{KernelScope, resolve_callee};
@@ -161,8 +161,8 @@ impl FunctionImport<'_, '_> {
 
     /// The index and phase slots of the state an argument names.
     fn state_arg(&self, args: &[Spanned<Operand<'_>>], position: usize) -> Option<(Value, Value)> {
-        let (Operand::Copy(place) | Operand::Move(place)) = &args.get(position)?.node else { return None };
-        self.state_slots(self.state_of(*place)?)
+        let place = args.get(position)?.node.place()?;
+        self.state_slots(self.state_of(place)?)
     }
 }
 
@@ -893,7 +893,8 @@ impl<'tcx> Importer<'_, 'tcx> {
 /// `STAGES` of a `PipelineState<STAGES>` type (0 if it cannot be read).
 fn stage_count<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> u32 {
     let ty::Adt(_, args) = ty.kind() else { return 0 };
-    args.consts().next().and_then(|constant| constant.try_to_target_usize(tcx)).unwrap_or(0) as u32
+    let _ = tcx;
+    args.consts().next().and_then(|constant| constant.try_to_leaf()).map(|leaf| leaf.to_u32()).unwrap_or(0)
 }
 
 fn is_pipeline_state<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
@@ -911,7 +912,7 @@ fn ir_mutability(mutability: rustc_middle::mir::Mutability) -> IrMutability {
 }
 
 fn int_type(ctx: &Context, ty: TypeHandle) -> Option<TypedHandle<IntegerType>> {
-    TypedHandle::<IntegerType>::try_from(ty).ok().filter(|_| ty.deref(ctx).is::<IntegerType>())
+    TypedHandle::<IntegerType>::from_handle(ty, ctx).ok()
 }
 
 fn pointer_pointee(ctx: &Context, pointer: Value) -> Option<TypeHandle> {
