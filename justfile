@@ -23,3 +23,7 @@ review:
 # Format the host workspace and the kernels workspace.
 fmt:
     cargo xtask fmt
+
+# Verify textual kernel IR with the plugin's verifier: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
+verify-ir +FILES:
+    cargo xtask verify-ir {{FILES}}

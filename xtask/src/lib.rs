@@ -15,4 +15,5 @@ pub mod kernels;
 pub mod process;
 pub mod setup;
 pub mod toolchain;
+pub mod verify_ir;
 pub mod verify_report;

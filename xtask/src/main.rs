@@ -21,6 +21,12 @@ enum Task {
     Test,
     /// Format the host workspace and the kernels workspace.
     Fmt,
+    /// Verify textual kernel IR files: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
+    VerifyIr {
+        /// Files of pliron textual IR (relative paths from the repository root).
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
 }
 
 fn main() -> Result<()> {
@@ -31,5 +37,6 @@ fn main() -> Result<()> {
         Task::Kernels => xtask::checks::kernels(&layout),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
+        Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
     }
 }

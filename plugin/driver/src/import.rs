@@ -5,7 +5,11 @@
 //! entry name). Its entry block gets one `mir.alloca` per MIR local (a pipeline state gets two,
 //! its stage index and its phase, so the verifier follows them through plain loads and
 //! stores), stores the parameters and jumps to the first MIR block; every MIR block becomes an
-//! IR block. Statements become loads, stores, field addresses, constants, arithmetic,
+//! IR block, imported in reverse postorder. A local that MIR assigns exactly once, as a whole,
+//! and never borrows or projects into is kept as the SSA value of its definition instead of a
+//! slot (its definition dominates every use, as borrowck guarantees): so an address computed
+//! in one statement and used in another stays one def-use chain, which is how the verifier
+//! recognises a read of a pipeline stage. Statements become loads, stores, field addresses, constants, arithmetic,
 //! comparisons and casts; terminators become `mir.goto`, `mir.cond_br`, `mir.switch`,
 //! `mir.call`, `mir.return` and `mir.unreachable`. Calls to the device API's protocol
 //! functions become the semantic operations (see [`crate::device_api`]); a shared pointer
@@ -128,6 +132,8 @@ enum Slot {
     Whole(Value),
     /// A pipeline state: its stage index and its phase, each a `u32` alloca.
     State { index: Value, phase: Value },
+    /// A single-assignment local: the value of its definition, once imported.
+    Ssa(Option<Value>),
 }
 
 /// One function's import state.
@@ -155,7 +161,7 @@ impl FunctionImport<'_, '_> {
     fn state_slots(&self, local: Local) -> Option<(Value, Value)> {
         match self.slots[local] {
             Slot::State { index, phase } => Some((index, phase)),
-            Slot::Whole(_) => None,
+            Slot::Whole(_) | Slot::Ssa(_) => None,
         }
     }
 
@@ -198,10 +204,13 @@ impl<'tcx> Importer<'_, 'tcx> {
         let results = self.results_of(body.local_decls[Local::ZERO].ty, Some(instance));
         let name = self.names[&instance].clone();
         let mut builder = module.function(self.ctx, &name, kind, &params, &results, &at)?;
+        let single = single_assignment_locals(body);
         let mut slots = IndexVec::new();
         for (local, decl) in body.local_decls.iter_enumerated() {
             let at = self.location(decl.source_info.span);
-            let slot = if is_pipeline_state(self.tcx, decl.ty) {
+            let slot = if single[local] && !is_pipeline_state(self.tcx, decl.ty) {
+                Slot::Ssa(None)
+            } else if is_pipeline_state(self.tcx, decl.ty) {
                 let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
                 let index = builder.alloca(self.ctx, u32_ty, &at);
                 let phase = builder.alloca(self.ctx, u32_ty, &at);
@@ -218,7 +227,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                 Slot::Whole(alloca) => {
                     builder.store(self.ctx, param, alloca, &at);
                 }
-                Slot::State { .. } => {
+                Slot::State { .. } | Slot::Ssa(_) => {
                     self.opaque(&builder, "a pipeline state passed by value as a parameter", &[param], &[], &at);
                 }
             }
@@ -227,8 +236,18 @@ impl<'tcx> Importer<'_, 'tcx> {
             body.basic_blocks.indices().map(|_| builder.add_block(self.ctx, &[], &at)).collect();
         builder.goto(self.ctx, blocks[MirBlock::ZERO], &[], &at);
         self.stats.blocks += blocks.len() + 1;
+        // Blocks no path reaches (left by MIR building) are not imported; they still need a
+        // terminator.
+        let reachable: std::collections::HashSet<MirBlock> = body.basic_blocks.reverse_postorder().iter().copied().collect();
+        for (block, ir_block) in blocks.iter_enumerated() {
+            if !reachable.contains(&block) {
+                builder.switch_to(*ir_block);
+                builder.unreachable(self.ctx, &at);
+            }
+        }
         let mut function = FunctionImport { instance, body, slots, blocks, references: HashMap::new() };
-        for (block, data) in body.basic_blocks.iter_enumerated() {
+        for &block in body.basic_blocks.reverse_postorder() {
+            let data = &body.basic_blocks[block];
             builder.switch_to(function.blocks[block]);
             for statement in &data.statements {
                 let at = self.location(statement.source_info.span);
@@ -309,10 +328,20 @@ impl<'tcx> Importer<'_, 'tcx> {
         place: Place<'tcx>,
         at: &SourceLoc,
     ) -> Option<Value> {
-        let Slot::Whole(mut address) = function.slots[place.local] else { return None };
-        let mut fields = Vec::new();
+        let mut projection = place.projection.iter();
         let mut through_deref = false;
-        for element in place.projection.iter() {
+        let mut address = match function.slots[place.local] {
+            Slot::Whole(alloca) => alloca,
+            // A single-assignment local is never projected into but through a deref.
+            Slot::Ssa(Some(pointer)) if matches!(projection.next(), Some(ProjectionElem::Deref)) => {
+                pointer_pointee(self.ctx, pointer)?;
+                through_deref = true;
+                pointer
+            }
+            _ => return None,
+        };
+        let mut fields = Vec::new();
+        for element in projection {
             match element {
                 ProjectionElem::Field(field, field_ty) => {
                     fields.push(field.as_u32());
@@ -346,6 +375,11 @@ impl<'tcx> Importer<'_, 'tcx> {
     ) -> Option<Value> {
         match operand {
             Operand::Copy(place) | Operand::Move(place) => {
+                if place.projection.is_empty()
+                    && let Slot::Ssa(Some(value)) = function.slots[place.local]
+                {
+                    return Some(value);
+                }
                 if let Some(address) = self.address(function, builder, *place, at) {
                     return Some(builder.load(self.ctx, address, at));
                 }
@@ -409,12 +443,18 @@ impl<'tcx> Importer<'_, 'tcx> {
 
     fn write_place(
         &mut self,
-        function: &FunctionImport<'_, 'tcx>,
+        function: &mut FunctionImport<'_, 'tcx>,
         builder: &FunctionBuilder,
         place: Place<'tcx>,
         value: Value,
         at: &SourceLoc,
     ) {
+        if place.projection.is_empty() && matches!(function.slots[place.local], Slot::Ssa(_)) {
+            let ty = self.local_type(function.instance, function.body, place.local);
+            let value = self.coerce(builder, value, ty, at);
+            function.slots[place.local] = Slot::Ssa(Some(value));
+            return;
+        }
         match self.address(function, builder, place, at) {
             Some(address) => {
                 let pointee = pointer_pointee(self.ctx, address).expect("an address is a pointer");
@@ -888,6 +928,52 @@ impl<'tcx> Importer<'_, 'tcx> {
         }
         true
     }
+}
+
+/// The locals MIR assigns exactly once, as a whole (a statement or a call's destination), and
+/// never borrows, projects into or reads through anything but a deref; parameters and the
+/// return place are not among them.
+fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool> {
+    use rustc_middle::mir::visit::{PlaceContext, Visitor};
+
+    struct Uses {
+        assignments: IndexVec<Local, u32>,
+        disqualified: IndexVec<Local, bool>,
+    }
+    impl<'tcx> Visitor<'tcx> for Uses {
+        fn visit_place(&mut self, place: &Place<'tcx>, context: PlaceContext, location: mir::Location) {
+            let local = place.local;
+            if context.is_mutating_use() {
+                if place.projection.is_empty() && !context.is_borrow() {
+                    if !matches!(context, PlaceContext::MutatingUse(mir::visit::MutatingUseContext::Drop)) {
+                        self.assignments[local] += 1;
+                    }
+                } else if place.projection.first() != Some(&ProjectionElem::Deref) {
+                    self.disqualified[local] = true;
+                }
+            }
+            if context.is_borrow() || context.is_address_of() {
+                self.disqualified[local] = true;
+            }
+            let first = place.projection.first();
+            if first.is_some() && first != Some(&ProjectionElem::Deref) {
+                self.disqualified[local] = true;
+            }
+            self.super_place(place, context, location);
+        }
+    }
+    let mut uses = Uses {
+        assignments: IndexVec::from_elem(0, &body.local_decls),
+        disqualified: IndexVec::from_elem(false, &body.local_decls),
+    };
+    uses.visit_body(body);
+    body.local_decls
+        .indices()
+        .map(|local| {
+            let parameter_or_return = local.as_usize() <= body.arg_count;
+            !parameter_or_return && uses.assignments[local] == 1 && !uses.disqualified[local]
+        })
+        .collect()
 }
 
 /// `STAGES` of a `PipelineState<STAGES>` type (0 if it cannot be read).

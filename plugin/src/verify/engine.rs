@@ -2,8 +2,9 @@
 //! fixpoint, then the rules.
 
 use pliron::{
+    common_traits::Verify,
     context::{Context, Ptr},
-    operation::{Operation, verify_operation},
+    operation::Operation,
     r#type::Typed,
     value::Value,
 };
@@ -29,9 +30,15 @@ pub(crate) enum Strategy {
     Unguarded,
 }
 
-/// Local verification of `root` (a module or a function) and everything in it.
+/// Local verification of `root` (a module or a function) and everything in it: every
+/// operation's own verifier, its interfaces, attributes, types and regions.
+///
+/// Not pliron's `verify_operation`, which adds an SSA-dominance check of every use: that
+/// check is super-linear in the block count (8.8 s for one function of 10,000 blocks, in
+/// release mode), and the scope guard and the timing regression need a verifier whose cost
+/// grows linearly. The rules do not rely on dominance.
 pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<(), Vec<Rejection>> {
-    verify_operation(root, ctx).map_err(|error| {
+    root.deref(ctx).verify(ctx).map_err(|error| {
         let location = SourceLoc::from_location(ctx, &error.loc);
         let function = enclosing_function(ctx, root);
         vec![Rejection {
