@@ -28,6 +28,17 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
     for kernel in scope::kernel_entries(tcx) {
         let started = Instant::now();
         let collected = scope::collect(tcx, kernel);
+        for (instance, span) in &collected.without_mir {
+            tcx.dcx().span_warn(
+                *span,
+                format!(
+                    "kernel verifier: the body of `{}` is not available (its crate encoded no MIR), so the \
+                     scope of `{}` is verified without it; build that crate through kernels-rustc",
+                    crate::import::readable_path(tcx, *instance),
+                    collected.name
+                ),
+            );
+        }
         let imported = match import_scope(tcx, &collected) {
             Ok(imported) => imported,
             Err(error) => {

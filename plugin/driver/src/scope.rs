@@ -27,7 +27,6 @@ const STANDARD_CRATES: &[&str] = &["core", "alloc", "std", "compiler_builtins"];
 
 /// One kernel and everything it reaches.
 pub struct KernelScope<'tcx> {
-    pub kernel: LocalDefId,
     /// The kernel's name (its PTX entry name: kernels are `#[no_mangle]`).
     pub name: String,
     /// The kernel first, then every reached function in discovery order.
@@ -37,21 +36,11 @@ pub struct KernelScope<'tcx> {
     pub without_mir: Vec<(Instance<'tcx>, Span)>,
 }
 
-/// A function of a scope and the body the import reads.
+/// A function of a scope and the body the import reads: this crate's MIR from before MIR
+/// inlining, or another workspace crate's encoded MIR (after that crate's own optimisations).
 pub struct ScopeFunction<'tcx> {
     pub instance: Instance<'tcx>,
     pub body: Body<'tcx>,
-    /// Where the body comes from, for dumps and messages.
-    pub phase: BodyPhase,
-}
-
-/// Which MIR a scope function's body is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BodyPhase {
-    /// This crate's MIR from before MIR inlining.
-    BeforeInlining,
-    /// Another workspace crate's encoded MIR (after that crate's optimisations).
-    OtherCrateEncoded,
 }
 
 /// The kernel entries of the crate being compiled, in source order.
@@ -67,7 +56,6 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
     let typing_env = TypingEnv::fully_monomorphized();
     let root = Instance::mono(tcx, kernel.to_def_id());
     let mut scope = KernelScope {
-        kernel,
         name: tcx.item_name(kernel.to_def_id()).to_string(),
         functions: Vec::new(),
         without_mir: Vec::new(),
@@ -76,7 +64,7 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
     let mut queue = VecDeque::from([(root, tcx.def_span(kernel))]);
     seen.insert(root, ());
     while let Some((instance, reached_at)) = queue.pop_front() {
-        let Some((body, phase)) = body_of(tcx, instance) else {
+        let Some(body) = body_of(tcx, instance) else {
             scope.without_mir.push((instance, reached_at));
             continue;
         };
@@ -90,7 +78,7 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
                 queue.push_back((callee, span));
             }
         }
-        scope.functions.push(ScopeFunction { instance, body, phase });
+        scope.functions.push(ScopeFunction { instance, body });
     }
     scope
 }
@@ -126,14 +114,14 @@ fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance
 }
 
 /// The body of a scope function, uninstantiated, or `None` when its crate encoded no MIR.
-fn body_of<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<(Body<'tcx>, BodyPhase)> {
+fn body_of<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Body<'tcx>> {
     let def_id = instance.def_id();
     if let Some(local) = def_id.as_local() {
         let steal = tcx.mir_drops_elaborated_and_const_checked(local);
-        return Some((steal.borrow().clone(), BodyPhase::BeforeInlining));
+        return Some(steal.borrow().clone());
     }
     if !tcx.is_mir_available(def_id) {
         return None;
     }
-    Some((tcx.instance_mir(instance.def).clone(), BodyPhase::OtherCrateEncoded))
+    Some(tcx.instance_mir(instance.def).clone())
 }

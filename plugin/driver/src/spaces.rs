@@ -75,11 +75,6 @@ impl<'tcx> SharedPaths<'tcx> {
         self.by_function.get(&function).and_then(|views| views.get(path)).copied()
     }
 
-    /// Shared paths found in the scope, over all functions.
-    pub fn count(&self) -> usize {
-        self.by_function.values().map(HashMap::len).sum()
-    }
-
     /// The field paths of `function`'s return place that hold shared pointers, with views.
     fn returned(&self, function: Instance<'tcx>) -> Vec<(Vec<u32>, Ty<'tcx>)> {
         self.by_function
