@@ -66,8 +66,9 @@ pub fn read_reports(dir: &Path) -> Result<Vec<CrateReport>> {
             continue;
         }
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let report: CrateReport = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a verifier report; delete it and rebuild the kernels", path.display()))?;
+        let report: CrateReport = serde_json::from_str(&text).with_context(|| {
+            format!("{} is not a verifier report; delete it and rebuild the kernels", path.display())
+        })?;
         reports.push(report);
     }
     if reports.is_empty() {

@@ -13,8 +13,12 @@ pub fn story(rule: Rule) -> &'static str {
     match rule {
         Rule::WellFormed => "the imported IR is well-formed",
         Rule::StateProvenance => "the pipeline story: stage indices and phases come from a pipeline state",
-        Rule::ProducerOrder => "the pipeline story: a producer acquires, expects the bytes, copies, then advances",
-        Rule::ConsumerOrder => "the pipeline story: a consumer waits, reads the stage, releases it, then advances",
+        Rule::ProducerOrder => {
+            "the pipeline story: a producer acquires, expects the bytes, copies, then advances"
+        }
+        Rule::ConsumerOrder => {
+            "the pipeline story: a consumer waits, reads the stage, releases it, then advances"
+        }
         Rule::ProducerTail => "the pipeline story: the producer tail comes once, after the producer loop",
         Rule::PointerAdaptation => {
             "pointer provenance: a shared-memory pointer crosses a call only as an explicit adaptation"

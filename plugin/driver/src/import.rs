@@ -31,7 +31,9 @@ use pliron::value::Value;
 use plugin::ir::builder::{BuildError, FnKind, FunctionBuilder, ModuleBuilder, SourceLoc};
 use plugin::ir::mir::arith::{BinOpKind, CastKind as IrCast, CmpPredicate};
 use plugin::ir::semantic::pipeline::PipelineRole;
-use plugin::ir::types::{AddressSpace, AdtType, Mutability as IrMutability, PointerKind, PointerType, shorthand};
+use plugin::ir::types::{
+    AddressSpace, AdtType, Mutability as IrMutability, PointerKind, PointerType, shorthand,
+};
 use rustc_index::IndexVec;
 use rustc_middle::mir::{
     self, BasicBlock as MirBlock, BinOp, Body, CastKind, Local, Operand, Place, ProjectionElem, Rvalue,
@@ -228,7 +230,13 @@ impl<'tcx> Importer<'_, 'tcx> {
                     builder.store(self.ctx, param, alloca, &at);
                 }
                 Slot::State { .. } | Slot::Ssa(_) => {
-                    self.opaque(&builder, "a pipeline state passed by value as a parameter", &[param], &[], &at);
+                    self.opaque(
+                        &builder,
+                        "a pipeline state passed by value as a parameter",
+                        &[param],
+                        &[],
+                        &at,
+                    );
                 }
             }
         }
@@ -238,7 +246,8 @@ impl<'tcx> Importer<'_, 'tcx> {
         self.stats.blocks += blocks.len() + 1;
         // Blocks no path reaches (left by MIR building) are not imported; they still need a
         // terminator.
-        let reachable: std::collections::HashSet<MirBlock> = body.basic_blocks.reverse_postorder().iter().copied().collect();
+        let reachable: std::collections::HashSet<MirBlock> =
+            body.basic_blocks.reverse_postorder().iter().copied().collect();
         for (block, ir_block) in blocks.iter_enumerated() {
             if !reachable.contains(&block) {
                 builder.switch_to(*ir_block);
@@ -285,7 +294,8 @@ impl<'tcx> Importer<'_, 'tcx> {
                     None => (AddressSpace::Generic, *pointee),
                 };
                 let pointee = self.ir_type(pointee, None);
-                PointerType::get(self.ctx, space, ir_mutability(*mutability), PointerKind::Raw, pointee).into()
+                PointerType::get(self.ctx, space, ir_mutability(*mutability), PointerKind::Raw, pointee)
+                    .into()
             }
             ty::Ref(_, pointee, mutability) => {
                 let pointee = self.ir_type(*pointee, None);
@@ -395,9 +405,8 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let bits = constant.const_.try_eval_bits(self.tcx, typing_env);
                 let ir_ty = self.ir_type(ty, None);
                 let value = match (ty.kind(), bits) {
-                    (ty::Bool | ty::Char | ty::Uint(_), Some(bits)) => {
-                        int_type(self.ctx, ir_ty).map(|int| builder.const_int(self.ctx, int, bits as i128, at))
-                    }
+                    (ty::Bool | ty::Char | ty::Uint(_), Some(bits)) => int_type(self.ctx, ir_ty)
+                        .map(|int| builder.const_int(self.ctx, int, bits as i128, at)),
                     (ty::Int(_), Some(bits)) => int_type(self.ctx, ir_ty).map(|int| {
                         let width = int.deref(self.ctx).width();
                         let signed = ((bits << (128 - width)) as i128) >> (128 - width);
@@ -411,7 +420,9 @@ impl<'tcx> Importer<'_, 'tcx> {
                     }
                     _ => None,
                 };
-                value.or_else(|| Some(self.opaque(builder, &format!("constant {constant:?}"), &[], &[ir_ty], at)[0]))
+                value.or_else(|| {
+                    Some(self.opaque(builder, &format!("constant {constant:?}"), &[], &[ir_ty], at)[0])
+                })
             }
             _ => {
                 let ty = self.ir_type(operand.ty(function.body, self.tcx), None);
@@ -602,8 +613,10 @@ impl<'tcx> Importer<'_, 'tcx> {
                 })
             }
             Rvalue::Aggregate(kind, operands)
-                if matches!(**kind, mir::AggregateKind::Tuple | mir::AggregateKind::Adt(_, _, _, _, None))
-                    && !matches!(result_ty.kind(), ty::Adt(adt, _) if adt.is_enum()) =>
+                if matches!(
+                    **kind,
+                    mir::AggregateKind::Tuple | mir::AggregateKind::Adt(_, _, _, _, None)
+                ) && !matches!(result_ty.kind(), ty::Adt(adt, _) if adt.is_enum()) =>
             {
                 for (index, operand) in operands.iter_enumerated() {
                     let field_ty = operand.ty(function.body, self.tcx);
@@ -648,8 +661,11 @@ impl<'tcx> Importer<'_, 'tcx> {
         if let Some(kind) = arithmetic {
             // A shift may shift by another integer type; the IR's binop has one type.
             let lhs_ty = lhs.get_type(self.ctx);
-            let rhs =
-                if rhs.get_type(self.ctx) != lhs_ty { builder.cast(self.ctx, IrCast::IntToInt, rhs, lhs_ty, at) } else { rhs };
+            let rhs = if rhs.get_type(self.ctx) != lhs_ty {
+                builder.cast(self.ctx, IrCast::IntToInt, rhs, lhs_ty, at)
+            } else {
+                rhs
+            };
             return Some(builder.binop(self.ctx, kind, lhs, rhs, at));
         }
         let predicate = match op {
@@ -702,17 +718,26 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let is_bool = discr.ty(function.body, self.tcx).is_bool();
                 match targets.as_static_if() {
                     Some((0, if_false, if_true)) if is_bool => {
-                        builder.cond_br(self.ctx, value, function.blocks[if_true], function.blocks[if_false], at);
+                        builder.cond_br(
+                            self.ctx,
+                            value,
+                            function.blocks[if_true],
+                            function.blocks[if_false],
+                            at,
+                        );
                     }
                     _ => {
-                        let cases: Vec<(u64, Ptr<BasicBlock>)> =
-                            targets.iter().map(|(case, target)| (case as u64, function.blocks[target])).collect();
+                        let cases: Vec<(u64, Ptr<BasicBlock>)> = targets
+                            .iter()
+                            .map(|(case, target)| (case as u64, function.blocks[target]))
+                            .collect();
                         builder.switch(self.ctx, value, &cases, function.blocks[targets.otherwise()], at);
                     }
                 }
             }
             TerminatorKind::Return => {
-                let results = self.results_of(function.body.local_decls[Local::ZERO].ty, Some(function.instance));
+                let results =
+                    self.results_of(function.body.local_decls[Local::ZERO].ty, Some(function.instance));
                 let mut values = Vec::new();
                 if !results.is_empty() {
                     values.extend(self.operand(function, builder, &Operand::Copy(Local::ZERO.into()), at));
@@ -726,8 +751,11 @@ impl<'tcx> Importer<'_, 'tcx> {
                 };
                 let failed = builder.add_block(self.ctx, &[], at);
                 self.stats.blocks += 1;
-                let (then, otherwise) =
-                    if *expected { (function.blocks[*target], failed) } else { (failed, function.blocks[*target]) };
+                let (then, otherwise) = if *expected {
+                    (function.blocks[*target], failed)
+                } else {
+                    (failed, function.blocks[*target])
+                };
                 builder.cond_br(self.ctx, condition, then, otherwise, at);
                 let current = builder.current_block();
                 builder.switch_to(failed);
@@ -794,9 +822,11 @@ impl<'tcx> Importer<'_, 'tcx> {
             self.write_place(function, builder, destination, pointer, at);
             return Ok(());
         }
-        let name = self.names.get(&callee).cloned().unwrap_or_else(|| symbol(&readable_path(self.tcx, callee)));
-        let signature =
-            self.tcx.normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
+        let name =
+            self.names.get(&callee).cloned().unwrap_or_else(|| symbol(&readable_path(self.tcx, callee)));
+        let signature = self
+            .tcx
+            .normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
         let params: Vec<TypeHandle> = signature.inputs().iter().map(|ty| self.ir_type(*ty, None)).collect();
         let in_scope = self.names.contains_key(&callee).then_some(callee);
         let results = self.results_of(signature.output(), in_scope);
@@ -860,7 +890,11 @@ impl<'tcx> Importer<'_, 'tcx> {
                 else {
                     return false;
                 };
-                let role = if op == DeviceOp::ProducerStateNew { PipelineRole::Producer } else { PipelineRole::Consumer };
+                let role = if op == DeviceOp::ProducerStateNew {
+                    PipelineRole::Producer
+                } else {
+                    PipelineRole::Consumer
+                };
                 let stages = stage_count(self.tcx, destination.ty(function.body, self.tcx).ty);
                 let (index, phase) = builder.state_new(self.ctx, role, stages, at);
                 builder.store(self.ctx, index, index_slot, at);
@@ -899,7 +933,8 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
             DeviceOp::ProducerExpectTx => {
                 let Some((index_slot, _)) = function.state_arg(args, 1) else { return false };
-                let Some(bytes) = args.get(2).and_then(|arg| self.operand(function, builder, &arg.node, at)) else {
+                let Some(bytes) = args.get(2).and_then(|arg| self.operand(function, builder, &arg.node, at))
+                else {
                     return false;
                 };
                 let index = builder.load(self.ctx, index_slot, at);
@@ -908,7 +943,9 @@ impl<'tcx> Importer<'_, 'tcx> {
             DeviceOp::BulkCopy => {
                 let values: Vec<Option<Value>> =
                     args.iter().map(|arg| self.operand(function, builder, &arg.node, at)).collect();
-                let [Some(copy_to), Some(source), Some(bytes), Some(barrier)] = values[..] else { return false };
+                let [Some(copy_to), Some(source), Some(bytes), Some(barrier)] = values[..] else {
+                    return false;
+                };
                 builder.bulk_copy(self.ctx, copy_to, source, bytes, barrier, at);
             }
             DeviceOp::DynamicSharedBase => {
@@ -985,7 +1022,9 @@ fn stage_count<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> u32 {
 
 fn is_pipeline_state<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
     match ty.kind() {
-        ty::Adt(adt, _) => path_below_crate_root(tcx, adt.did()).join("::") == "device::pipeline::PipelineState",
+        ty::Adt(adt, _) => {
+            path_below_crate_root(tcx, adt.did()).join("::") == "device::pipeline::PipelineState"
+        }
         _ => false,
     }
 }

@@ -80,10 +80,14 @@ fn main() -> ExitCode {
     let status = rustc_driver::catch_with_exit_code(|| {
         rustc_driver::run_compiler(&args, &mut callbacks);
     });
-    if let (Some(mut report), Some(dir)) = (callbacks.report.take(), callbacks.settings.report_dir.as_deref()) {
+    if let (Some(mut report), Some(dir)) = (callbacks.report.take(), callbacks.settings.report_dir.as_deref())
+    {
         report.compile_seconds = started.elapsed().as_secs_f64();
         if let Err(error) = report.write_into(dir) {
-            eprintln!("error: kernels-rustc: could not write the verifier report into {}: {error}", dir.display());
+            eprintln!(
+                "error: kernels-rustc: could not write the verifier report into {}: {error}",
+                dir.display()
+            );
             return ExitCode::FAILURE;
         }
     }
@@ -132,7 +136,13 @@ mod tests {
         let args = strings(&["kernels-rustc", "/bin/rustc", "--crate-name", "kernel_helpers", "src/lib.rs"]);
         assert_eq!(
             compiler_args(args),
-            strings(&["kernels-rustc", "--crate-name", "kernel_helpers", "src/lib.rs", "-Zalways-encode-mir"])
+            strings(&[
+                "kernels-rustc",
+                "--crate-name",
+                "kernel_helpers",
+                "src/lib.rs",
+                "-Zalways-encode-mir"
+            ])
         );
     }
 }

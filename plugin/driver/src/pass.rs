@@ -55,7 +55,9 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
         let outcome = verify_module(&imported.ctx, imported.module);
         let verify_seconds = verifying.elapsed().as_secs_f64();
         let (verdict, rejections) = match &outcome {
-            Ok(reports) if reports.iter().all(|report| report.status == ScopeStatus::Skipped) => (Verdict::Skipped, 0),
+            Ok(reports) if reports.iter().all(|report| report.status == ScopeStatus::Skipped) => {
+                (Verdict::Skipped, 0)
+            }
             Ok(_) => (Verdict::Verified, 0),
             Err(rejections) => (Verdict::Rejected, rejections.len()),
         };
@@ -80,7 +82,8 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
         if let Some(dump) = dump.as_mut() {
             let text = imported.module.disp(&imported.ctx).to_string();
             if let Err(error) = dump.write(&scope_report, &text) {
-                tcx.dcx().warn(format!("kernel verifier: could not dump the IR of `{}`: {error}", collected.name));
+                tcx.dcx()
+                    .warn(format!("kernel verifier: could not dump the IR of `{}`: {error}", collected.name));
             }
         }
         report.push(scope_report);
@@ -101,10 +104,15 @@ impl Dump {
 
     fn write(&mut self, scope: &ScopeReport, text: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        write_atomically(&self.dir.join(format!("{}.ir", scope.kernel)), text.as_bytes())?;
+        write_atomically(&self.dir.join(format!("{}.pir", scope.kernel)), text.as_bytes())?;
         self.times.push(format!(
             "{}\t{:?}\t{}\t{}\t{:.6}\t{:.6}",
-            scope.kernel, scope.verdict, scope.blocks, scope.operations, scope.import_seconds, scope.verify_seconds
+            scope.kernel,
+            scope.verdict,
+            scope.blocks,
+            scope.operations,
+            scope.import_seconds,
+            scope.verify_seconds
         ));
         let mut table = String::from("kernel\tverdict\tblocks\toperations\timport_seconds\tverify_seconds\n");
         for line in &self.times {
@@ -117,7 +125,7 @@ impl Dump {
             scope.verdict,
             scope.verify_seconds,
             scope.blocks,
-            self.dir.join(format!("{}.ir", scope.kernel)).display()
+            self.dir.join(format!("{}.pir", scope.kernel)).display()
         );
         write_atomically(&self.dir.join("times.tsv"), table.as_bytes())
     }

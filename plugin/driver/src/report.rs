@@ -58,7 +58,13 @@ pub struct CrateReport {
 
 impl CrateReport {
     pub fn new(crate_name: String) -> CrateReport {
-        CrateReport { crate_name, scopes: Vec::new(), import_seconds: 0.0, verify_seconds: 0.0, compile_seconds: 0.0 }
+        CrateReport {
+            crate_name,
+            scopes: Vec::new(),
+            import_seconds: 0.0,
+            verify_seconds: 0.0,
+            compile_seconds: 0.0,
+        }
     }
 
     /// Adds a scope and its times to the totals.

@@ -84,10 +84,7 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
 }
 
 /// The callee of a call, resolved to the instance that runs (trait methods to their impl).
-pub fn resolve_callee<'tcx>(
-    tcx: TyCtxt<'tcx>,
-    func_ty: ty::Ty<'tcx>,
-) -> Option<Instance<'tcx>> {
+pub fn resolve_callee<'tcx>(tcx: TyCtxt<'tcx>, func_ty: ty::Ty<'tcx>) -> Option<Instance<'tcx>> {
     let ty::FnDef(def_id, args) = *func_ty.kind() else { return None };
     let args = args.no_bound_vars()?;
     Instance::try_resolve(tcx, TypingEnv::fully_monomorphized(), def_id, args).ok().flatten()

@@ -3,7 +3,7 @@
 //!
 //! - `KERNELS_VERIFY_REPORT_DIR=<dir>`: write one JSON report per compiled crate there (what
 //!   `just kernels` sums up).
-//! - `KERNELS_VERIFY_DUMP=<dir>`: write each scope's imported IR as text (`<dir>/<crate>/<kernel>.ir`,
+//! - `KERNELS_VERIFY_DUMP=<dir>`: write each scope's imported IR as text (`<dir>/<crate>/<kernel>.pir`,
 //!   readable by `just verify-ir`) and the per-scope times (`<dir>/<crate>/times.tsv`).
 //!
 //! The repository root is the nearest folder above the crate being compiled (cargo's
@@ -73,7 +73,8 @@ mod tests {
     use super::*;
 
     fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let pairs: Vec<(String, String)> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     }
 
@@ -83,9 +84,11 @@ mod tests {
         std::fs::write(root.path().join("rust-toolchain.toml"), "").unwrap();
         let crate_dir = root.path().join("kernels/helpers");
         std::fs::create_dir_all(&crate_dir).unwrap();
-        let settings =
-            Settings::from_vars(vars(&[(REPORT_DIR_VAR, "target/reports"), (DUMP_DIR_VAR, "/abs/dump")]), Some(&crate_dir))
-                .unwrap();
+        let settings = Settings::from_vars(
+            vars(&[(REPORT_DIR_VAR, "target/reports"), (DUMP_DIR_VAR, "/abs/dump")]),
+            Some(&crate_dir),
+        )
+        .unwrap();
         assert_eq!(settings.report_dir, Some(root.path().join("target/reports")));
         assert_eq!(settings.dump_dir, Some(PathBuf::from("/abs/dump")));
     }

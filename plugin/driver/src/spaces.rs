@@ -38,8 +38,18 @@ use crate::scope::{KernelScope, resolve_callee};
 pub type PlacePath = (Local, Vec<u32>);
 
 /// The standard library's pointer methods whose result points where their receiver points.
-const POINTER_ARITHMETIC: &[&str] =
-    &["add", "wrapping_add", "offset", "wrapping_offset", "sub", "wrapping_sub", "byte_add", "cast", "cast_mut", "cast_const"];
+const POINTER_ARITHMETIC: &[&str] = &[
+    "add",
+    "wrapping_add",
+    "offset",
+    "wrapping_offset",
+    "sub",
+    "wrapping_sub",
+    "byte_add",
+    "cast",
+    "cast_mut",
+    "cast_const",
+];
 
 /// The shared place paths of every function of a scope, each with the pointee type the
 /// shared memory is viewed as.
@@ -155,11 +165,14 @@ fn infer_body<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, paths: &SharedPaths<'t
                     }
                 }
                 Rvalue::BinaryOp(BinOp::Offset, operands) => {
-                    if let Some(view) = operand_path(&operands.0).and_then(|source| set.get(&source).copied()) {
+                    if let Some(view) = operand_path(&operands.0).and_then(|source| set.get(&source).copied())
+                    {
                         set.insert(destination, view);
                     }
                 }
-                Rvalue::Aggregate(kind, operands) if matches!(**kind, AggregateKind::Tuple | AggregateKind::Adt(..)) => {
+                Rvalue::Aggregate(kind, operands)
+                    if matches!(**kind, AggregateKind::Tuple | AggregateKind::Adt(..)) =>
+                {
                     for (index, operand) in operands.iter().enumerate() {
                         if let Some(source) = operand_path(operand) {
                             let mut field = destination.clone();
@@ -182,7 +195,10 @@ fn infer_body<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, paths: &SharedPaths<'t
             Some(_) => {}
             None if tcx.crate_name(callee.def_id().krate).as_str() == "core" => {
                 let name = tcx.item_name(callee.def_id());
-                let receiver = args.first().and_then(|arg| operand_path(&arg.node)).and_then(|path| set.get(&path).copied());
+                let receiver = args
+                    .first()
+                    .and_then(|arg| operand_path(&arg.node))
+                    .and_then(|path| set.get(&path).copied());
                 if let Some(view) = receiver
                     && POINTER_ARITHMETIC.contains(&name.as_str())
                 {

@@ -69,7 +69,11 @@ impl Fixture {
                 .enumerate()
                 .filter_map(|(index, line)| {
                     let (_, rule) = line.split_once("//~ ERROR ")?;
-                    Some(Expected { file: format!("{package}/src/lib.rs"), line: index + 1, rule: rule.trim().into() })
+                    Some(Expected {
+                        file: format!("{package}/src/lib.rs"),
+                        line: index + 1,
+                        rule: rule.trim().into(),
+                    })
                 })
                 .collect();
             fixtures.push(Fixture { package, expected });
@@ -123,7 +127,9 @@ fn through_driver(command: &mut Command) -> &mut Command {
 
 fn outcome() -> &'static Outcome {
     static OUTCOME: OnceLock<Outcome> = OnceLock::new();
-    OUTCOME.get_or_init(|| build_fixtures().unwrap_or_else(|error| Outcome { setup_error: Some(error), ..Outcome::default() }))
+    OUTCOME.get_or_init(|| {
+        build_fixtures().unwrap_or_else(|error| Outcome { setup_error: Some(error), ..Outcome::default() })
+    })
 }
 
 /// Removes the named packages' artifacts from the shared target folder, so that the next build
@@ -151,25 +157,34 @@ fn build_fixtures() -> Result<Outcome, String> {
         clean_packages(&fixtures_dir(), &packages)?;
     }
     eprintln!("building {} fixture crates through kernels-rustc into {}", fixtures.len(), target.display());
-    let output = through_driver(fixture_cargo(&fixtures_dir()).args(["build", "--release", "--keep-going", "--workspace"]))
-        .args(["--message-format=json", "--target-dir"])
-        .arg(&target)
-        .output()
-        .map_err(|error| format!("could not start cargo: {error}"))?;
+    let output = through_driver(fixture_cargo(&fixtures_dir()).args([
+        "build",
+        "--release",
+        "--keep-going",
+        "--workspace",
+    ]))
+    .args(["--message-format=json", "--target-dir"])
+    .arg(&target)
+    .output()
+    .map_err(|error| format!("could not start cargo: {error}"))?;
     for line in String::from_utf8_lossy(&output.stdout).lines() {
         let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
         let package = message["target"]["name"].as_str().unwrap_or_default().replace('_', "-");
         match message["reason"].as_str() {
             Some("compiler-message") if message["message"]["level"] == "error" => {
                 let diagnostic = &message["message"];
-                let Some(span) = diagnostic["spans"].as_array().and_then(|spans| {
-                    spans.iter().find(|span| span["is_primary"] == true)
-                }) else {
+                let Some(span) = diagnostic["spans"]
+                    .as_array()
+                    .and_then(|spans| spans.iter().find(|span| span["is_primary"] == true))
+                else {
                     // Summary lines ("aborting due to…") carry no span.
                     continue;
                 };
                 let file = span["file_name"].as_str().unwrap_or_default();
-                let file = Path::new(file).strip_prefix(fixtures_dir()).map(Path::to_path_buf).unwrap_or(file.into());
+                let file = Path::new(file)
+                    .strip_prefix(fixtures_dir())
+                    .map(Path::to_path_buf)
+                    .unwrap_or(file.into());
                 let line = span["line_start"].as_u64().unwrap_or(0) as usize;
                 let rendered = diagnostic["rendered"].as_str().unwrap_or_default().to_string();
                 outcome.errors.entry(package).or_default().push((file.display().to_string(), line, rendered));
@@ -226,12 +241,19 @@ fn check_fixture(fixture: &Fixture) -> Result<(), Failed> {
     if fixture.must_build() {
         if !errors.is_empty() || !built {
             let rendered: Vec<&str> = errors.iter().map(|(_, _, text)| text.as_str()).collect();
-            return Err(format!("{} must build through the driver, but:\n{}", fixture.package, rendered.join("\n")).into());
+            return Err(format!(
+                "{} must build through the driver, but:\n{}",
+                fixture.package,
+                rendered.join("\n")
+            )
+            .into());
         }
         return Ok(());
     }
     if built {
-        return Err(format!("{} built, but its markers expect {:?}", fixture.package, fixture.expected).into());
+        return Err(
+            format!("{} built, but its markers expect {:?}", fixture.package, fixture.expected).into()
+        );
     }
     let mut unmatched: Vec<(String, usize, String)> = errors.clone();
     for expected in &fixture.expected {
@@ -303,7 +325,11 @@ fn check_project_kernels() -> Result<(), Failed> {
         .output()
         .map_err(|error| format!("could not start cargo: {error}"))?;
     if !output.status.success() {
-        return Err(format!("the kernels do not build through the driver:\n{}", String::from_utf8_lossy(&output.stderr)).into());
+        return Err(format!(
+            "the kernels do not build through the driver:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
     }
     let crates = xtask::verify_report::read_reports(&reports).map_err(|error| format!("{error:#}"))?;
     let kernels = crates
@@ -320,11 +346,15 @@ fn check_project_kernels() -> Result<(), Failed> {
     }
     for name in ["shared_memory_helper_local", "shared_memory_helper_cross_crate"] {
         if scope(name).is_some_and(|scope| scope.adaptations == 0) {
-            return Err(format!("{name} passes its shared tile to a helper, but no adaptation was recorded").into());
+            return Err(
+                format!("{name} passes its shared tile to a helper, but no adaptation was recorded").into()
+            );
         }
     }
     // The cross-crate helper's body is part of the scope (its MIR comes through the metadata).
-    if scope("shared_memory_helper_cross_crate").map(|s| s.functions) <= scope("shared_memory_helper_local").map(|s| s.functions).map(|n| n - 1) {
+    if scope("shared_memory_helper_cross_crate").map(|s| s.functions)
+        <= scope("shared_memory_helper_local").map(|s| s.functions).map(|n| n - 1)
+    {
         return Err("the cross-crate helper's body was not imported".into());
     }
     let summary = xtask::verify_report::Summary::of(&crates);
@@ -351,7 +381,9 @@ fn main() {
         let package = fixture.package.clone();
         trials.push(Trial::test(name, move || check_fixture(&fixture)));
         if must_build {
-            trials.push(Trial::test(format!("ptx_unchanged::{package}"), move || check_ptx_unchanged(&package)));
+            trials.push(Trial::test(format!("ptx_unchanged::{package}"), move || {
+                check_ptx_unchanged(&package)
+            }));
         }
     }
     trials.push(Trial::test("project_kernels_verify", check_project_kernels));
