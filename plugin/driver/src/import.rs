@@ -83,9 +83,17 @@ pub fn import_scope<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>) -> Resul
     let shared = SharedPaths::infer(tcx, scope);
     let module = ModuleBuilder::new(&mut ctx, &symbol(&scope.name))?;
     let mut names = HashMap::new();
+    let mut taken = std::collections::HashSet::new();
     for (index, function) in scope.functions.iter().enumerate() {
-        let name =
+        let base =
             if index == 0 { symbol(&scope.name) } else { symbol(&readable_path(tcx, function.instance)) };
+        // Two instances whose paths differ only in characters a symbol cannot hold.
+        let mut name = base.clone();
+        let mut suffix = 1;
+        while !taken.insert(name.clone()) {
+            suffix += 1;
+            name = format!("{base}_{suffix}");
+        }
         names.insert(function.instance, name);
     }
     let mut importer = Importer {
@@ -120,6 +128,19 @@ fn symbol(path: &str) -> String {
     }
     let name = name.trim_end_matches('_').to_string();
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) { format!("f_{name}") } else { name }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::symbol;
+
+    #[test]
+    fn paths_become_pliron_symbols() {
+        assert_eq!(symbol("device::reduce::block_sum"), "device__reduce__block_sum");
+        assert_eq!(symbol("device::pipeline::Pipeline::<4>::init"), "device__pipeline__Pipeline__4___init");
+        assert_eq!(symbol("<u32 as core::ops::Add>::add"), "_u32_as_core__ops__Add___add");
+        assert_eq!(symbol("4stages"), "f_4stages");
+    }
 }
 
 /// A readable name of a function instance, generic arguments included.
