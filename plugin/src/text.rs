@@ -11,9 +11,12 @@ use std::{
 };
 
 use pliron::{
-    builtin::ops::ModuleOp,
+    builtin::{op_interfaces::OneRegionInterface, ops::ModuleOp},
     combine::{Parser, eof, parser::char::spaces},
+    common_traits::Named,
     context::{Context, Ptr},
+    identifier::Identifier,
+    linked_list::ContainsLinkedList,
     location::Source,
     operation::Operation,
     parsable::{State, state_stream_from_iterator},
@@ -64,10 +67,45 @@ pub fn parse_module(ctx: &mut Context, text: &str, file: &Path) -> Result<Ptr<Op
             ));
         }
     };
-    if Operation::get_op::<ModuleOp>(op, ctx).is_none() {
+    let Some(module) = Operation::get_op::<ModuleOp>(op, ctx) else {
         return Err(error(1, 1, "the top-level operation must be a builtin.module".to_string()));
-    }
+    };
+    normalize_block_labels(ctx, module);
     Ok(op)
+}
+
+/// pliron prints a block as its label followed by `_block<N>v<M>` (its arena id) and parses
+/// the whole as the new label, so each print → parse cycle would grow the labels. Dropping the
+/// id suffix after parsing makes print → parse → print a fixed point.
+fn normalize_block_labels(ctx: &mut Context, module: ModuleOp) {
+    let mut blocks = Vec::new();
+    let mut regions = vec![module.get_region(ctx)];
+    while let Some(region) = regions.pop() {
+        for block in region.deref(ctx).iter(ctx) {
+            blocks.push(block);
+            for op in block.deref(ctx).iter(ctx) {
+                regions.extend(op.deref(ctx).regions());
+            }
+        }
+    }
+    for block in blocks {
+        let Some(label) = block.deref(ctx).given_name(ctx) else { continue };
+        let label = label.to_string();
+        let stripped = match label.rsplit_once("_block") {
+            Some((base, id)) if is_block_id(id) => Some(base.to_string()),
+            _ => label.strip_prefix("block").filter(|id| is_block_id(id)).map(|_| String::new()),
+        };
+        if let Some(base) = stripped {
+            let new_label = if base.is_empty() { None } else { Identifier::try_new(base).ok() };
+            block.deref_mut(ctx).set_label(new_label);
+        }
+    }
+}
+
+/// `<digits>v<digits>`: the arena id pliron appends to block labels.
+fn is_block_id(id: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    id.split_once('v').is_some_and(|(index, version)| digits(index) && digits(version))
 }
 
 /// Prints an operation (a module) in pliron's textual format, locations outlined.

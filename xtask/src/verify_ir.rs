@@ -29,3 +29,24 @@ pub fn verify_ir(layout: &Layout, files: &[PathBuf]) -> i32 {
     }
     status
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(path: &str) -> PathBuf {
+        PathBuf::from("plugin/tests/fixtures").join(path)
+    }
+
+    #[test]
+    fn exit_status_says_verified_rejected_or_unparsable() {
+        let layout = Layout::from_build();
+        assert_eq!(verify_ir(&layout, &[fixture("good/producer_loop.pir")]), VERIFIED);
+        let bad = [fixture("good/producer_loop.pir"), fixture("bad/tail_missing.pir")];
+        assert_eq!(verify_ir(&layout, &bad), REJECTED);
+        let scratch = tempfile::NamedTempFile::new().expect("a temporary file");
+        std::fs::write(scratch.path(), "builtin.module @m {\n  ^top():\n").expect("written");
+        let files = [fixture("bad/tail_missing.pir"), scratch.path().to_path_buf()];
+        assert_eq!(verify_ir(&layout, &files), UNPARSABLE);
+    }
+}
