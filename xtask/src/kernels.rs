@@ -14,6 +14,7 @@ use crate::backend::rustc::Rustc;
 use crate::backend::{DEFAULT_BACKEND, check_backend};
 use crate::host_config::{self, KERNEL_TARGET};
 use crate::process;
+use crate::verify_report;
 
 /// The file name of the default backend's rustc driver among its installed products.
 pub const DRIVER: &str = "kernels-rustc";
@@ -74,6 +75,7 @@ impl KernelBuild {
         let mut command = kernels_cargo(&self.workspace);
         command.args(["build", "--release", "--target-dir"]).arg(&self.target_dir);
         command.env("RUSTC_WORKSPACE_WRAPPER", &self.compiler.driver);
+        command.env(verify_report::REPORT_DIR_VAR, verify_report::report_dir(&self.target_dir));
         let mut library_path = vec![self.compiler.toolchain_lib.clone()];
         library_path.extend(std::env::var_os("LD_LIBRARY_PATH").iter().flat_map(std::env::split_paths));
         command.env("LD_LIBRARY_PATH", std::env::join_paths(library_path).unwrap_or_default());
@@ -97,6 +99,7 @@ impl KernelBuild {
         if !ptx.is_file() {
             bail!("cargo reported success but left no PTX at {}", ptx.display());
         }
+        verify_report::print_summary(&verify_report::report_dir(&self.target_dir))?;
         Ok(ptx)
     }
 }

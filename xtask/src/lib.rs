@@ -26,3 +26,4 @@ pub mod setup;
 pub mod shapes;
 pub mod toolchain;
 pub mod verify_ir;
+pub mod verify_report;

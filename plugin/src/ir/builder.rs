@@ -50,7 +50,7 @@ use crate::ir::{
         KERNEL_ATTR,
         arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
         constant::{ConstFloatOp, ConstIntOp},
-        control::{CallOp, CondBrOp, GotoOp, ReturnOp, SwitchCasesAttr, SwitchOp},
+        control::{CallOp, CondBrOp, GotoOp, ReturnOp, SwitchCasesAttr, SwitchOp, UnreachableOp},
         memory::{AllocaOp, FieldAddrOp, FieldAttr, IndexAddrOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
         pointer_type_of,
@@ -436,6 +436,12 @@ impl FunctionBuilder {
     /// `return values`.
     pub fn ret(&self, ctx: &mut Context, values: &[Value], at: &SourceLoc) -> Ptr<Operation> {
         self.new_op::<ReturnOp>(ctx, vec![], values.to_vec(), vec![], at)
+    }
+
+    /// `unreachable`: the block's end is never reached (a call that does not return, a failed
+    /// assertion, MIR's `Unreachable`).
+    pub fn unreachable(&self, ctx: &mut Context, at: &SourceLoc) -> Ptr<Operation> {
+        self.new_op::<UnreachableOp>(ctx, vec![], vec![], vec![], at)
     }
 
     /// Something the importer does not model, described by `what`; returns its results.

@@ -202,6 +202,25 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             reporter.reject(Rule::StateProvenance, *op, message, vec![created]);
             continue;
         }
+        // A bulk copy writes into the stage whose barrier it completes: its destination
+        // address must be computed from that state's stage index, not from another counter.
+        if kind == PipelineKind::BulkCopy {
+            let destination = op.deref(ctx).get_operand(0);
+            let destination_fact = facts.get(destination);
+            if !matches!(destination_fact, Some(Fact::Index(s) | Fact::Derived(s)) if s == state) {
+                let mut related = vec![created.clone()];
+                if let Some(def) = defining_op(ctx, destination) {
+                    related.push(reporter.related("the destination address is computed here", def));
+                }
+                let message = format!(
+                    "`{name}`: its destination (operand 0) must be computed from the stage index of the state \
+                     whose barrier it completes, but it is {}",
+                    describe_fact(destination_fact)
+                );
+                reporter.reject(Rule::StateProvenance, *op, message, related);
+                continue;
+            }
+        }
         if index.function_of_op(ctx, index.state_op(state)) != index.function_of_op(ctx, *op) {
             let message = format!(
                 "`{name}` operates on a state created in another function; pipeline operations must be \

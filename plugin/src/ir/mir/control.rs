@@ -177,6 +177,17 @@ impl Verify for SwitchOp {
 )]
 pub struct ReturnOp;
 
+/// `mir.unreachable`: control never gets here (MIR's `Unreachable`, the end of a call that
+/// does not return, a failed assertion). Not a return: a path that ends here leaves nothing
+/// unfinished, because the kernel traps.
+#[pliron_op(
+    name = "mir.unreachable",
+    format = "",
+    interfaces = [IsTerminatorInterface, NResultsInterface<0>, NOpdsInterface<0>],
+    verifier = "succ"
+)]
+pub struct UnreachableOp;
+
 /// Conditional terminators branch only to blocks without arguments (as MIR's `SwitchInt`).
 fn no_block_arguments(ctx: &Context, op: &dyn Op) -> Result<()> {
     let operation = op.get_operation().deref(ctx);

@@ -1,0 +1,53 @@
+//! Verifier rejections as rustc errors: at the span of the offending operation's MIR statement
+//! (for a call, the call expression), with notes naming the story, the rule and the related
+//! operations at their own spans ("the state was created here").
+
+use plugin::verify::{Rejection, Rule};
+use rustc_middle::ty::TyCtxt;
+use rustc_span::DUMMY_SP;
+
+use crate::import::Locations;
+
+/// The story a rule belongs to, as the device API's documentation tells it.
+pub fn story(rule: Rule) -> &'static str {
+    match rule {
+        Rule::WellFormed => "the imported IR is well-formed",
+        Rule::StateProvenance => "the pipeline story: stage indices and phases come from a pipeline state",
+        Rule::ProducerOrder => {
+            "the pipeline story: a producer acquires, expects the bytes, copies, then advances"
+        }
+        Rule::ConsumerOrder => {
+            "the pipeline story: a consumer waits, reads the stage, releases it, then advances"
+        }
+        Rule::ProducerTail => "the pipeline story: the producer tail comes once, after the producer loop",
+        Rule::PointerAdaptation => {
+            "pointer provenance: a shared-memory pointer crosses a call only as an explicit adaptation"
+        }
+    }
+}
+
+/// Emits one rejection of kernel `kernel`'s scope as a rustc error.
+pub fn emit(tcx: TyCtxt<'_>, kernel: &str, rejection: &Rejection, locations: &Locations) {
+    let span = rejection.location.as_ref().and_then(|location| locations.span(location)).unwrap_or(DUMMY_SP);
+    let mut diagnostic = tcx
+        .dcx()
+        .struct_span_err(span, format!("kernel verifier [{}]: {}", rejection.rule.name(), rejection.message));
+    diagnostic.span_label(span, format!("breaks rule `{}`", rejection.rule.name()));
+    diagnostic.note(format!("story: {}", story(rejection.rule)));
+    diagnostic.note(format!(
+        "rule `{}`, in `{}`, in the scope of kernel `{kernel}`",
+        rejection.rule.name(),
+        rejection.function
+    ));
+    for related in &rejection.related {
+        match related.location.as_ref().and_then(|location| locations.span(location)) {
+            Some(related_span) => {
+                diagnostic.span_note(related_span, related.note.clone());
+            }
+            None => {
+                diagnostic.note(related.note.clone());
+            }
+        }
+    }
+    diagnostic.emit();
+}

@@ -1,0 +1,141 @@
+//! The verifier pass: for each kernel of the crate, collect its scope, import it, verify it,
+//! and turn the outcome into the crate report, rustc errors and (on request) IR dumps.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use pliron::printable::Printable;
+use plugin::verify::{ScopeStatus, verify_module};
+use rustc_middle::ty::TyCtxt;
+
+use crate::import::import_scope;
+use crate::report::{CrateReport, ScopeReport, Verdict};
+use crate::{diagnostics, scope};
+
+/// What verifying a crate gave: its report, and whether any scope was rejected.
+pub struct CrateOutcome {
+    pub report: CrateReport,
+    pub rejected: bool,
+}
+
+/// Verifies every kernel scope of the crate being compiled.
+pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
+    let crate_name = tcx.crate_name(rustc_hir::def_id::LOCAL_CRATE).to_string();
+    let mut report = CrateReport::new(crate_name.clone());
+    let mut rejected = false;
+    let mut dump = dump_dir.map(|dir| Dump::new(dir, &crate_name));
+    for kernel in scope::kernel_entries(tcx) {
+        let started = Instant::now();
+        let collected = scope::collect(tcx, kernel);
+        for (instance, span) in &collected.without_mir {
+            tcx.dcx().span_warn(
+                *span,
+                format!(
+                    "kernel verifier: the body of `{}` is not available (its crate encoded no MIR), so the \
+                     scope of `{}` is verified without it; build that crate through kernels-rustc",
+                    crate::import::readable_path(tcx, *instance),
+                    collected.name
+                ),
+            );
+        }
+        let imported = match import_scope(tcx, &collected) {
+            Ok(imported) => imported,
+            Err(error) => {
+                tcx.dcx().span_err(
+                    tcx.def_span(kernel),
+                    format!("kernel verifier: could not import the scope of `{}`: {error}", collected.name),
+                );
+                rejected = true;
+                continue;
+            }
+        };
+        let import_seconds = started.elapsed().as_secs_f64();
+        let verifying = Instant::now();
+        let outcome = verify_module(&imported.ctx, imported.module);
+        let verify_seconds = verifying.elapsed().as_secs_f64();
+        let (verdict, rejections) = match &outcome {
+            Ok(reports) if reports.iter().all(|report| report.status == ScopeStatus::Skipped) => {
+                (Verdict::Skipped, 0)
+            }
+            Ok(_) => (Verdict::Verified, 0),
+            Err(rejections) => (Verdict::Rejected, rejections.len()),
+        };
+        if let Err(rejections) = &outcome {
+            rejected = true;
+            for rejection in rejections {
+                diagnostics::emit(tcx, &collected.name, rejection, &imported.locations);
+            }
+        }
+        let scope_report = ScopeReport {
+            kernel: collected.name.clone(),
+            functions: collected.functions.len(),
+            blocks: imported.stats.blocks,
+            operations: imported.stats.operations,
+            opaque_operations: imported.stats.opaque,
+            verdict,
+            adaptations: imported.stats.adaptations,
+            rejections,
+            import_seconds,
+            verify_seconds,
+        };
+        if let Some(dump) = dump.as_mut() {
+            let text = imported.module.disp(&imported.ctx).to_string();
+            if let Err(error) = dump.write(&scope_report, &text) {
+                tcx.dcx()
+                    .warn(format!("kernel verifier: could not dump the IR of `{}`: {error}", collected.name));
+            }
+        }
+        report.push(scope_report);
+    }
+    CrateOutcome { report, rejected }
+}
+
+/// `KERNELS_VERIFY_DUMP`: each scope's IR as text, and a table of per-scope times.
+struct Dump {
+    dir: PathBuf,
+    times: Vec<String>,
+}
+
+impl Dump {
+    fn new(root: &Path, crate_name: &str) -> Dump {
+        Dump { dir: root.join(crate_name), times: Vec::new() }
+    }
+
+    fn write(&mut self, scope: &ScopeReport, text: &str) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        write_atomically(&self.dir.join(format!("{}.pir", scope.kernel)), text.as_bytes())?;
+        self.times.push(format!(
+            "{}\t{:?}\t{}\t{}\t{:.6}\t{:.6}",
+            scope.kernel,
+            scope.verdict,
+            scope.blocks,
+            scope.operations,
+            scope.import_seconds,
+            scope.verify_seconds
+        ));
+        let mut table = String::from("kernel\tverdict\tblocks\toperations\timport_seconds\tverify_seconds\n");
+        for line in &self.times {
+            table.push_str(line);
+            table.push('\n');
+        }
+        eprintln!(
+            "kernel verifier: {} {:?} in {:.6} s ({} blocks) -> {}",
+            scope.kernel,
+            scope.verdict,
+            scope.verify_seconds,
+            scope.blocks,
+            self.dir.join(format!("{}.pir", scope.kernel)).display()
+        );
+        write_atomically(&self.dir.join("times.tsv"), table.as_bytes())
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into place.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(bytes)?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! The machine-readable verification report of one compiled crate: what `just kernels` sums
+//! up at the end of a build.
+//!
+//! One JSON file per crate, `<report dir>/<crate>.json`, written to a temporary file unique to
+//! this process and renamed into place, so a reader never sees half a report. The schema is
+//! read back by `xtask::verify_report` (the driver's integration test reads real reports
+//! through it, so the two cannot drift apart).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// What happened to one kernel scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Verified and accepted.
+    Verified,
+    /// No semantic operation in the scope: skipped by the scope guard.
+    Skipped,
+    /// The verifier rejected the scope; the rejections are rustc errors.
+    Rejected,
+}
+
+/// One kernel scope: its size, its verdict and the time spent on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScopeReport {
+    pub kernel: String,
+    /// Functions in the scope (the kernel included).
+    pub functions: usize,
+    /// Blocks and operations of the imported IR.
+    pub blocks: usize,
+    pub operations: usize,
+    /// Operations the import left opaque (MIR the IR does not model), kept as MIR text.
+    pub opaque_operations: usize,
+    pub verdict: Verdict,
+    /// Shared-memory pointers accepted as explicit address-space adaptations at calls.
+    pub adaptations: usize,
+    /// Rejections (0 unless the verdict is `rejected`).
+    pub rejections: usize,
+    pub import_seconds: f64,
+    pub verify_seconds: f64,
+}
+
+/// One crate's report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrateReport {
+    #[serde(rename = "crate")]
+    pub crate_name: String,
+    pub scopes: Vec<ScopeReport>,
+    /// Time spent collecting scopes and importing MIR, and verifying, over all scopes.
+    pub import_seconds: f64,
+    pub verify_seconds: f64,
+    /// The whole compilation of the crate in this driver (parsing to code generation).
+    pub compile_seconds: f64,
+}
+
+impl CrateReport {
+    pub fn new(crate_name: String) -> CrateReport {
+        CrateReport {
+            crate_name,
+            scopes: Vec::new(),
+            import_seconds: 0.0,
+            verify_seconds: 0.0,
+            compile_seconds: 0.0,
+        }
+    }
+
+    /// Adds a scope and its times to the totals.
+    pub fn push(&mut self, scope: ScopeReport) {
+        self.import_seconds += scope.import_seconds;
+        self.verify_seconds += scope.verify_seconds;
+        self.scopes.push(scope);
+    }
+
+    /// Writes the report into `dir` atomically; returns the report's path.
+    pub fn write_into(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{}.json", self.crate_name));
+        let mut file = tempfile::NamedTempFile::new_in(dir)?;
+        serde_json::to_writer_pretty(&mut file, self).map_err(std::io::Error::other)?;
+        file.write_all(b"\n")?;
+        file.persist(&path).map_err(|error| error.error)?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(kernel: &str, verdict: Verdict, verify_seconds: f64) -> ScopeReport {
+        ScopeReport {
+            kernel: kernel.into(),
+            functions: 1,
+            blocks: 2,
+            operations: 3,
+            opaque_operations: 0,
+            verdict,
+            adaptations: 0,
+            rejections: 0,
+            import_seconds: 0.5,
+            verify_seconds,
+        }
+    }
+
+    #[test]
+    fn the_report_adds_up_its_scopes_and_lands_whole_under_the_crate_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut report = CrateReport::new("kernels".into());
+        report.push(scope("a", Verdict::Verified, 0.25));
+        report.push(scope("b", Verdict::Skipped, 0.0));
+        assert_eq!(report.import_seconds, 1.0);
+        assert_eq!(report.verify_seconds, 0.25);
+        let path = report.write_into(&dir.path().join("new")).unwrap();
+        assert_eq!(path, dir.path().join("new/kernels.json"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["crate"], "kernels");
+        assert_eq!(value["scopes"][1]["verdict"], "skipped");
+        // Nothing but the report is left in the folder: the temporary file was renamed.
+        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+    }
+}

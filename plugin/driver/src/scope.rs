@@ -1,0 +1,124 @@
+//! Kernel scopes: each `extern "ptx-kernel"` function and every function it reaches through
+//! calls, with the MIR body the import reads.
+//!
+//! Bodies of this crate's functions come from `mir_drops_elaborated_and_const_checked`, the MIR
+//! from before MIR inlining, so the calls into the device API are still calls. Bodies of other
+//! workspace crates' functions (the helper crate) come from their encoded MIR (`instance_mir`),
+//! which exists because this driver compiles every workspace crate with `-Zalways-encode-mir`
+//! (see `main.rs`). Calls into the standard library crates are not followed, and neither are
+//! the recognised device-API operations: those become semantic operations, not scope members.
+//! Every body is instantiated with its instance's generic arguments, so the import sees
+//! concrete types.
+
+use std::collections::{HashMap, VecDeque};
+
+use rustc_abi::ExternAbi;
+use rustc_hir::def::DefKind;
+use rustc_hir::def_id::{DefId, LocalDefId};
+use rustc_middle::mir::{Body, TerminatorKind};
+use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
+use rustc_span::Span;
+
+use crate::device_api::DeviceOp;
+
+/// Crates whose functions are never followed into: their bodies are the toolchain's, and
+/// calls to them stay ordinary calls in the imported IR.
+const STANDARD_CRATES: &[&str] = &["core", "alloc", "std", "compiler_builtins"];
+
+/// One kernel and everything it reaches.
+pub struct KernelScope<'tcx> {
+    /// The kernel's name (its PTX entry name: kernels are `#[no_mangle]`).
+    pub name: String,
+    /// The kernel first, then every reached function in discovery order.
+    pub functions: Vec<ScopeFunction<'tcx>>,
+    /// Reached functions of workspace crates whose MIR is not available, with the call that
+    /// reached them; they are imported as calls without a body.
+    pub without_mir: Vec<(Instance<'tcx>, Span)>,
+}
+
+/// A function of a scope and the body the import reads: this crate's MIR from before MIR
+/// inlining, or another workspace crate's encoded MIR (after that crate's own optimisations).
+pub struct ScopeFunction<'tcx> {
+    pub instance: Instance<'tcx>,
+    pub body: Body<'tcx>,
+}
+
+/// The kernel entries of the crate being compiled, in source order.
+pub fn kernel_entries(tcx: TyCtxt<'_>) -> Vec<LocalDefId> {
+    tcx.hir_body_owners()
+        .filter(|&owner| matches!(tcx.def_kind(owner), DefKind::Fn))
+        .filter(|&owner| tcx.fn_sig(owner).skip_binder().abi() == ExternAbi::PtxKernel)
+        .collect()
+}
+
+/// Collects the scope of one kernel.
+pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx> {
+    let typing_env = TypingEnv::fully_monomorphized();
+    let root = Instance::mono(tcx, kernel.to_def_id());
+    let mut scope = KernelScope {
+        name: tcx.item_name(kernel.to_def_id()).to_string(),
+        functions: Vec::new(),
+        without_mir: Vec::new(),
+    };
+    let mut seen: HashMap<Instance<'tcx>, ()> = HashMap::new();
+    let mut queue = VecDeque::from([(root, tcx.def_span(kernel))]);
+    seen.insert(root, ());
+    while let Some((instance, reached_at)) = queue.pop_front() {
+        let Some(body) = body_of(tcx, instance) else {
+            scope.without_mir.push((instance, reached_at));
+            continue;
+        };
+        let body = instance.instantiate_mir_and_normalize_erasing_regions(
+            tcx,
+            typing_env,
+            EarlyBinder::bind(tcx, body),
+        );
+        for (callee, span) in followed_callees(tcx, &body) {
+            if seen.insert(callee, ()).is_none() {
+                queue.push_back((callee, span));
+            }
+        }
+        scope.functions.push(ScopeFunction { instance, body });
+    }
+    scope
+}
+
+/// The callee of a call, resolved to the instance that runs (trait methods to their impl).
+pub fn resolve_callee<'tcx>(tcx: TyCtxt<'tcx>, func_ty: ty::Ty<'tcx>) -> Option<Instance<'tcx>> {
+    let ty::FnDef(def_id, args) = *func_ty.kind() else { return None };
+    let args = args.no_bound_vars()?;
+    Instance::try_resolve(tcx, TypingEnv::fully_monomorphized(), def_id, args).ok().flatten()
+}
+
+/// Whether calls to `def_id` are followed into its body.
+pub fn is_followed(tcx: TyCtxt<'_>, def_id: DefId) -> bool {
+    let crate_name = tcx.crate_name(def_id.krate);
+    !STANDARD_CRATES.contains(&crate_name.as_str()) && DeviceOp::of_callee(tcx, def_id).is_none()
+}
+
+/// The calls of a (monomorphic) body that the scope follows, with their spans.
+fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance<'tcx>, Span)> {
+    let mut callees = Vec::new();
+    for block in body.basic_blocks.iter() {
+        let terminator = block.terminator();
+        let TerminatorKind::Call { func, .. } = &terminator.kind else { continue };
+        let Some(callee) = resolve_callee(tcx, func.ty(body, tcx)) else { continue };
+        if matches!(callee.def, InstanceKind::Item(_)) && is_followed(tcx, callee.def_id()) {
+            callees.push((callee, terminator.source_info.span));
+        }
+    }
+    callees
+}
+
+/// The body of a scope function, uninstantiated, or `None` when its crate encoded no MIR.
+fn body_of<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Body<'tcx>> {
+    let def_id = instance.def_id();
+    if let Some(local) = def_id.as_local() {
+        let steal = tcx.mir_drops_elaborated_and_const_checked(local);
+        return Some(steal.borrow().clone());
+    }
+    if !tcx.is_mir_available(def_id) {
+        return None;
+    }
+    Some(tcx.instance_mir(instance.def).clone())
+}

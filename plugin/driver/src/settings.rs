@@ -1,0 +1,110 @@
+//! What the driver reads from its environment, with relative paths resolved against the
+//! repository root.
+//!
+//! - `KERNELS_VERIFY_REPORT_DIR=<dir>`: write one JSON report per compiled crate there (what
+//!   `just kernels` sums up).
+//! - `KERNELS_VERIFY_DUMP=<dir>`: write each scope's imported IR as text (`<dir>/<crate>/<kernel>.pir`,
+//!   readable by `just verify-ir`) and the per-scope times (`<dir>/<crate>/times.tsv`).
+//!
+//! The repository root is the nearest folder above the crate being compiled (cargo's
+//! `CARGO_MANIFEST_DIR`) that holds `rust-toolchain.toml`; the current folder is never used.
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
+pub const DUMP_DIR_VAR: &str = "KERNELS_VERIFY_DUMP";
+
+/// Where the driver writes its outputs; `None` where the variable is unset or empty.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub report_dir: Option<PathBuf>,
+    pub dump_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum SettingsError {
+    #[error(
+        "{variable}={value} is a relative path, and no repository root (a folder with rust-toolchain.toml) \
+         lies above {manifest_dir}; give an absolute path"
+    )]
+    NoRepositoryRoot { variable: &'static str, value: String, manifest_dir: String },
+}
+
+impl Settings {
+    /// Reads the settings from the process environment.
+    pub fn from_env() -> Result<Settings, SettingsError> {
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        Settings::from_vars(|name| std::env::var(name).ok(), manifest_dir.as_deref())
+    }
+
+    /// Reads the settings through `var`, resolving relative paths from `manifest_dir` up.
+    pub fn from_vars(
+        var: impl Fn(&str) -> Option<String>,
+        manifest_dir: Option<&Path>,
+    ) -> Result<Settings, SettingsError> {
+        let resolve = |variable: &'static str| -> Result<Option<PathBuf>, SettingsError> {
+            let Some(value) = var(variable).filter(|value| !value.is_empty()) else { return Ok(None) };
+            let path = PathBuf::from(&value);
+            if path.is_absolute() {
+                return Ok(Some(path));
+            }
+            match manifest_dir.and_then(repository_root) {
+                Some(root) => Ok(Some(root.join(path))),
+                None => Err(SettingsError::NoRepositoryRoot {
+                    variable,
+                    value,
+                    manifest_dir: manifest_dir.map(|dir| dir.display().to_string()).unwrap_or_default(),
+                }),
+            }
+        };
+        Ok(Settings { report_dir: resolve(REPORT_DIR_VAR)?, dump_dir: resolve(DUMP_DIR_VAR)? })
+    }
+}
+
+/// The nearest folder at or above `start` that holds `rust-toolchain.toml`.
+pub fn repository_root(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find(|dir| dir.join("rust-toolchain.toml").is_file()).map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_repository_root_not_the_current_folder() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("rust-toolchain.toml"), "").unwrap();
+        let crate_dir = root.path().join("kernels/helpers");
+        std::fs::create_dir_all(&crate_dir).unwrap();
+        let settings = Settings::from_vars(
+            vars(&[(REPORT_DIR_VAR, "target/reports"), (DUMP_DIR_VAR, "/abs/dump")]),
+            Some(&crate_dir),
+        )
+        .unwrap();
+        assert_eq!(settings.report_dir, Some(root.path().join("target/reports")));
+        assert_eq!(settings.dump_dir, Some(PathBuf::from("/abs/dump")));
+    }
+
+    #[test]
+    fn unset_or_empty_variables_turn_the_output_off() {
+        let settings = Settings::from_vars(vars(&[(DUMP_DIR_VAR, "")]), None).unwrap();
+        assert_eq!(settings.report_dir, None);
+        assert_eq!(settings.dump_dir, None);
+    }
+
+    #[test]
+    fn a_relative_path_without_a_repository_root_is_refused_by_name() {
+        let lonely = tempfile::tempdir().unwrap();
+        let error = Settings::from_vars(vars(&[(DUMP_DIR_VAR, "dumps")]), Some(lonely.path())).unwrap_err();
+        assert!(matches!(error, SettingsError::NoRepositoryRoot { variable: DUMP_DIR_VAR, .. }));
+        assert!(error.to_string().contains("KERNELS_VERIFY_DUMP=dumps"));
+    }
+}

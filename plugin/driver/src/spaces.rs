@@ -1,0 +1,219 @@
+//! Which values of a scope are pointers into shared memory: the address-space inference the
+//! import types its locals with.
+//!
+//! Rust types say nothing about address spaces: `dynamic_shared_base::<f32>()` returns a plain
+//! `*mut f32`. The IR does: that pointer is `mir.ptr <Shared, …>`, and passing it to a
+//! function whose parameter is a generic pointer is an explicit adaptation. So before the
+//! import, this module finds every *place path* (a local and a chain of field indices, e.g.
+//! the first field of a returned tuple) that holds a shared pointer, over the whole scope:
+//!
+//! - the destination of `dynamic_shared_base::<T>` is shared, viewed as `T`;
+//! - copies, moves, coercions, `Offset` and the standard library's pointer arithmetic (`add`,
+//!   `wrapping_add`, `offset`, …) keep it shared with the same view;
+//! - a pointer-to-pointer cast of a *byte* view (`u8`, `i8`) gives the memory the cast's
+//!   pointee (this is how shared memory is carved into typed parts); a cast of a typed view to
+//!   another pointee is a reinterpretation, and the result keeps the view it had, so that the
+//!   verifier sees what the memory really holds when the pointer reaches a call;
+//! - tuples and structs built from shared pointers hold them in the same fields;
+//! - a function whose return place holds a shared pointer at some path gives its callers'
+//!   destinations the same path.
+//!
+//! Parameters are never inferred shared: inside a function, a pointer parameter is what its
+//! Rust type says (generic), which is exactly why the call is an adaptation. The inference is
+//! flow-insensitive and runs the whole scope to a fixpoint (scopes are small; the verifier, not
+//! this, is what has to scale).
+
+use std::collections::HashMap;
+
+use rustc_middle::mir::{
+    AggregateKind, BinOp, Body, CastKind, Local, Operand, Place, ProjectionElem, Rvalue, StatementKind,
+    TerminatorKind,
+};
+use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
+
+use crate::device_api::DeviceOp;
+use crate::scope::{KernelScope, resolve_callee};
+
+/// A local and the field indices below it.
+pub type PlacePath = (Local, Vec<u32>);
+
+/// The standard library's pointer methods whose result points where their receiver points.
+const POINTER_ARITHMETIC: &[&str] = &[
+    "add",
+    "wrapping_add",
+    "offset",
+    "wrapping_offset",
+    "sub",
+    "wrapping_sub",
+    "byte_add",
+    "cast",
+    "cast_mut",
+    "cast_const",
+];
+
+/// The shared place paths of every function of a scope, each with the pointee type the
+/// shared memory is viewed as.
+#[derive(Debug, Default)]
+pub struct SharedPaths<'tcx> {
+    by_function: HashMap<Instance<'tcx>, Views<'tcx>>,
+}
+
+type Views<'tcx> = HashMap<PlacePath, Ty<'tcx>>;
+
+impl<'tcx> SharedPaths<'tcx> {
+    /// Runs the inference over a scope.
+    pub fn infer(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>) -> SharedPaths<'tcx> {
+        let mut paths = SharedPaths::default();
+        loop {
+            let mut changed = false;
+            for function in &scope.functions {
+                let mut set = paths.by_function.get(&function.instance).cloned().unwrap_or_default();
+                let old = set.clone();
+                let before = set.len();
+                infer_body(tcx, &function.body, &paths, &mut set);
+                changed |= set.len() != before || set != old;
+                paths.by_function.insert(function.instance, set);
+            }
+            if !changed {
+                return paths;
+            }
+        }
+    }
+
+    /// The view of the shared memory `path` of `function` points into, if it does.
+    pub fn view(&self, function: Instance<'tcx>, path: &PlacePath) -> Option<Ty<'tcx>> {
+        self.by_function.get(&function).and_then(|views| views.get(path)).copied()
+    }
+
+    /// The field paths of `function`'s return place that hold shared pointers, with views.
+    fn returned(&self, function: Instance<'tcx>) -> Vec<(Vec<u32>, Ty<'tcx>)> {
+        self.by_function
+            .get(&function)
+            .map(|views| {
+                views
+                    .iter()
+                    .filter(|((local, _), _)| *local == Local::ZERO)
+                    .map(|((_, fields), view)| (fields.clone(), *view))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The path of a place made only of field projections.
+pub fn field_path(place: &Place<'_>) -> Option<PlacePath> {
+    let mut fields = Vec::new();
+    for element in place.projection.iter() {
+        match element {
+            ProjectionElem::Field(field, _) => fields.push(field.as_u32()),
+            _ => return None,
+        }
+    }
+    Some((place.local, fields))
+}
+
+fn operand_path(operand: &Operand<'_>) -> Option<PlacePath> {
+    match operand {
+        Operand::Copy(place) | Operand::Move(place) => field_path(place),
+        _ => None,
+    }
+}
+
+/// Adds every shared path below `source`, re-rooted at `destination`.
+fn copy_paths<'tcx>(views: &mut Views<'tcx>, source: &PlacePath, destination: &PlacePath) {
+    let below: Vec<(Vec<u32>, Ty<'tcx>)> = views
+        .iter()
+        .filter(|((local, fields), _)| *local == source.0 && fields.starts_with(&source.1))
+        .map(|((_, fields), view)| (fields[source.1.len()..].to_vec(), *view))
+        .collect();
+    for (suffix, view) in below {
+        let mut fields = destination.1.clone();
+        fields.extend(suffix);
+        views.insert((destination.0, fields), view);
+    }
+}
+
+/// The view after a cast of a pointer viewing `view` to a pointer of type `to`: a byte view
+/// takes the new pointee, a typed view keeps its own.
+pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
+    match (view.kind(), to.builtin_deref(true)) {
+        (ty::Uint(ty::UintTy::U8) | ty::Int(ty::IntTy::I8), Some(pointee)) => pointee,
+        _ => view,
+    }
+}
+
+fn infer_body<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, paths: &SharedPaths<'tcx>, set: &mut Views<'tcx>) {
+    for block in body.basic_blocks.iter() {
+        for statement in &block.statements {
+            let StatementKind::Assign(assign) = &statement.kind else { continue };
+            let (place, rvalue) = &**assign;
+            let Some(destination) = field_path(place) else { continue };
+            match rvalue {
+                Rvalue::Use(operand, ..) => {
+                    if let Some(source) = operand_path(operand) {
+                        copy_paths(set, &source, &destination);
+                    }
+                }
+                Rvalue::Cast(CastKind::PtrToPtr | CastKind::Transmute, operand, to) => {
+                    if let Some(view) = operand_path(operand).and_then(|source| set.get(&source).copied()) {
+                        set.insert(destination, cast_view(view, *to));
+                    }
+                }
+                Rvalue::Cast(CastKind::PointerCoercion(..), operand, _) => {
+                    if let Some(view) = operand_path(operand).and_then(|source| set.get(&source).copied()) {
+                        set.insert(destination, view);
+                    }
+                }
+                Rvalue::BinaryOp(BinOp::Offset, operands) => {
+                    if let Some(view) = operand_path(&operands.0).and_then(|source| set.get(&source).copied())
+                    {
+                        set.insert(destination, view);
+                    }
+                }
+                Rvalue::Aggregate(kind, operands)
+                    if matches!(**kind, AggregateKind::Tuple | AggregateKind::Adt(..)) =>
+                {
+                    for (index, operand) in operands.iter().enumerate() {
+                        if let Some(source) = operand_path(operand) {
+                            let mut field = destination.clone();
+                            field.1.push(index as u32);
+                            copy_paths(set, &source, &field);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let TerminatorKind::Call { func, args, destination, .. } = &block.terminator().kind else { continue };
+        let Some(destination) = field_path(destination) else { continue };
+        let Some(callee) = resolve_callee(tcx, func.ty(body, tcx)) else { continue };
+        match DeviceOp::of_callee(tcx, callee.def_id()) {
+            Some(DeviceOp::DynamicSharedBase) => {
+                let returned = callee.args.type_at(0);
+                set.insert(destination, returned);
+            }
+            Some(_) => {}
+            None if tcx.crate_name(callee.def_id().krate).as_str() == "core" => {
+                let name = tcx.item_name(callee.def_id());
+                let receiver = args
+                    .first()
+                    .and_then(|arg| operand_path(&arg.node))
+                    .and_then(|path| set.get(&path).copied());
+                if let Some(view) = receiver
+                    && POINTER_ARITHMETIC.contains(&name.as_str())
+                {
+                    let returned = body.local_decls[destination.0].ty;
+                    let view = if name.as_str() == "cast" { cast_view(view, returned) } else { view };
+                    set.insert(destination, view);
+                }
+            }
+            None => {
+                for (fields, view) in paths.returned(callee) {
+                    let mut path = destination.clone();
+                    path.1.extend(fields);
+                    set.insert(path, view);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The closing lines of a kernels build: how many kernel scopes the compiler-pass plugin
+//! verified and skipped, and how long the verifier took against the whole compile.
+//!
+//! The driver (`kernels-rustc`) writes one JSON report per compiled crate into the folder named
+//! by `KERNELS_VERIFY_REPORT_DIR` (see `plugin/driver/src/report.rs` for the writer); this
+//! module reads every report there and sums them up. A crate that cargo found fresh keeps its
+//! report from the compile that last checked it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+/// The environment variable through which a kernels build tells the driver where to report.
+pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
+
+/// The report folder of a kernels build into `target_dir`.
+pub fn report_dir(target_dir: &Path) -> PathBuf {
+    target_dir.join("verify-reports")
+}
+
+/// What happened to one kernel scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Verified,
+    Skipped,
+    Rejected,
+}
+
+/// One kernel scope of a report.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScopeReport {
+    pub kernel: String,
+    pub functions: usize,
+    pub blocks: usize,
+    pub operations: usize,
+    pub opaque_operations: usize,
+    pub verdict: Verdict,
+    pub adaptations: usize,
+    pub rejections: usize,
+    pub import_seconds: f64,
+    pub verify_seconds: f64,
+}
+
+/// One crate's report, as the driver writes it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CrateReport {
+    #[serde(rename = "crate")]
+    pub crate_name: String,
+    pub scopes: Vec<ScopeReport>,
+    pub import_seconds: f64,
+    pub verify_seconds: f64,
+    pub compile_seconds: f64,
+}
+
+/// Every crate report in a folder, sorted by crate name.
+pub fn read_reports(dir: &Path) -> Result<Vec<CrateReport>> {
+    let entries = std::fs::read_dir(dir).with_context(|| {
+        format!("no verifier reports in {} (was the build run through kernels-rustc?)", dir.display())
+    })?;
+    let mut reports = Vec::new();
+    for entry in entries {
+        let path = entry.with_context(|| format!("listing {}", dir.display()))?.path();
+        if path.extension().is_none_or(|extension| extension != "json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let report: CrateReport = serde_json::from_str(&text).with_context(|| {
+            format!("{} is not a verifier report; delete it and rebuild the kernels", path.display())
+        })?;
+        reports.push(report);
+    }
+    if reports.is_empty() {
+        bail!("no verifier reports in {} (was the build run through kernels-rustc?)", dir.display());
+    }
+    reports.sort_by(|a, b| a.crate_name.cmp(&b.crate_name));
+    Ok(reports)
+}
+
+/// The sums over every report of a build.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub verified: usize,
+    pub skipped: usize,
+    pub rejected: usize,
+    pub adaptations: usize,
+    pub verify_seconds: f64,
+    pub import_seconds: f64,
+    pub compile_seconds: f64,
+    /// The scope the verifier spent longest on: (kernel, seconds).
+    pub slowest: Option<(String, f64)>,
+}
+
+impl Summary {
+    pub fn of(reports: &[CrateReport]) -> Summary {
+        let scopes = || reports.iter().flat_map(|report| &report.scopes);
+        let count = |verdict: Verdict| scopes().filter(|scope| scope.verdict == verdict).count();
+        Summary {
+            verified: count(Verdict::Verified),
+            skipped: count(Verdict::Skipped),
+            rejected: count(Verdict::Rejected),
+            adaptations: scopes().map(|scope| scope.adaptations).sum(),
+            verify_seconds: reports.iter().map(|report| report.verify_seconds).sum(),
+            import_seconds: reports.iter().map(|report| report.import_seconds).sum(),
+            compile_seconds: reports.iter().map(|report| report.compile_seconds).sum(),
+            slowest: scopes()
+                .max_by(|a, b| a.verify_seconds.total_cmp(&b.verify_seconds))
+                .map(|scope| (scope.kernel.clone(), scope.verify_seconds)),
+        }
+    }
+
+    /// The lines printed at the end of a kernels build.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = vec![format!(
+            "verifier: {} kernel scopes verified, {} skipped (no semantic operation){}; {} shared-memory adaptations accepted",
+            self.verified,
+            self.skipped,
+            if self.rejected > 0 { format!(", {} rejected", self.rejected) } else { String::new() },
+            self.adaptations,
+        )];
+        let mut timing = format!(
+            "verifier: {:.4} s verifying, {:.4} s importing MIR, of {:.1} s compiling the kernel crates",
+            self.verify_seconds, self.import_seconds, self.compile_seconds
+        );
+        if let Some((kernel, seconds)) = &self.slowest {
+            timing.push_str(&format!(" (slowest scope: {kernel}, {seconds:.4} s)"));
+        }
+        lines.push(timing);
+        lines
+    }
+}
+
+/// Reads the reports in `dir` and prints the summary lines to stderr.
+pub fn print_summary(dir: &Path) -> Result<()> {
+    let summary = Summary::of(&read_reports(dir)?);
+    for line in summary.lines() {
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KERNELS: &str = r#"{
+      "crate": "kernels",
+      "scopes": [
+        {"kernel": "pipeline_sum", "functions": 14, "blocks": 80, "operations": 400, "opaque_operations": 2,
+         "verdict": "verified", "adaptations": 0, "rejections": 0, "import_seconds": 0.002, "verify_seconds": 0.004},
+        {"kernel": "saxpy", "functions": 4, "blocks": 9, "operations": 30, "opaque_operations": 0,
+         "verdict": "skipped", "adaptations": 0, "rejections": 0, "import_seconds": 0.001, "verify_seconds": 0.0},
+        {"kernel": "shared_memory_helper_local", "functions": 7, "blocks": 20, "operations": 90, "opaque_operations": 0,
+         "verdict": "verified", "adaptations": 1, "rejections": 0, "import_seconds": 0.001, "verify_seconds": 0.001}
+      ],
+      "import_seconds": 0.004, "verify_seconds": 0.005, "compile_seconds": 9.5
+    }"#;
+    const HELPERS: &str = r#"{"crate": "kernel_helpers", "scopes": [], "import_seconds": 0.0,
+      "verify_seconds": 0.0, "compile_seconds": 0.5}"#;
+
+    #[test]
+    fn the_summary_adds_up_every_crate_report_in_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("kernels.json"), KERNELS).unwrap();
+        std::fs::write(dir.path().join("kernel_helpers.json"), HELPERS).unwrap();
+        // A temporary file of a writer that has not renamed it yet is not a report.
+        std::fs::write(dir.path().join(".tmpXYZ"), "{").unwrap();
+        let summary = Summary::of(&read_reports(dir.path()).unwrap());
+        assert_eq!((summary.verified, summary.skipped, summary.rejected, summary.adaptations), (2, 1, 0, 1));
+        assert!((summary.compile_seconds - 10.0).abs() < 1e-9);
+        assert_eq!(summary.slowest, Some(("pipeline_sum".to_string(), 0.004)));
+        let lines = summary.lines();
+        assert!(lines[0].starts_with("verifier: 2 kernel scopes verified, 1 skipped"), "{}", lines[0]);
+        assert!(lines[1].contains("of 10.0 s compiling"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn a_missing_or_empty_report_folder_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = read_reports(dir.path()).unwrap_err().to_string();
+        assert!(error.contains(&dir.path().display().to_string()), "{error}");
+        let error = read_reports(&dir.path().join("absent")).unwrap_err().to_string();
+        assert!(error.contains("absent"), "{error}");
+    }
+
+    #[test]
+    fn a_report_that_does_not_parse_names_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("kernels.json"), "{\"crate\": 3}").unwrap();
+        let error = format!("{:#}", read_reports(dir.path()).unwrap_err());
+        assert!(error.contains("kernels.json"), "{error}");
+    }
+}
