@@ -17,6 +17,7 @@ pub mod ir {
     pub mod semantic;
     pub mod types;
 }
+pub mod dominance;
 pub mod generate;
 #[cfg(feature = "oracle")]
 pub mod oracle;

@@ -3,7 +3,7 @@
 
 use pliron::{
     context::{Context, Ptr},
-    operation::{Operation, verify_operation},
+    operation::Operation,
     r#type::Typed,
     value::Value,
 };
@@ -31,7 +31,7 @@ pub(crate) enum Strategy {
 
 /// Local verification of `root` (a module or a function) and everything in it.
 pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<(), Vec<Rejection>> {
-    verify_operation(root, ctx).map_err(|error| {
+    crate::dominance::verify_operation(root, ctx).map_err(|error| {
         let location = SourceLoc::from_location(ctx, &error.loc);
         let function = enclosing_function(ctx, root);
         vec![Rejection {
