@@ -14,3 +14,4 @@ pub mod freshness;
 pub mod layout;
 pub mod ptx;
 pub mod snapshots;
+pub mod timing;
