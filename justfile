@@ -23,3 +23,7 @@ review:
 # Format the host workspace and the kernels workspace.
 fmt:
     cargo xtask fmt
+
+# Time the verifier on generated scopes up to 102,400 blocks, and kernel builds from 100 to 1,600 blocks.
+timing:
+    cargo xtask timing

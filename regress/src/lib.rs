@@ -11,6 +11,7 @@
 //! The PTX reader knows nothing about insta or snapshots; only [`snapshots`] does.
 
 pub mod freshness;
+pub mod kernel_source;
 pub mod layout;
 pub mod ptx;
 pub mod snapshots;

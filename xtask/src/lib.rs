@@ -14,4 +14,5 @@ pub mod checks;
 pub mod kernels;
 pub mod process;
 pub mod setup;
+pub mod timing;
 pub mod toolchain;

@@ -21,6 +21,8 @@ enum Task {
     Test,
     /// Format the host workspace and the kernels workspace.
     Fmt,
+    /// Time the verifier (generated scopes up to 102,400 blocks) and kernel builds against size.
+    Timing,
 }
 
 fn main() -> Result<()> {
@@ -31,5 +33,6 @@ fn main() -> Result<()> {
         Task::Kernels => xtask::checks::kernels(&layout),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
+        Task::Timing => xtask::timing::timing(&layout),
     }
 }
