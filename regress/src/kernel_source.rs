@@ -76,7 +76,8 @@ fn pad(out: &mut String, indent: &str, rng: &mut SplitMix) {
 
 /// The source of a kernels crate whose one kernel has about `blocks` MIR blocks, shaped by
 /// `seed`; `device_dir` is the device API's folder (`kernels/src/device`), referred to by
-/// absolute path.
+/// absolute path. Below one round's worth of blocks (`blocks` = 0, say) the kernel is the
+/// frame alone: the baseline that the end-to-end timing subtracts.
 pub fn story_kernel(blocks: usize, seed: u64, device_dir: &Path) -> KernelSource {
     let mut rng = SplitMix(seed);
     let round_blocks = (PRODUCER_CALLS + CONSUMER_CALLS) * BLOCKS_PER_CALL;
@@ -85,7 +86,7 @@ pub fn story_kernel(blocks: usize, seed: u64, device_dir: &Path) -> KernelSource
     let mut consumer = String::new();
     let mut estimated = FRAME_BLOCKS;
     let mut round = 0u64;
-    while budget >= round_blocks || round == 0 {
+    while budget >= round_blocks {
         let looped = rng.below(2) == 0;
         let pads = (rng.below(9) as usize).min(budget.saturating_sub(round_blocks) / BLOCKS_PER_PAD);
         let this = round_blocks + pads * BLOCKS_PER_PAD + if looped { 2 * BLOCKS_PER_LOOP } else { 0 };
@@ -211,6 +212,9 @@ mod tests {
         }
         assert_eq!(story_kernel(400, 1, device), story_kernel(400, 1, device));
         assert_ne!(story_kernel(400, 1, device).lib_rs, story_kernel(400, 2, device).lib_rs);
+        let baseline = story_kernel(0, 1, device);
+        assert_eq!(baseline.estimated_blocks, FRAME_BLOCKS);
+        assert!(!baseline.lib_rs.contains("producer_acquire") && baseline.lib_rs.contains("producer_tail"));
     }
 
     #[test]
@@ -220,7 +224,12 @@ mod tests {
         assert!(position("producer_acquire") < position("producer_expect_tx"));
         assert!(position("producer_expect_tx") < position("bulk_copy_global_to_shared(smem"));
         assert!(position("consumer_wait") < position("consumer_release"));
-        assert!(source.rfind("state.advance()").unwrap() < source.rfind("consumer_release").unwrap() + 200);
+        // Every consumer round releases before it advances.
+        let consumer = &source[position("PipelineState::<STAGES>::new()")..];
+        for round in consumer.split("pipeline.consumer_wait(&state);").skip(1) {
+            let release = round.find("consumer_release").expect("a round releases");
+            assert!(release < round.find("state.advance()").expect("a round advances"));
+        }
         let tail = position("pipeline.producer_tail(state)");
         assert!(
             source[..tail].matches("producer_acquire").count() == source.matches("producer_acquire").count()

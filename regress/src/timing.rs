@@ -194,7 +194,8 @@ mod tests {
     fn the_fit_recovers_the_exponent_of_a_power_law() {
         for k in [1.0, 1.5, 2.0, 3.0] {
             let fitted = series("s", k).exponent().unwrap();
-            assert!((fitted - k).abs() < 1e-9, "{k} fitted as {fitted}");
+            // Durations hold whole nanoseconds: the fit is exact up to that rounding.
+            assert!((fitted - k).abs() < 1e-6, "{k} fitted as {fitted}");
         }
         assert_eq!(fit_exponent(&[(1.0, 1.0)]), None);
         assert_eq!(fit_exponent(&[(2.0, 1.0), (2.0, 3.0)]), None);

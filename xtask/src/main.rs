@@ -22,7 +22,11 @@ enum Task {
     /// Format the host workspace and the kernels workspace.
     Fmt,
     /// Time the verifier (generated scopes up to 102,400 blocks) and kernel builds against size.
-    Timing,
+    Timing {
+        /// Only the end-to-end part (generated kernels through the kernels build).
+        #[arg(long)]
+        end_to_end_only: bool,
+    },
 }
 
 fn main() -> Result<()> {
@@ -33,6 +37,6 @@ fn main() -> Result<()> {
         Task::Kernels => xtask::checks::kernels(&layout),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
-        Task::Timing => xtask::timing::timing(&layout),
+        Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
     }
 }
