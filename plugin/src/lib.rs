@@ -10,6 +10,7 @@
 //! With the `oracle` feature, [`oracle`] verifies the same scopes the slow, simple way, for
 //! agreement tests and the timing regression.
 
+pub mod generate;
 pub mod ir {
     //! The kernel IR: types, the `mir` and `semantic` dialects, and the builder.
     pub mod builder;
@@ -18,10 +19,11 @@ pub mod ir {
     pub mod types;
 }
 pub mod dominance;
-pub mod generate;
 #[cfg(feature = "oracle")]
 pub mod oracle;
+pub mod report;
 pub mod scope;
+pub mod text;
 pub mod verify;
 
 /// A pliron context with the `mir` and `semantic` dialects registered (pliron registers every

@@ -16,3 +16,4 @@ pub mod process;
 pub mod setup;
 pub mod timing;
 pub mod toolchain;
+pub mod verify_ir;

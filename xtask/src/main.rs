@@ -21,6 +21,12 @@ enum Task {
     Test,
     /// Format the host workspace and the kernels workspace.
     Fmt,
+    /// Verify textual kernel IR files: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
+    VerifyIr {
+        /// Files of pliron textual IR (relative paths from the repository root).
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
     /// Time the verifier (generated scopes up to 102,400 blocks) and kernel builds against size.
     Timing {
         /// Only the end-to-end part (generated kernels through the kernels build).
@@ -37,6 +43,7 @@ fn main() -> Result<()> {
         Task::Kernels => xtask::checks::kernels(&layout),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
+        Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
         Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
     }
 }

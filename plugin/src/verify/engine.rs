@@ -29,7 +29,13 @@ pub(crate) enum Strategy {
     Unguarded,
 }
 
-/// Local verification of `root` (a module or a function) and everything in it.
+/// Local verification of `root` (a module or a function) and everything in it: every
+/// operation's own verifier, its interfaces, attributes, types and regions, and SSA dominance
+/// (every definition dominates its uses).
+///
+/// Not pliron's `verify_operation`: its dominance check walks the dominator tree for every
+/// use, super-linear in the block count (8.8 s for one function of 10,000 blocks, in release
+/// mode). [`crate::dominance::verify_operation`] gives the same verdicts in linear time.
 pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<(), Vec<Rejection>> {
     crate::dominance::verify_operation(root, ctx).map_err(|error| {
         let location = SourceLoc::from_location(ctx, &error.loc);
