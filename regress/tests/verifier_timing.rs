@@ -10,7 +10,9 @@
 //! exponents of medians measured in the same run.
 //!
 //! Measurements are interleaved (one sample of every size, then the next round), so a burst
-//! of load on a shared machine spreads over all sizes instead of bending the fit.
+//! of load on a shared machine spreads over all sizes instead of bending the fit. Each size
+//! verifies enough scopes (different seeds) to cover the same number of blocks, so that every
+//! size meets the caches alike.
 //!
 //! The last line printed is machine-readable:
 //! `timing: guard_exp=… story_exp=… oracle_exp=… story_ms_at_800=… story_ms_at_12800=…`.
@@ -33,6 +35,8 @@ const LINEAR_LIMIT: f64 = 1.25;
 const TEETH_LIMIT: f64 = 1.8;
 /// Seed of the generated scopes (the shape; any seed gives a valid scope).
 const SEED: u64 = 0x7E57_5CA1E;
+/// Blocks verified per pass at every size (one scope of a larger size is verified alone).
+const FOOTPRINT: usize = 6400;
 /// A sample repeats the verification until it has taken at least this long, so that small
 /// scopes are not timed at the clock's resolution.
 const MIN_SAMPLE: Duration = Duration::from_millis(4);
@@ -64,69 +68,94 @@ impl Plan {
     }
 }
 
-/// One generated scope, in its own pliron context.
+/// The scopes timed together at one size: as many as it takes to reach the footprint, so
+/// that every size works on about the same amount of memory. Without that, small scopes
+/// verified over and over stay in the processor's caches while large ones do not, and the fit
+/// would see the cache sizes (about N^0.15 on these machines) on top of the algorithm.
 struct Case {
-    ctx: pliron::context::Context,
-    generated: Generated,
-    /// Verifications per sample.
+    /// Each scope in its own pliron context; seeds differ, so shapes do.
+    scopes: Vec<(pliron::context::Context, Generated)>,
+    blocks: usize,
+    /// Passes over all scopes per sample.
     repeat: u32,
 }
 
 impl Case {
-    fn new(family: Family, blocks: usize) -> Case {
-        let mut ctx = plugin::new_context();
-        let generated = generate(&mut ctx, family, blocks, SEED).unwrap_or_else(|error| {
-            panic!("generating a {} scope of {blocks} blocks: {error}", family.name())
-        });
-        Case { ctx, generated, repeat: 1 }
+    fn new(family: Family, blocks: usize, footprint: usize) -> Case {
+        let count = footprint.div_ceil(blocks).max(1);
+        let scopes = (0..count as u64)
+            .map(|k| {
+                let mut ctx = plugin::new_context();
+                let generated = generate(&mut ctx, family, blocks, SEED + k).unwrap_or_else(|error| {
+                    panic!("generating a {} scope of {blocks} blocks: {error}", family.name())
+                });
+                (ctx, generated)
+            })
+            .collect();
+        Case { scopes, blocks, repeat: 1 }
     }
 
-    /// Verifies once, checking the verdict: a timing of a wrong answer would mean nothing.
+    /// Verifies every scope once, checking the verdicts: a timing of a wrong answer would mean
+    /// nothing.
     fn verify(&self, family: Family, verifier: Verifier) {
-        let scope = &self.generated.scope;
-        match verifier {
-            Verifier::Indexed => {
-                let report = verify_scope(&self.ctx, scope).unwrap_or_else(|rejections| {
-                    panic!("the generated {} scope was rejected: {}", family.name(), rejections[0])
-                });
-                let expected =
-                    if family == Family::Guard { ScopeStatus::Skipped } else { ScopeStatus::Verified };
-                assert_eq!(report.status, expected, "{} scope of {} blocks", family.name(), report.blocks);
-            }
-            Verifier::Oracle => {
-                let analysis = plugin::oracle::analyze_scope(&self.ctx, scope);
-                if let Some(rejection) = analysis.rejections.first() {
-                    panic!("the oracle rejected the generated {} scope: {rejection}", family.name());
+        for (ctx, generated) in &self.scopes {
+            let scope = &generated.scope;
+            match verifier {
+                Verifier::Indexed => {
+                    let report = verify_scope(ctx, scope).unwrap_or_else(|rejections| {
+                        panic!("the generated {} scope was rejected: {}", family.name(), rejections[0])
+                    });
+                    let expected =
+                        if family == Family::Guard { ScopeStatus::Skipped } else { ScopeStatus::Verified };
+                    assert_eq!(
+                        report.status,
+                        expected,
+                        "{} scope of {} blocks",
+                        family.name(),
+                        report.blocks
+                    );
+                }
+                Verifier::Oracle => {
+                    let analysis = plugin::oracle::analyze_scope(ctx, scope);
+                    if let Some(rejection) = analysis.rejections.first() {
+                        panic!("the oracle rejected the generated {} scope: {rejection}", family.name());
+                    }
                 }
             }
         }
     }
 
-    /// One sample: the time of `repeat` verifications, divided by `repeat`.
+    /// One sample: the time to verify one scope, averaged over `repeat` passes over all of them.
     fn sample(&self, family: Family, verifier: Verifier) -> Duration {
         let started = Instant::now();
         for _ in 0..self.repeat {
             self.verify(family, verifier);
         }
-        started.elapsed() / self.repeat
+        started.elapsed() / (self.repeat * self.scopes.len() as u32)
     }
 
-    /// Warms up and picks how many verifications make one sample.
+    /// Warms up and picks how many passes make one sample.
     fn calibrate(&mut self, family: Family, verifier: Verifier) {
-        let once = self.sample(family, verifier).max(Duration::from_micros(1));
-        self.repeat = (MIN_SAMPLE.as_secs_f64() / once.as_secs_f64()).ceil().clamp(1.0, 10_000.0) as u32;
+        let pass = self.sample(family, verifier).max(Duration::from_nanos(1)) * self.scopes.len() as u32;
+        self.repeat = (MIN_SAMPLE.as_secs_f64() / pass.as_secs_f64()).ceil().clamp(1.0, 10_000.0) as u32;
     }
 }
 
 /// Times `verifier` on `family` at every size, interleaving the sizes run by run.
-fn measure(name: &str, family: Family, verifier: Verifier, sizes: &[usize], runs: usize) -> Series {
-    let mut cases: Vec<Case> = sizes.iter().map(|blocks| Case::new(family, *blocks)).collect();
+fn measure(
+    name: &str,
+    family: Family,
+    verifier: Verifier,
+    sizes: &[usize],
+    footprint: usize,
+    runs: usize,
+) -> Series {
+    let mut cases: Vec<Case> = sizes.iter().map(|blocks| Case::new(family, *blocks, footprint)).collect();
     for case in &mut cases {
         case.calibrate(family, verifier);
     }
     let mut series = Series::new(name);
-    series.points =
-        cases.iter().map(|case| Point { size: case.generated.blocks, samples: Vec::new() }).collect();
+    series.points = cases.iter().map(|case| Point { size: case.blocks, samples: Vec::new() }).collect();
     for _ in 0..runs {
         for (case, point) in cases.iter().zip(&mut series.points) {
             point.samples.push(case.sample(family, verifier));
@@ -146,9 +175,17 @@ fn main() -> ExitCode {
         plan.oracle_sizes[plan.oracle_sizes.len() - 1],
     );
     let started = Instant::now();
-    let guard = measure("guard", Family::Guard, Verifier::Indexed, &plan.sizes, plan.runs);
-    let story = measure("story", Family::Story, Verifier::Indexed, &plan.sizes, plan.runs);
-    let oracle = measure("story-oracle", Family::Story, Verifier::Oracle, &plan.oracle_sizes, plan.runs);
+    let guard = measure("guard", Family::Guard, Verifier::Indexed, &plan.sizes, FOOTPRINT, plan.runs);
+    let story = measure("story", Family::Story, Verifier::Indexed, &plan.sizes, FOOTPRINT, plan.runs);
+    let oracle_footprint = plan.oracle_sizes[plan.oracle_sizes.len() - 1];
+    let oracle = measure(
+        "story-oracle",
+        Family::Story,
+        Verifier::Oracle,
+        &plan.oracle_sizes,
+        oracle_footprint,
+        plan.runs,
+    );
     println!("{}", table("blocks", &[guard.clone(), story.clone(), oracle.clone()]));
 
     let breaches: Vec<_> = [
