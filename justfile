@@ -25,8 +25,8 @@ fmt:
     cargo xtask fmt
 
 # Time the verifier on generated scopes up to 102,400 blocks, and kernel builds from 100 to 1,600 blocks.
-timing:
-    cargo xtask timing
+timing *ARGS:
+    cargo xtask timing {{ARGS}}
 # Verify textual kernel IR with the plugin's verifier: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
 verify-ir +FILES:
     cargo xtask verify-ir {{FILES}}
