@@ -92,6 +92,11 @@ impl TimingCrate {
         kernels_ptx_in(&self.target_dir)
     }
 
+    /// Where `just timing` keeps the PTX of the kernel of `blocks` blocks (0: the baseline).
+    pub fn kept_ptx(&self, blocks: usize) -> PathBuf {
+        self.target_dir.join("timing-ptx").join(format!("blocks-{blocks}.ptx"))
+    }
+
     /// Where the driver leaves its verify reports for this crate.
     pub fn report_dir(&self) -> PathBuf {
         self.target_dir.join("verify-reports")
@@ -308,6 +313,12 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
                 let out = krate.target_dir.join("timing.cubin");
                 ptxas_times.record(*slot, time_ptxas(ptxas, &krate.ptx(), &out)?);
             }
+            if run == 0 {
+                // Keep each size's PTX, for ptxas on a machine that has it.
+                let kept = krate.kept_ptx(*size);
+                std::fs::create_dir_all(kept.parent().context("a file has a folder")?)?;
+                std::fs::copy(krate.ptx(), &kept).with_context(|| format!("keeping {}", kept.display()))?;
+            }
             if let (Some(i), Some(figures)) = (slot, read_report(&krate.report_dir())?) {
                 verify.points[*i].samples.push(figures.verify);
                 shares.push((*size, figures.verify.as_secs_f64() / times.total.as_secs_f64().max(1e-9)));
@@ -351,7 +362,10 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         );
     }
     if ptxas.is_none() {
-        println!("ptxas: not on PATH, not timed");
+        println!(
+            "ptxas: not on PATH, not timed; the PTX of each size is kept in {}",
+            krate.kept_ptx(0).parent().map(Path::display).map(|d| d.to_string()).unwrap_or_default()
+        );
     }
     let last = *sizes.last().unwrap_or(&0);
     let share_at_last = shares.iter().rev().find(|(size, _)| *size == last).map(|(_, share)| *share);
