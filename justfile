@@ -46,6 +46,10 @@ canon-check *ARGS:
 report:
     cargo xtask report
 
+# Time the verifier on generated scopes up to 102,400 blocks, and kernel builds from 100 to 1,600 blocks.
+timing *ARGS:
+    cargo xtask timing {{ARGS}}
+
 # Verify textual kernel IR with the plugin's verifier: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
 verify-ir +FILES:
     cargo xtask verify-ir {{FILES}}

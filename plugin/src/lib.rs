@@ -18,6 +18,7 @@ pub mod ir {
     pub mod semantic;
     pub mod types;
 }
+pub mod dominance;
 #[cfg(feature = "oracle")]
 pub mod oracle;
 pub mod report;

@@ -12,8 +12,10 @@
 
 pub mod canon;
 pub mod freshness;
+pub mod kernel_source;
 pub mod layout;
 pub mod ptx;
 pub mod ptxas;
 pub mod shapes;
 pub mod snapshots;
+pub mod timing;

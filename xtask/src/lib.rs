@@ -24,6 +24,7 @@ pub mod refusal;
 pub mod report;
 pub mod setup;
 pub mod shapes;
+pub mod timing;
 pub mod toolchain;
 pub mod verify_ir;
 pub mod verify_report;

@@ -75,6 +75,12 @@ enum Task {
         #[arg(long)]
         from: Option<std::path::PathBuf>,
     },
+    /// Time the verifier (generated scopes up to 102,400 blocks) and kernel builds against size.
+    Timing {
+        /// Only the end-to-end part (generated kernels through the kernels build).
+        #[arg(long)]
+        end_to_end_only: bool,
+    },
 }
 
 #[derive(Args)]
@@ -148,5 +154,6 @@ fn run(task: Task) -> Result<()> {
         Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
         Task::Gpu { bundle, runner_args } => xtask::gpu::gpu(&layout, bundle.as_deref(), &runner_args),
         Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
+        Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
     }
 }

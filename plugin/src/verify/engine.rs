@@ -2,7 +2,6 @@
 //! fixpoint, then the rules.
 
 use pliron::{
-    common_traits::Verify,
     context::{Context, Ptr},
     operation::Operation,
     r#type::Typed,
@@ -31,14 +30,14 @@ pub(crate) enum Strategy {
 }
 
 /// Local verification of `root` (a module or a function) and everything in it: every
-/// operation's own verifier, its interfaces, attributes, types and regions.
+/// operation's own verifier, its interfaces, attributes, types and regions, and SSA dominance
+/// (every definition dominates its uses).
 ///
-/// Not pliron's `verify_operation`, which adds an SSA-dominance check of every use: that
-/// check is super-linear in the block count (8.8 s for one function of 10,000 blocks, in
-/// release mode), and the scope guard and the timing regression need a verifier whose cost
-/// grows linearly. The rules do not rely on dominance.
+/// Not pliron's `verify_operation`: its dominance check walks the dominator tree for every
+/// use, super-linear in the block count (8.8 s for one function of 10,000 blocks, in release
+/// mode). [`crate::dominance::verify_operation`] gives the same verdicts in linear time.
 pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<(), Vec<Rejection>> {
-    root.deref(ctx).verify(ctx).map_err(|error| {
+    crate::dominance::verify_operation(root, ctx).map_err(|error| {
         let location = SourceLoc::from_location(ctx, &error.loc);
         let function = enclosing_function(ctx, root);
         vec![Rejection {

@@ -1,0 +1,451 @@
+//! `cargo xtask timing` (`just timing`): how compile time grows with kernel size.
+//!
+//! 1. The verifier sweep: the timing regression (`regress/tests/verifier_timing.rs`) in a
+//!    release build with `VERIFIER_TIMING_SWEEP=full`, up to 102,400 blocks per generated scope,
+//!    with its table and exponents.
+//! 2. End to end: generated Rust kernels (`regress::kernel_source`) of 100 to 1,600 MIR blocks,
+//!    each built as a kernels crate (rustc's front end, the plugin's verifier where the build
+//!    goes through the driver, LLVM's NVPTX back end and the bitcode linker); the median build
+//!    time per size, the verifier's share from the driver's verify report, and `ptxas` on the
+//!    PTX where `ptxas` is on `PATH`. The growth exponent of each is fitted as in the
+//!    regression, and the command fails when the whole build grows faster than N^1.25: a
+//!    super-linear pass anywhere in the back end shows there.
+//!
+//! Scratch builds live under `target/xtask-scratch/timing/` (inside the repository, so the
+//! pinned toolchain applies).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use regress::kernel_source::{ENTRY, KernelSource, story_kernel};
+use regress::layout::{Layout, kernels_ptx_in};
+use regress::timing::{Limit, Point, Series, check, exponent_field, table};
+
+use crate::kernels::{entry_names, kernels_cargo};
+use crate::process::{self, Steps};
+
+/// Sizes of the generated kernels, in MIR blocks.
+pub const KERNEL_SIZES: [usize; 5] = [100, 200, 400, 800, 1600];
+/// Builds per size; the median counts.
+const BUILD_RUNS: usize = 5;
+/// Seed of the generated kernels.
+const SEED: u64 = 0x7E57_5CA1E;
+/// The whole build must not grow faster than this.
+const LINEAR_LIMIT: f64 = 1.25;
+/// The driver's report folder variable (see `plugin/driver`): where it writes per-crate
+/// verify reports.
+const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
+
+/// `just timing`.
+pub fn timing(layout: &Layout, end_to_end_only: bool) -> Result<()> {
+    let mut steps = Steps::new(if end_to_end_only { 1 } else { 2 });
+    if !end_to_end_only {
+        steps.step("verifier sweep: generated scopes up to 102,400 blocks (release build)", || {
+            let mut command = process::cargo(layout.root());
+            command
+                .args(["test", "--release", "--test", "verifier_timing"])
+                .env("VERIFIER_TIMING_SWEEP", "full");
+            process::run(&mut command, "the verifier timing sweep")
+        })?;
+    }
+    steps.step("end to end: generated kernels of 100..1,600 blocks through the kernels build", || {
+        end_to_end(layout, &KERNEL_SIZES, BUILD_RUNS)
+    })?;
+    steps.finish("timing");
+    Ok(())
+}
+
+/// A scratch kernels crate for generated kernels.
+pub struct TimingCrate {
+    pub dir: PathBuf,
+    pub target_dir: PathBuf,
+    device_dir: PathBuf,
+}
+
+impl TimingCrate {
+    /// A crate in `dir`, building into `dir/target`, with the repository's kernel target
+    /// settings (`kernels/.cargo/config.toml`) and device API.
+    pub fn create(layout: &Layout, dir: PathBuf) -> Result<TimingCrate> {
+        let config_dir = dir.join(".cargo");
+        std::fs::create_dir_all(config_dir.as_path())
+            .and_then(|()| std::fs::create_dir_all(dir.join("src")))
+            .with_context(|| format!("creating {}", dir.display()))?;
+        let config = layout.kernels_workspace().join(".cargo").join("config.toml");
+        std::fs::copy(&config, config_dir.join("config.toml"))
+            .with_context(|| format!("copying {} into {}", config.display(), config_dir.display()))?;
+        let device_dir = layout.kernels_workspace().join("src").join("device");
+        Ok(TimingCrate { target_dir: dir.join("target"), dir, device_dir })
+    }
+
+    /// Writes the crate for a kernel of about `blocks` MIR blocks; returns its source.
+    pub fn write(&self, blocks: usize, seed: u64) -> Result<KernelSource> {
+        let source = story_kernel(blocks, seed, &self.device_dir);
+        write_replacing(&self.dir.join("Cargo.toml"), &source.cargo_toml)?;
+        write_replacing(&self.dir.join("src").join("lib.rs"), &source.lib_rs)?;
+        Ok(source)
+    }
+
+    /// Where the build leaves the PTX.
+    pub fn ptx(&self) -> PathBuf {
+        kernels_ptx_in(&self.target_dir)
+    }
+
+    /// Where `just timing` keeps the PTX of the kernel of `blocks` blocks (0: the baseline).
+    pub fn kept_ptx(&self, blocks: usize) -> PathBuf {
+        self.target_dir.join("timing-ptx").join(format!("blocks-{blocks}.ptx"))
+    }
+
+    /// Where the driver leaves its verify reports for this crate.
+    pub fn report_dir(&self) -> PathBuf {
+        self.target_dir.join("verify-reports")
+    }
+
+    /// The build command: the kernels' cargo (build-std, nvptx target), release.
+    pub fn command(&self) -> Command {
+        let mut command = kernels_cargo(&self.dir);
+        command.args(["build", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
+        command.env(REPORT_DIR_VAR, self.report_dir());
+        command
+    }
+
+    /// Builds once through `cargo rustc … -- -Ztime-passes`; returns rustc's own times for the
+    /// crate (cargo's bookkeeping and the build-std `core`, fresh, are not in them).
+    pub fn build(&self) -> Result<CompileTimes> {
+        let mut command = kernels_cargo(&self.dir);
+        command.args(["rustc", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
+        command.args(["--", "-Ztime-passes"]).env(REPORT_DIR_VAR, self.report_dir());
+        let output =
+            command.output().with_context(|| format!("could not start cargo for {}", self.dir.display()))?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() {
+            eprintln!("{stderr}");
+            bail!(
+                "the generated kernel in {} did not compile ({}); rustc's errors above name the line",
+                self.dir.display(),
+                output.status
+            );
+        }
+        let times = CompileTimes::parse(&stderr)
+            .with_context(|| format!("rustc printed no `-Ztime-passes` total for {}", self.dir.display()))?;
+        let entries = entry_names(&self.ptx())?;
+        if !entries.iter().any(|entry| entry == ENTRY) {
+            bail!("{} has no `{ENTRY}` entry (entries: {entries:?})", self.ptx().display());
+        }
+        Ok(times)
+    }
+}
+
+/// rustc's times for one crate, from its `-Ztime-passes` lines (`time: 1.234; rss: … \tname`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompileTimes {
+    /// The whole compile: front end, MIR passes (and the plugin's verifier), code generation
+    /// and the link, where the llvm-bitcode-linker runs LLVM's NVPTX back end on the module.
+    pub total: Duration,
+    /// The link alone (`link_crate`).
+    pub link: Duration,
+}
+
+impl CompileTimes {
+    /// Reads the `total` and `link_crate` lines; `None` without a `total`.
+    pub fn parse(stderr: &str) -> Option<CompileTimes> {
+        let mut total = None;
+        let mut link = Duration::ZERO;
+        for line in stderr.lines() {
+            let Some(rest) = line.strip_prefix("time:") else { continue };
+            let Some((seconds, _)) = rest.split_once(';') else { continue };
+            let Ok(seconds) = seconds.trim().parse::<f64>() else { continue };
+            match line.rsplit('\t').next().map(str::trim) {
+                Some("total") => total = Some(Duration::from_secs_f64(seconds)),
+                Some("link_crate") => link = Duration::from_secs_f64(seconds),
+                _ => {}
+            }
+        }
+        Some(CompileTimes { total: total?, link })
+    }
+
+    /// Everything before the link.
+    pub fn front(&self) -> Duration {
+        self.total.saturating_sub(self.link)
+    }
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder, renamed into place.
+fn write_replacing(path: &Path, text: &str) -> Result<()> {
+    let dir = path.parent().context("a file has a folder")?;
+    let mut file =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("writing in {}", dir.display()))?;
+    std::io::Write::write_all(&mut file, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    file.persist(path).with_context(|| format!("renaming into {}", path.display()))?;
+    Ok(())
+}
+
+/// What the driver's verify report says about the generated kernel, if it wrote one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VerifyFigures {
+    pub blocks: usize,
+    pub verify: Duration,
+    pub compile: Duration,
+}
+
+/// Reads `<dir>/kernels.json` (the driver's report for the crate `kernels`), if present.
+pub fn read_report(dir: &Path) -> Result<Option<VerifyFigures>> {
+    let path = dir.join("kernels.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
+    };
+    let report: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not a verify report", path.display()))?;
+    let seconds = |key: &str| {
+        report[key]
+            .as_f64()
+            .map(Duration::from_secs_f64)
+            .with_context(|| format!("{} has no number `{key}`", path.display()))
+    };
+    let blocks = report["scopes"]
+        .as_array()
+        .and_then(|scopes| scopes.iter().find(|scope| scope["kernel"].as_str() == Some(ENTRY)))
+        .and_then(|scope| scope["blocks"].as_u64())
+        .with_context(|| format!("{} has no scope `{ENTRY}` with its block count", path.display()))?;
+    Ok(Some(VerifyFigures {
+        blocks: blocks as usize,
+        verify: seconds("verify_seconds")?,
+        compile: seconds("compile_seconds")?,
+    }))
+}
+
+/// `ptxas` on `PATH`, if any.
+fn find_ptxas() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join("ptxas")).find(|candidate| candidate.is_file())
+}
+
+/// Times `ptxas -arch=sm_90` on `ptx`.
+fn time_ptxas(ptxas: &Path, ptx: &Path, out: &Path) -> Result<Duration> {
+    let started = Instant::now();
+    let mut command = Command::new(ptxas);
+    command.arg("-arch=sm_90").arg(ptx).arg("-o").arg(out);
+    process::run(&mut command, "ptxas")?;
+    Ok(started.elapsed())
+}
+
+/// Timings of one quantity: at the baseline kernel (the frame alone) and at each size.
+struct Measured {
+    name: &'static str,
+    baseline: Point,
+    series: Series,
+}
+
+impl Measured {
+    fn new(name: &'static str, sizes: &[usize]) -> Measured {
+        let mut series = Series::new(name);
+        series.points = sizes.iter().map(|size| Point { size: *size, samples: Vec::new() }).collect();
+        Measured { name, baseline: Point { size: 0, samples: Vec::new() }, series }
+    }
+
+    fn record(&mut self, slot: Option<usize>, sample: Duration) {
+        match slot {
+            None => self.baseline.samples.push(sample),
+            Some(i) => self.series.points[i].samples.push(sample),
+        }
+    }
+
+    fn measured(&self) -> bool {
+        self.series.points.iter().any(|point| !point.samples.is_empty())
+    }
+
+    /// The median above the baseline's median, per size: what the kernel's own size costs.
+    /// Sizes whose median does not exceed the baseline's are left out (below the noise).
+    fn marginal(&self) -> Series {
+        let base = self.baseline.median();
+        let mut series = Series::new(format!("{} - base", self.name));
+        for point in &self.series.points {
+            let median = point.median();
+            if median > base {
+                series.points.push(Point { size: point.size, samples: vec![median - base] });
+            }
+        }
+        series
+    }
+}
+
+/// The exponent of a marginal series, fitted on at least three sizes.
+fn marginal_exponent(series: &Series) -> Option<f64> {
+    if series.points.len() >= 3 { series.exponent() } else { None }
+}
+
+/// The end-to-end part: builds the baseline kernel and generated kernels of each size, `runs`
+/// rounds interleaved, and prints the tables and the fitted exponents. The exponents are of
+/// the time above the baseline (the compile of `core`'s bitcode in the link, the device API,
+/// process start-up are the same at every size and would flatten any fit). Fails when the
+/// compile or the verifier grows faster than N^1.25.
+pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
+    let krate = TimingCrate::create(layout, layout.root().join("target/xtask-scratch/timing/kernels"))?;
+    eprintln!("warming up: building `core` for nvptx and the baseline kernel");
+    krate.write(0, SEED)?;
+    krate.build()?;
+
+    let ptxas = find_ptxas();
+    let mut total = Measured::new("rustc", sizes);
+    let mut front = Measured::new("front end", sizes);
+    let mut link = Measured::new("link (LLVM)", sizes);
+    let mut ptxas_times = Measured::new("ptxas", sizes);
+    let mut verify = Series::new("verify");
+    verify.points = sizes.iter().map(|size| Point { size: *size, samples: Vec::new() }).collect();
+    let mut shares = Vec::new();
+    let mut imported = vec![None; sizes.len()];
+    let slots: Vec<(Option<usize>, usize)> = std::iter::once((None, 0))
+        .chain(sizes.iter().enumerate().map(|(i, size)| (Some(i), *size)))
+        .collect();
+    for run in 0..runs {
+        for (slot, size) in &slots {
+            eprintln!("build {}/{runs}: kernel of {size} blocks", run + 1);
+            krate.write(*size, SEED)?;
+            let times = krate.build()?;
+            total.record(*slot, times.total);
+            front.record(*slot, times.front());
+            link.record(*slot, times.link);
+            if let Some(ptxas) = &ptxas {
+                let out = krate.target_dir.join("timing.cubin");
+                ptxas_times.record(*slot, time_ptxas(ptxas, &krate.ptx(), &out)?);
+            }
+            if run == 0 {
+                // Keep each size's PTX, for ptxas on a machine that has it.
+                let kept = krate.kept_ptx(*size);
+                std::fs::create_dir_all(kept.parent().context("a file has a folder")?)?;
+                std::fs::copy(krate.ptx(), &kept).with_context(|| format!("keeping {}", kept.display()))?;
+            }
+            if let (Some(i), Some(figures)) = (slot, read_report(&krate.report_dir())?) {
+                verify.points[*i].samples.push(figures.verify);
+                shares.push((*size, figures.verify.as_secs_f64() / times.total.as_secs_f64().max(1e-9)));
+                imported[*i] = Some(figures.blocks);
+            }
+        }
+    }
+
+    let mut measured = vec![&total, &front, &link];
+    if ptxas_times.measured() {
+        measured.push(&ptxas_times);
+    }
+    println!(
+        "\nend to end: generated kernels, median of {runs} compiles (rustc -Ztime-passes; ptxas wall time)"
+    );
+    let raw: Vec<Series> = measured.iter().map(|m| m.series.clone()).collect();
+    print!("{}", table("blocks", &raw));
+    let baselines: Vec<String> = measured
+        .iter()
+        .map(|m| format!("{} {} ms", m.name, regress::timing::millis(m.baseline.median())))
+        .collect();
+    println!("baseline kernel (the frame, no rounds): {}", baselines.join(", "));
+    let marginal: Vec<Series> = measured.iter().map(|m| m.marginal()).collect();
+    println!("\nabove the baseline (what the kernel's size costs):");
+    print!("{}", table("blocks", &marginal));
+    for (i, size) in sizes.iter().enumerate() {
+        if let Some(blocks) = imported[i] {
+            println!("kernel of {size} blocks: {blocks} blocks imported by the driver");
+        }
+    }
+    let verified = verify.points.iter().all(|point| !point.samples.is_empty());
+    if verified {
+        print!("{}", table("blocks", std::slice::from_ref(&verify)));
+        for (size, share) in shares.iter().filter(|(size, _)| sizes.contains(size)) {
+            println!("verifier share at {size} blocks: {:.3}% of the crate's compile", share * 100.0);
+        }
+    } else {
+        println!(
+            "verifier share: no verify report (the build did not go through the plugin driver, which writes \
+             {REPORT_DIR_VAR}/kernels.json)"
+        );
+    }
+    if ptxas.is_none() {
+        println!(
+            "ptxas: not on PATH, not timed; the PTX of each size is kept in {}",
+            krate.kept_ptx(0).parent().map(Path::display).map(|d| d.to_string()).unwrap_or_default()
+        );
+    }
+    let last = *sizes.last().unwrap_or(&0);
+    let share_at_last = shares.iter().rev().find(|(size, _)| *size == last).map(|(_, share)| *share);
+    let field = |exponent: Option<f64>| exponent_field(exponent);
+    println!(
+        "e2e: rustc_exp={} front_exp={} link_exp={} verify_exp={} ptxas_exp={} verify_share_at_{last}={}",
+        field(marginal_exponent(&marginal[0])),
+        field(marginal_exponent(&marginal[1])),
+        field(marginal_exponent(&marginal[2])),
+        field(if verified { verify.exponent() } else { None }),
+        field(marginal.get(3).and_then(marginal_exponent)),
+        share_at_last.map_or("nan".to_string(), |share| format!("{share:.4}")),
+    );
+    let mut breaches = Vec::new();
+    for series in &marginal {
+        if marginal_exponent(series).is_some() {
+            breaches.extend(check(series, Limit::AtMost(LINEAR_LIMIT)));
+        }
+    }
+    if verified {
+        breaches.extend(check(&verify, Limit::AtMost(LINEAR_LIMIT)));
+    }
+    if !breaches.is_empty() {
+        let lines: Vec<String> = breaches.iter().map(|breach| breach.to_string()).collect();
+        bail!("the kernel build is super-linear in kernel size:\n  {}", lines.join("\n  "));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_report_gives_the_kernels_blocks_and_times_and_a_missing_one_gives_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_report(dir.path()).unwrap(), None);
+        let report = r#"{"crate": "kernels", "import_seconds": 0.1, "verify_seconds": 0.25,
+            "compile_seconds": 5.0, "scopes": [{"kernel": "timing_story", "blocks": 812}]}"#;
+        std::fs::write(dir.path().join("kernels.json"), report).unwrap();
+        let figures = read_report(dir.path()).unwrap().unwrap();
+        assert_eq!(figures.blocks, 812);
+        assert_eq!(figures.verify, Duration::from_millis(250));
+        assert_eq!(figures.compile, Duration::from_secs(5));
+        std::fs::write(dir.path().join("kernels.json"), r#"{"scopes": []}"#).unwrap();
+        let error = read_report(dir.path()).unwrap_err();
+        assert!(format!("{error:#}").contains("no scope `timing_story`"), "{error:#}");
+        let no_times = r#"{"scopes": [{"kernel": "timing_story", "blocks": 3}]}"#;
+        std::fs::write(dir.path().join("kernels.json"), no_times).unwrap();
+        let error = read_report(dir.path()).unwrap_err();
+        assert!(format!("{error:#}").contains("no number `verify_seconds`"), "{error:#}");
+    }
+
+    #[test]
+    fn time_passes_give_the_total_and_the_link() {
+        let stderr = "warning: unstable feature\n\
+            time:   0.024; rss:   73MB ->  100MB (  +26MB)\ttype_check_crate\n\
+            time:   6.421; rss:  116MB ->  117MB (   +1MB)\tlink_crate\n\
+            time:   6.785; rss:   27MB ->   96MB (  +69MB)\ttotal\n";
+        let times = CompileTimes::parse(stderr).unwrap();
+        assert_eq!(times.total, Duration::from_secs_f64(6.785));
+        assert_eq!(times.link, Duration::from_secs_f64(6.421));
+        assert_eq!(times.front(), Duration::from_secs_f64(6.785) - Duration::from_secs_f64(6.421));
+        assert_eq!(CompileTimes::parse("time:   1.0; rss: 1MB\tlink_crate\n"), None);
+    }
+
+    #[test]
+    fn the_marginal_series_subtracts_the_baseline_and_drops_sizes_below_it() {
+        let ms = Duration::from_millis;
+        let mut m = Measured::new("rustc", &[100, 200, 400, 800]);
+        m.record(None, ms(1000));
+        for (i, extra) in [0u64, 100, 200, 400].iter().enumerate() {
+            m.record(Some(i), ms(1000 + extra));
+        }
+        let marginal = m.marginal();
+        let sizes: Vec<usize> = marginal.points.iter().map(|p| p.size).collect();
+        assert_eq!(sizes, vec![200, 400, 800]);
+        assert!((marginal_exponent(&marginal).unwrap() - 1.0).abs() < 1e-9);
+        let mut short = marginal.clone();
+        short.points.truncate(2);
+        assert_eq!(marginal_exponent(&short), None);
+    }
+}
