@@ -8,8 +8,10 @@
 //! the scope guard, the indexed provenance fixpoint and the rules, and returns a report or
 //! rejections naming rule, operation and location → [`report`] renders them for people.
 //! With the `oracle` feature, [`oracle`] verifies the same scopes the slow, simple way, for
-//! agreement tests and the timing regression.
+//! agreement tests and the timing regression. [`build_report`] is the per-crate verification
+//! report the driver writes and `just kernels` reads back.
 
+pub mod build_report;
 pub mod generate;
 pub mod ir {
     //! The kernel IR: types, the `mir` and `semantic` dialects, and the builder.

@@ -2,14 +2,13 @@
 //! verified and skipped, and how long the verifier took against the whole compile.
 //!
 //! The driver (`kernels-rustc`) writes one JSON report per compiled crate into the folder named
-//! by `KERNELS_VERIFY_REPORT_DIR` (see `plugin/driver/src/report.rs` for the writer); this
+//! by `KERNELS_VERIFY_REPORT_DIR` (the schema is `plugin::build_report`, shared with the writer); this
 //! module reads every report there and sums them up. A crate that cargo found fresh keeps its
 //! report from the compile that last checked it.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use serde::Deserialize;
 
 /// The environment variable through which a kernels build tells the driver where to report.
 pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
@@ -19,40 +18,7 @@ pub fn report_dir(target_dir: &Path) -> PathBuf {
     target_dir.join("verify-reports")
 }
 
-/// What happened to one kernel scope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Verified,
-    Skipped,
-    Rejected,
-}
-
-/// One kernel scope of a report.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ScopeReport {
-    pub kernel: String,
-    pub functions: usize,
-    pub blocks: usize,
-    pub operations: usize,
-    pub opaque_operations: usize,
-    pub verdict: Verdict,
-    pub adaptations: usize,
-    pub rejections: usize,
-    pub import_seconds: f64,
-    pub verify_seconds: f64,
-}
-
-/// One crate's report, as the driver writes it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct CrateReport {
-    #[serde(rename = "crate")]
-    pub crate_name: String,
-    pub scopes: Vec<ScopeReport>,
-    pub import_seconds: f64,
-    pub verify_seconds: f64,
-    pub compile_seconds: f64,
-}
+pub use plugin::build_report::{CrateReport, ScopeReport, Verdict};
 
 /// Every crate report in a folder, sorted by crate name.
 pub fn read_reports(dir: &Path) -> Result<Vec<CrateReport>> {

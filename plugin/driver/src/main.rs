@@ -13,7 +13,7 @@
 //! (recognising the device API's protocol calls through [`device_api`]); [`pass`] runs
 //! `plugin::verify` on it and reports rejections as rustc errors ([`diagnostics`]), which stop
 //! the build before code generation. Otherwise code generation continues untouched. After the
-//! compile, the crate's report goes to `KERNELS_VERIFY_REPORT_DIR` ([`report`]) and, on
+//! compile, the crate's report goes to `KERNELS_VERIFY_REPORT_DIR` ([`plugin::build_report`]) and, on
 //! request, each scope's IR to `KERNELS_VERIFY_DUMP` ([`settings`]).
 //!
 //! Every workspace crate is compiled with `-Zalways-encode-mir`, so that the kernels crate can
@@ -35,7 +35,6 @@ mod device_api;
 mod diagnostics;
 mod import;
 mod pass;
-mod report;
 mod scope;
 mod settings;
 mod spaces;
@@ -48,8 +47,8 @@ use rustc_driver::Compilation;
 use rustc_interface::interface;
 use rustc_middle::ty::TyCtxt;
 
-use crate::report::CrateReport;
 use crate::settings::Settings;
+use plugin::build_report::CrateReport;
 
 /// The callbacks the compiler runs with: the verifier pass runs after analysis.
 struct KernelsCallbacks {

@@ -10,8 +10,8 @@ use plugin::verify::{ScopeStatus, verify_module};
 use rustc_middle::ty::TyCtxt;
 
 use crate::import::import_scope;
-use crate::report::{CrateReport, ScopeReport, Verdict};
 use crate::{diagnostics, scope};
+use plugin::build_report::{CrateReport, ScopeReport, Verdict};
 
 /// What verifying a crate gave: its report, and whether any scope was rejected.
 pub struct CrateOutcome {

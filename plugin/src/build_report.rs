@@ -1,18 +1,17 @@
-//! The machine-readable verification report of one compiled crate: what `just kernels` sums
-//! up at the end of a build.
+//! The verification report of one compiled crate: what the driver (`kernels-rustc`) writes
+//! after verifying a crate's kernel scopes, and what `just kernels` sums up at the end of a
+//! build (`xtask::verify_report`). One schema, defined here, serves the writer and the reader.
 //!
 //! One JSON file per crate, `<report dir>/<crate>.json`, written to a temporary file unique to
-//! this process and renamed into place, so a reader never sees half a report. The schema is
-//! read back by `xtask::verify_report` (the driver's integration test reads real reports
-//! through it, so the two cannot drift apart).
+//! the writer and renamed into place, so a reader never sees half a report.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What happened to one kernel scope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Verified and accepted.
@@ -24,7 +23,7 @@ pub enum Verdict {
 }
 
 /// One kernel scope: its size, its verdict and the time spent on it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScopeReport {
     pub kernel: String,
     /// Functions in the scope (the kernel included).
@@ -44,7 +43,7 @@ pub struct ScopeReport {
 }
 
 /// One crate's report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CrateReport {
     #[serde(rename = "crate")]
     pub crate_name: String,
