@@ -116,8 +116,10 @@ impl TimingCrate {
         let mut command = kernels_cargo(&self.dir);
         command.args(["rustc", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
         command.args(["--", "-Ztime-passes"]).env(REPORT_DIR_VAR, self.report_dir());
+        let started = Instant::now();
         let output =
             command.output().with_context(|| format!("could not start cargo for {}", self.dir.display()))?;
+        let wall = started.elapsed();
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() {
             eprintln!("{stderr}");
@@ -127,8 +129,8 @@ impl TimingCrate {
                 output.status
             );
         }
-        let times = CompileTimes::parse(&stderr)
-            .with_context(|| format!("rustc printed no `-Ztime-passes` total for {}", self.dir.display()))?;
+        let times = CompileTimes::parse(&stderr, wall)
+            .with_context(|| format!("rustc printed no `-Ztime-passes` times for {}", self.dir.display()))?;
         let entries = entry_names(&self.ptx())?;
         if !entries.iter().any(|entry| entry == ENTRY) {
             bail!("{} has no `{ENTRY}` entry (entries: {entries:?})", self.ptx().display());
@@ -142,27 +144,35 @@ impl TimingCrate {
 pub struct CompileTimes {
     /// The whole compile: front end, MIR passes (and the plugin's verifier), code generation
     /// and the link, where the llvm-bitcode-linker runs LLVM's NVPTX back end on the module.
+    /// (The cargo run's wall time where the driver prints no total.)
     pub total: Duration,
     /// The link alone (`link_crate`).
     pub link: Duration,
 }
 
 impl CompileTimes {
-    /// Reads the `total` and `link_crate` lines; `None` without a `total`.
-    pub fn parse(stderr: &str) -> Option<CompileTimes> {
+    /// Reads the `total` and `link_crate` lines; `None` when there is no `time:` line at all.
+    /// A rustc driver other than rustc's own (the plugin's `kernels-rustc`) prints every pass
+    /// but not the `total`: then `wall`, the time of the whole cargo run, stands in for it.
+    pub fn parse(stderr: &str, wall: Duration) -> Option<CompileTimes> {
         let mut total = None;
-        let mut link = Duration::ZERO;
+        let mut link = None;
         for line in stderr.lines() {
             let Some(rest) = line.strip_prefix("time:") else { continue };
             let Some((seconds, _)) = rest.split_once(';') else { continue };
             let Ok(seconds) = seconds.trim().parse::<f64>() else { continue };
             match line.rsplit('\t').next().map(str::trim) {
                 Some("total") => total = Some(Duration::from_secs_f64(seconds)),
-                Some("link_crate") => link = Duration::from_secs_f64(seconds),
+                Some("link_crate") => link = Some(Duration::from_secs_f64(seconds)),
                 _ => {}
             }
         }
-        Some(CompileTimes { total: total?, link })
+        match (total, link) {
+            (None, None) => None,
+            (total, link) => {
+                Some(CompileTimes { total: total.unwrap_or(wall), link: link.unwrap_or_default() })
+            }
+        }
     }
 
     /// Everything before the link.
@@ -425,11 +435,15 @@ mod tests {
             time:   0.024; rss:   73MB ->  100MB (  +26MB)\ttype_check_crate\n\
             time:   6.421; rss:  116MB ->  117MB (   +1MB)\tlink_crate\n\
             time:   6.785; rss:   27MB ->   96MB (  +69MB)\ttotal\n";
-        let times = CompileTimes::parse(stderr).unwrap();
+        let wall = Duration::from_secs(9);
+        let times = CompileTimes::parse(stderr, wall).unwrap();
         assert_eq!(times.total, Duration::from_secs_f64(6.785));
         assert_eq!(times.link, Duration::from_secs_f64(6.421));
         assert_eq!(times.front(), Duration::from_secs_f64(6.785) - Duration::from_secs_f64(6.421));
-        assert_eq!(CompileTimes::parse("time:   1.0; rss: 1MB\tlink_crate\n"), None);
+        // The plugin's driver prints no total: the wall time stands in.
+        let times = CompileTimes::parse("time:   1.0; rss: 1MB\tlink_crate\n", wall).unwrap();
+        assert_eq!((times.total, times.link), (wall, Duration::from_secs(1)));
+        assert_eq!(CompileTimes::parse("warning: nothing timed\n", wall), None);
     }
 
     #[test]
