@@ -306,7 +306,6 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
     let mut ptxas_times = Measured::new("ptxas", sizes);
     let mut verify = Series::new("verify");
     verify.points = sizes.iter().map(|size| Point { size: *size, samples: Vec::new() }).collect();
-    let mut shares = Vec::new();
     let mut imported = vec![None; sizes.len()];
     let slots: Vec<(Option<usize>, usize)> = std::iter::once((None, 0))
         .chain(sizes.iter().enumerate().map(|(i, size)| (Some(i), *size)))
@@ -331,7 +330,6 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
             }
             if let (Some(i), Some(figures)) = (slot, read_report(&krate.report_dir())?) {
                 verify.points[*i].samples.push(figures.verify);
-                shares.push((*size, figures.verify.as_secs_f64() / times.total.as_secs_f64().max(1e-9)));
                 imported[*i] = Some(figures.blocks);
             }
         }
@@ -362,8 +360,13 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
     let verified = verify.points.iter().all(|point| !point.samples.is_empty());
     if verified {
         print!("{}", table("blocks", std::slice::from_ref(&verify)));
-        for (size, share) in shares.iter().filter(|(size, _)| sizes.contains(size)) {
-            println!("verifier share at {size} blocks: {:.3}% of the crate's compile", share * 100.0);
+        for (point, rustc) in verify.points.iter().zip(&total.series.points) {
+            let share = point.median().as_secs_f64() / rustc.median().as_secs_f64().max(1e-9);
+            println!(
+                "verifier share at {} blocks: {:.3}% of the crate's compile (medians)",
+                point.size,
+                share * 100.0
+            );
         }
     } else {
         println!(
@@ -378,7 +381,12 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         );
     }
     let last = *sizes.last().unwrap_or(&0);
-    let share_at_last = shares.iter().rev().find(|(size, _)| *size == last).map(|(_, share)| *share);
+    let share_at_last = verify
+        .points
+        .last()
+        .zip(total.series.points.last())
+        .filter(|_| verified)
+        .map(|(point, rustc)| point.median().as_secs_f64() / rustc.median().as_secs_f64().max(1e-9));
     let field = |exponent: Option<f64>| exponent_field(exponent);
     println!(
         "e2e: rustc_exp={} front_exp={} link_exp={} verify_exp={} ptxas_exp={} verify_share_at_{last}={}",
