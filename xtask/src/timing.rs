@@ -113,6 +113,8 @@ impl TimingCrate {
     /// Builds once through `cargo rustc … -- -Ztime-passes`; returns rustc's own times for the
     /// crate (cargo's bookkeeping and the build-std `core`, fresh, are not in them).
     pub fn build(&self) -> Result<CompileTimes> {
+        // Only this build's report may count: a build without the driver writes none.
+        clear_report(&self.report_dir())?;
         let mut command = kernels_cargo(&self.dir);
         command.args(["rustc", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
         command.args(["--", "-Ztime-passes"]).env(REPORT_DIR_VAR, self.report_dir());
@@ -198,6 +200,17 @@ pub struct VerifyFigures {
     pub blocks: usize,
     pub verify: Duration,
     pub compile: Duration,
+}
+
+/// Removes `<dir>/kernels.json`, if present, so that a stale report cannot pass for a new one.
+pub fn clear_report(dir: &Path) -> Result<()> {
+    let path = dir.join("kernels.json");
+    match std::fs::remove_file(&path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(error).with_context(|| format!("removing the old report {}", path.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Reads `<dir>/kernels.json` (the driver's report for the crate `kernels`), if present.
@@ -426,6 +439,10 @@ mod tests {
         std::fs::write(dir.path().join("kernels.json"), report).unwrap();
         let figures = read_report(dir.path()).unwrap().unwrap();
         assert_eq!(figures.blocks, 812);
+        clear_report(dir.path()).unwrap();
+        assert_eq!(read_report(dir.path()).unwrap(), None, "a cleared report is gone");
+        clear_report(dir.path()).unwrap();
+        std::fs::write(dir.path().join("kernels.json"), report).unwrap();
         assert_eq!(figures.verify, Duration::from_millis(250));
         assert_eq!(figures.compile, Duration::from_secs(5));
         std::fs::write(dir.path().join("kernels.json"), r#"{"scopes": []}"#).unwrap();
