@@ -11,8 +11,10 @@
 //!   read, release, advance), some rounds being loops, and the producer tail after the last
 //!   round. The scope verifies. It is the worst case for the provenance fixpoint: every block
 //!   has a `u32` block argument carrying a stage index (except loop heads, which `mir.cond_br`
-//!   enters and which therefore take none), loads its inputs from `mir.alloca` locals and stores
-//!   its results to them, as the MIR importer does, and computes several `u32` values.
+//!   enters and which therefore take none), loads its input from the `mir.alloca` local its
+//!   predecessor wrote and stores its result to a local of its own (the importer gives every
+//!   MIR local an alloca, so a kernel has about as many places as blocks), and computes several
+//!   `u32` values.
 //!
 //! Besides, [`pipeline_chain`] builds a simpler shape: one producer step per block on a state
 //! kept in a place (a `mir.alloca` with index and phase fields), the chain looping back to
@@ -90,9 +92,6 @@ const GENERATED_FILE: &str = "generated/scope.rs";
 const STAGES: u32 = 4;
 /// Bytes per stage.
 const STAGE_BYTES: i128 = 4096;
-/// `u32` scratch locals the blocks store to and load from, in rotation (besides the four
-/// locals of the two pipeline states and the loop counter).
-const SCRATCH_LOCALS: usize = 16;
 
 /// SplitMix64: a small, well-known generator; enough for reproducible shapes.
 struct SplitMix(u64);
@@ -261,13 +260,11 @@ pub fn generate(
         consumer_index: alloca(&f, ctx),
         consumer_phase: alloca(&f, ctx),
         counter: alloca(&f, ctx),
-        scratch: (0..SCRATCH_LOCALS).map(|_| alloca(&f, ctx)).collect(),
+        scratch: (0..planned.len()).map(|_| alloca(&f, ctx)).collect(),
     };
     let zero = f.const_int(ctx, u32_type(ctx), 0, &entry_at);
     f.store(ctx, zero, locals.counter, &entry_at);
-    for local in &locals.scratch {
-        f.store(ctx, zero, *local, &entry_at);
-    }
+    f.store(ctx, zero, locals.scratch[0], &entry_at);
     let shared = match family {
         Family::Story => {
             for (role, index_local, phase_local) in [
@@ -302,10 +299,11 @@ pub fn generate(
         let carried = if step.has_argument() { f.block_args(ctx, block)[0] } else { zero };
         let story = family == Family::Story;
 
-        // Integer work every block does: load a scratch local, combine it with the carried
-        // value, compare, widen, and store the result to another scratch local.
-        let scratch_in = locals.scratch[rng.below(SCRATCH_LOCALS)];
-        let scratch_out = locals.scratch[rng.below(SCRATCH_LOCALS)];
+        // Integer work every block does, as MIR statements on temporaries: load the local the
+        // previous block wrote, combine it with the carried value, compare, widen, and store
+        // the result to this block's own local.
+        let scratch_in = locals.scratch[c - 1];
+        let scratch_out = locals.scratch[c];
         let loaded = f.load(ctx, scratch_in, &here);
         let kind = [BinOpKind::Add, BinOpKind::BitXor, BinOpKind::Mul][rng.below(3)];
         let mixed = f.binop(ctx, kind, carried, loaded, &here);

@@ -50,7 +50,7 @@ impl FactStore for ScannedFacts {
 /// Full rounds over every block until nothing changes.
 fn run_rounds(ctx: &Context, index: &ScopeIndex) -> ScannedFacts {
     let mut store = ScannedFacts::default();
-    let mut flow = dataflow::FlowState::new(index);
+    let mut flow = dataflow::FlowState::new(ctx, index);
     dataflow::seed(ctx, index, &mut store);
     loop {
         let mut changed = false;

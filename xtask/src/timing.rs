@@ -113,11 +113,15 @@ impl TimingCrate {
     /// Builds once through `cargo rustc … -- -Ztime-passes`; returns rustc's own times for the
     /// crate (cargo's bookkeeping and the build-std `core`, fresh, are not in them).
     pub fn build(&self) -> Result<CompileTimes> {
+        // Only this build's report may count: a build without the driver writes none.
+        clear_report(&self.report_dir())?;
         let mut command = kernels_cargo(&self.dir);
         command.args(["rustc", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
         command.args(["--", "-Ztime-passes"]).env(REPORT_DIR_VAR, self.report_dir());
+        let started = Instant::now();
         let output =
             command.output().with_context(|| format!("could not start cargo for {}", self.dir.display()))?;
+        let wall = started.elapsed();
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() {
             eprintln!("{stderr}");
@@ -127,8 +131,8 @@ impl TimingCrate {
                 output.status
             );
         }
-        let times = CompileTimes::parse(&stderr)
-            .with_context(|| format!("rustc printed no `-Ztime-passes` total for {}", self.dir.display()))?;
+        let times = CompileTimes::parse(&stderr, wall)
+            .with_context(|| format!("rustc printed no `-Ztime-passes` times for {}", self.dir.display()))?;
         let entries = entry_names(&self.ptx())?;
         if !entries.iter().any(|entry| entry == ENTRY) {
             bail!("{} has no `{ENTRY}` entry (entries: {entries:?})", self.ptx().display());
@@ -142,27 +146,35 @@ impl TimingCrate {
 pub struct CompileTimes {
     /// The whole compile: front end, MIR passes (and the plugin's verifier), code generation
     /// and the link, where the llvm-bitcode-linker runs LLVM's NVPTX back end on the module.
+    /// (The cargo run's wall time where the driver prints no total.)
     pub total: Duration,
     /// The link alone (`link_crate`).
     pub link: Duration,
 }
 
 impl CompileTimes {
-    /// Reads the `total` and `link_crate` lines; `None` without a `total`.
-    pub fn parse(stderr: &str) -> Option<CompileTimes> {
+    /// Reads the `total` and `link_crate` lines; `None` when there is no `time:` line at all.
+    /// A rustc driver other than rustc's own (the plugin's `kernels-rustc`) prints every pass
+    /// but not the `total`: then `wall`, the time of the whole cargo run, stands in for it.
+    pub fn parse(stderr: &str, wall: Duration) -> Option<CompileTimes> {
         let mut total = None;
-        let mut link = Duration::ZERO;
+        let mut link = None;
         for line in stderr.lines() {
             let Some(rest) = line.strip_prefix("time:") else { continue };
             let Some((seconds, _)) = rest.split_once(';') else { continue };
             let Ok(seconds) = seconds.trim().parse::<f64>() else { continue };
             match line.rsplit('\t').next().map(str::trim) {
                 Some("total") => total = Some(Duration::from_secs_f64(seconds)),
-                Some("link_crate") => link = Duration::from_secs_f64(seconds),
+                Some("link_crate") => link = Some(Duration::from_secs_f64(seconds)),
                 _ => {}
             }
         }
-        Some(CompileTimes { total: total?, link })
+        match (total, link) {
+            (None, None) => None,
+            (total, link) => {
+                Some(CompileTimes { total: total.unwrap_or(wall), link: link.unwrap_or_default() })
+            }
+        }
     }
 
     /// Everything before the link.
@@ -188,6 +200,17 @@ pub struct VerifyFigures {
     pub blocks: usize,
     pub verify: Duration,
     pub compile: Duration,
+}
+
+/// Removes `<dir>/kernels.json`, if present, so that a stale report cannot pass for a new one.
+pub fn clear_report(dir: &Path) -> Result<()> {
+    let path = dir.join("kernels.json");
+    match std::fs::remove_file(&path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(error).with_context(|| format!("removing the old report {}", path.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Reads `<dir>/kernels.json` (the driver's report for the crate `kernels`), if present.
@@ -296,7 +319,6 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
     let mut ptxas_times = Measured::new("ptxas", sizes);
     let mut verify = Series::new("verify");
     verify.points = sizes.iter().map(|size| Point { size: *size, samples: Vec::new() }).collect();
-    let mut shares = Vec::new();
     let mut imported = vec![None; sizes.len()];
     let slots: Vec<(Option<usize>, usize)> = std::iter::once((None, 0))
         .chain(sizes.iter().enumerate().map(|(i, size)| (Some(i), *size)))
@@ -321,7 +343,6 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
             }
             if let (Some(i), Some(figures)) = (slot, read_report(&krate.report_dir())?) {
                 verify.points[*i].samples.push(figures.verify);
-                shares.push((*size, figures.verify.as_secs_f64() / times.total.as_secs_f64().max(1e-9)));
                 imported[*i] = Some(figures.blocks);
             }
         }
@@ -352,8 +373,13 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
     let verified = verify.points.iter().all(|point| !point.samples.is_empty());
     if verified {
         print!("{}", table("blocks", std::slice::from_ref(&verify)));
-        for (size, share) in shares.iter().filter(|(size, _)| sizes.contains(size)) {
-            println!("verifier share at {size} blocks: {:.3}% of the crate's compile", share * 100.0);
+        for (point, rustc) in verify.points.iter().zip(&total.series.points) {
+            let share = point.median().as_secs_f64() / rustc.median().as_secs_f64().max(1e-9);
+            println!(
+                "verifier share at {} blocks: {:.3}% of the crate's compile (medians)",
+                point.size,
+                share * 100.0
+            );
         }
     } else {
         println!(
@@ -368,7 +394,12 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         );
     }
     let last = *sizes.last().unwrap_or(&0);
-    let share_at_last = shares.iter().rev().find(|(size, _)| *size == last).map(|(_, share)| *share);
+    let share_at_last = verify
+        .points
+        .last()
+        .zip(total.series.points.last())
+        .filter(|_| verified)
+        .map(|(point, rustc)| point.median().as_secs_f64() / rustc.median().as_secs_f64().max(1e-9));
     let field = |exponent: Option<f64>| exponent_field(exponent);
     println!(
         "e2e: rustc_exp={} front_exp={} link_exp={} verify_exp={} ptxas_exp={} verify_share_at_{last}={}",
@@ -408,6 +439,10 @@ mod tests {
         std::fs::write(dir.path().join("kernels.json"), report).unwrap();
         let figures = read_report(dir.path()).unwrap().unwrap();
         assert_eq!(figures.blocks, 812);
+        clear_report(dir.path()).unwrap();
+        assert_eq!(read_report(dir.path()).unwrap(), None, "a cleared report is gone");
+        clear_report(dir.path()).unwrap();
+        std::fs::write(dir.path().join("kernels.json"), report).unwrap();
         assert_eq!(figures.verify, Duration::from_millis(250));
         assert_eq!(figures.compile, Duration::from_secs(5));
         std::fs::write(dir.path().join("kernels.json"), r#"{"scopes": []}"#).unwrap();
@@ -425,11 +460,15 @@ mod tests {
             time:   0.024; rss:   73MB ->  100MB (  +26MB)\ttype_check_crate\n\
             time:   6.421; rss:  116MB ->  117MB (   +1MB)\tlink_crate\n\
             time:   6.785; rss:   27MB ->   96MB (  +69MB)\ttotal\n";
-        let times = CompileTimes::parse(stderr).unwrap();
+        let wall = Duration::from_secs(9);
+        let times = CompileTimes::parse(stderr, wall).unwrap();
         assert_eq!(times.total, Duration::from_secs_f64(6.785));
         assert_eq!(times.link, Duration::from_secs_f64(6.421));
         assert_eq!(times.front(), Duration::from_secs_f64(6.785) - Duration::from_secs_f64(6.421));
-        assert_eq!(CompileTimes::parse("time:   1.0; rss: 1MB\tlink_crate\n"), None);
+        // The plugin's driver prints no total: the wall time stands in.
+        let times = CompileTimes::parse("time:   1.0; rss: 1MB\tlink_crate\n", wall).unwrap();
+        assert_eq!((times.total, times.link), (wall, Duration::from_secs(1)));
+        assert_eq!(CompileTimes::parse("warning: nothing timed\n", wall), None);
     }
 
     #[test]
