@@ -72,8 +72,16 @@ impl KernelBuild {
     /// `.cargo/config.toml` (target, CPU, build-std) applies; the workspace's crates go through
     /// the backend's driver (the build-std `core` through the plain rustc).
     pub fn command(&self) -> Command {
-        let mut command = kernels_cargo(&self.workspace);
+        let mut command = self.cargo();
         command.args(["build", "--release", "--target-dir"]).arg(&self.target_dir);
+        command
+    }
+
+    /// Cargo in the workspace with the backend's driver as the workspace's compiler and the
+    /// driver's report going to this build's report folder, before any subcommand: for
+    /// builds other than [`KernelBuild::command`]'s (`cargo rustc … -- -Ztime-passes`).
+    pub fn cargo(&self) -> Command {
+        let mut command = kernels_cargo(&self.workspace);
         command.env("RUSTC_WORKSPACE_WRAPPER", &self.compiler.driver);
         command.env(verify_report::REPORT_DIR_VAR, verify_report::report_dir(&self.target_dir));
         let mut library_path = vec![self.compiler.toolchain_lib.clone()];

@@ -23,7 +23,7 @@ use regress::kernel_source::{ENTRY, KernelSource, story_kernel};
 use regress::layout::{Layout, kernels_ptx_in};
 use regress::timing::{Limit, Point, Series, check, exponent_field, table};
 
-use crate::kernels::{entry_names, kernels_cargo};
+use crate::kernels::{KernelBuild, entry_names};
 use crate::process::{self, Steps};
 
 /// Sizes of the generated kernels, in MIR blocks.
@@ -34,9 +34,6 @@ const BUILD_RUNS: usize = 5;
 const SEED: u64 = 0x7E57_5CA1E;
 /// The whole build must not grow faster than this.
 const LINEAR_LIMIT: f64 = 1.25;
-/// The driver's report folder variable (see `plugin/driver`): where it writes per-crate
-/// verify reports.
-const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
 
 /// `just timing`.
 pub fn timing(layout: &Layout, end_to_end_only: bool) -> Result<()> {
@@ -62,21 +59,20 @@ pub struct TimingCrate {
     pub dir: PathBuf,
     pub target_dir: PathBuf,
     device_dir: PathBuf,
+    /// The guarded build: the installed default backend's driver compiles the crate.
+    build: KernelBuild,
 }
 
 impl TimingCrate {
-    /// A crate in `dir`, building into `dir/target`, with the repository's kernel target
-    /// settings (`kernels/.cargo/config.toml`) and device API.
+    /// A crate in `dir`, building into `dir/target` through the guard (the kernel target
+    /// settings generated from their table, the default backend checked), with the
+    /// repository's device API.
     pub fn create(layout: &Layout, dir: PathBuf) -> Result<TimingCrate> {
-        let config_dir = dir.join(".cargo");
-        std::fs::create_dir_all(config_dir.as_path())
-            .and_then(|()| std::fs::create_dir_all(dir.join("src")))
-            .with_context(|| format!("creating {}", dir.display()))?;
-        let config = layout.kernels_workspace().join(".cargo").join("config.toml");
-        std::fs::copy(&config, config_dir.join("config.toml"))
-            .with_context(|| format!("copying {} into {}", config.display(), config_dir.display()))?;
+        std::fs::create_dir_all(dir.join("src")).with_context(|| format!("creating {}", dir.display()))?;
+        let target_dir = dir.join("target");
+        let build = KernelBuild::guarded(layout, dir.clone(), target_dir.clone())?;
         let device_dir = layout.kernels_workspace().join("src").join("device");
-        Ok(TimingCrate { target_dir: dir.join("target"), dir, device_dir })
+        Ok(TimingCrate { target_dir, dir, device_dir, build })
     }
 
     /// Writes the crate for a kernel of about `blocks` MIR blocks; returns its source.
@@ -99,14 +95,13 @@ impl TimingCrate {
 
     /// Where the driver leaves its verify reports for this crate.
     pub fn report_dir(&self) -> PathBuf {
-        self.target_dir.join("verify-reports")
+        crate::verify_report::report_dir(&self.target_dir)
     }
 
-    /// The build command: the kernels' cargo (build-std, nvptx target), release.
+    /// The build command: the guarded kernels build (driver, build-std, nvptx target), release.
     pub fn command(&self) -> Command {
-        let mut command = kernels_cargo(&self.dir);
-        command.args(["build", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
-        command.env(REPORT_DIR_VAR, self.report_dir());
+        let mut command = self.build.command();
+        command.arg("--quiet");
         command
     }
 
@@ -115,9 +110,9 @@ impl TimingCrate {
     pub fn build(&self) -> Result<CompileTimes> {
         // Only this build's report may count: a build without the driver writes none.
         clear_report(&self.report_dir())?;
-        let mut command = kernels_cargo(&self.dir);
+        let mut command = self.build.cargo();
         command.args(["rustc", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
-        command.args(["--", "-Ztime-passes"]).env(REPORT_DIR_VAR, self.report_dir());
+        command.args(["--", "-Ztime-passes"]);
         let started = Instant::now();
         let output =
             command.output().with_context(|| format!("could not start cargo for {}", self.dir.display()))?;
@@ -383,8 +378,9 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         }
     } else {
         println!(
-            "verifier share: no verify report (the build did not go through the plugin driver, which writes \
-             {REPORT_DIR_VAR}/kernels.json)"
+            "verifier share: no verify report (the driver writes one per crate into {}; was the \
+             build run through kernels-rustc?)",
+            krate.report_dir().display()
         );
     }
     if ptxas.is_none() {
