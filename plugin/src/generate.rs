@@ -93,21 +93,17 @@ const STAGES: u32 = 4;
 /// Bytes per stage.
 const STAGE_BYTES: i128 = 4096;
 
-/// SplitMix64: a small, well-known generator; enough for reproducible shapes.
-struct SplitMix(u64);
+/// The seeded generator of the shapes (fastrand's wyrand): reproducible for a seed.
+struct ShapeRng(fastrand::Rng);
 
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+impl ShapeRng {
+    fn new(seed: u64) -> ShapeRng {
+        ShapeRng(fastrand::Rng::with_seed(seed))
     }
 
     /// A number in `0..bound` (`bound > 0`).
     fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
+        self.0.usize(..bound)
     }
 }
 
@@ -164,7 +160,7 @@ pub const MIN_BLOCKS: usize = ROUND.len() + 3;
 
 /// The blocks in control order, and the order they are laid out in the function's region
 /// (`layout[k]` is the control-order number of the k-th block in the region).
-fn plan(blocks: usize, rng: &mut SplitMix) -> (Vec<PlannedBlock>, Vec<usize>) {
+fn plan(blocks: usize, rng: &mut ShapeRng) -> (Vec<PlannedBlock>, Vec<usize>) {
     let blocks = blocks.max(MIN_BLOCKS);
     let mut planned = vec![PlannedBlock { step: Step::Entry, loop_head: None }];
     // Blocks left for rounds, keeping one for the exit.
@@ -230,7 +226,7 @@ pub fn generate(
     blocks: usize,
     seed: u64,
 ) -> Result<Generated, BuildError> {
-    let mut rng = SplitMix(seed ^ (family as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+    let mut rng = ShapeRng::new(seed ^ (family as u64).wrapping_mul(0xA076_1D64_78BD_642F));
     let (planned, layout) = plan(blocks, &mut rng);
     let u32_ty: TypeHandle = u32_type(ctx).into();
     let u64_ty: TypeHandle = int_type(ctx, 64, false).into();
@@ -569,7 +565,7 @@ mod tests {
     fn facts_flow_against_the_layout_order() {
         // Some block's control-order successor comes before it in the region: the fixpoint
         // must revisit blocks, as in real kernels with loops.
-        let mut rng = SplitMix(11);
+        let mut rng = ShapeRng::new(11);
         let (_, layout) = plan(400, &mut rng);
         let position: std::collections::HashMap<usize, usize> =
             layout.iter().enumerate().map(|(k, c)| (*c, k)).collect();

@@ -43,25 +43,22 @@ const CONSUMER_CALLS: usize = 6;
 /// Blocks of the fixed frame: set-up calls and branches, the tail, the final store.
 const FRAME_BLOCKS: usize = 16;
 
-/// SplitMix64, as in `plugin::generate`.
-struct SplitMix(u64);
+/// The seeded generator of the kernels' shapes (fastrand's wyrand): reproducible for a seed.
+struct ShapeRng(fastrand::Rng);
 
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+impl ShapeRng {
+    fn new(seed: u64) -> ShapeRng {
+        ShapeRng(fastrand::Rng::with_seed(seed))
     }
 
+    /// A number in `0..bound` (`bound > 0`).
     fn below(&mut self, bound: u64) -> u64 {
-        self.next() % bound
+        self.0.u64(..bound)
     }
 }
 
 /// A padding statement: `u32` arithmetic on `acc` behind a branch.
-fn pad(out: &mut String, indent: &str, rng: &mut SplitMix) {
+fn pad(out: &mut String, indent: &str, rng: &mut ShapeRng) {
     let mask = 1 + rng.below(255);
     let key = rng.below(mask + 1) & mask;
     let mul = 3 + 2 * rng.below(1000);
@@ -79,7 +76,7 @@ fn pad(out: &mut String, indent: &str, rng: &mut SplitMix) {
 /// absolute path. Below one round's worth of blocks (`blocks` = 0, say) the kernel is the
 /// frame alone: the baseline that the end-to-end timing subtracts.
 pub fn story_kernel(blocks: usize, seed: u64, device_dir: &Path) -> KernelSource {
-    let mut rng = SplitMix(seed);
+    let mut rng = ShapeRng::new(seed);
     let round_blocks = (PRODUCER_CALLS + CONSUMER_CALLS) * BLOCKS_PER_CALL;
     let mut budget = blocks.saturating_sub(FRAME_BLOCKS);
     let mut producer = String::new();
