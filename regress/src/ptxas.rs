@@ -24,6 +24,22 @@ pub struct FunctionReport {
     pub stack_frame_bytes: u32,
 }
 
+impl FunctionReport {
+    /// A function as `ptxas` first names it: its figures come on the lines that follow.
+    fn announced(name: String, kind: FunctionKind, sm: &str) -> FunctionReport {
+        FunctionReport {
+            name,
+            kind,
+            sm: sm.to_owned(),
+            registers: None,
+            barriers: None,
+            spill_store_bytes: 0,
+            spill_load_bytes: 0,
+            stack_frame_bytes: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FunctionKind {
     Entry,
@@ -63,16 +79,11 @@ pub fn parse(report: &str) -> Result<Vec<FunctionReport>, PtxasError> {
                 rest.split_once(" for ").ok_or_else(|| error("an entry without its target"))?;
             sm = unquote(target).ok_or_else(|| error("a target that is not quoted"))?.to_owned();
             let name = unquote(name).ok_or_else(|| error("an entry name that is not quoted"))?;
-            functions.push(FunctionReport {
-                name: crate::snapshots::normalise(name),
-                kind: FunctionKind::Entry,
-                sm: sm.clone(),
-                registers: None,
-                barriers: None,
-                spill_store_bytes: 0,
-                spill_load_bytes: 0,
-                stack_frame_bytes: 0,
-            });
+            functions.push(FunctionReport::announced(
+                crate::snapshots::normalise(name),
+                FunctionKind::Entry,
+                &sm,
+            ));
         } else if let Some(name) = info.and_then(|i| i.strip_prefix("Function properties for ")) {
             let name = crate::snapshots::normalise(name.trim());
             // The entry just announced by "Compiling entry function" gets its properties here;
@@ -83,16 +94,7 @@ pub fn parse(report: &str) -> Result<Vec<FunctionReport>, PtxasError> {
                 if sm.is_empty() {
                     return Err(error("function properties before any entry named its target"));
                 }
-                functions.push(FunctionReport {
-                    name,
-                    kind: FunctionKind::Function,
-                    sm: sm.clone(),
-                    registers: None,
-                    barriers: None,
-                    spill_store_bytes: 0,
-                    spill_load_bytes: 0,
-                    stack_frame_bytes: 0,
-                });
+                functions.push(FunctionReport::announced(name, FunctionKind::Function, &sm));
             }
         } else if text.contains("bytes stack frame") {
             let current = functions.last_mut().ok_or_else(|| error("properties before any function"))?;
