@@ -153,9 +153,21 @@ impl Fixture {
 
     /// Writes the project's `backends.toml` with backend `up` at `url` and `pin`.
     fn describe(&self, url: &str, pin: &str) {
+        self.describe_upstream(&format!("{{ git = {url:?}, pin = \"{pin}\", vendor = \"vendor/up\" }}"));
+    }
+
+    /// Writes the project's `backends.toml` with backend `up` as package `up` at `version`.
+    fn describe_package(&self, version: &str) {
+        self.describe_upstream(&format!(
+            "{{ package = \"up\", version = \"{version}\", vendor = \"vendor/up\" }}"
+        ));
+    }
+
+    /// Writes the project's `backends.toml` with backend `up` on `upstream` (a TOML inline table).
+    fn describe_upstream(&self, upstream: &str) {
         let text = format!(
             "[backend.up]\nsummary = \"a tiny upstream made by the test\"\npatches = \"compiler-patches/up\"\n\
-             upstream = {{ git = {url:?}, pin = \"{pin}\", vendor = \"vendor/up\" }}\n\
+             upstream = {upstream}\n\
              build = {{ command = [\"cargo\", \"build\", \"--release\", \"--offline\", \"--quiet\"], produces = \
              [\"target/release/up\"] }}\n\n\
              [backend.tool]\nsummary = \"built from the project's own sources\"\npatches = \
@@ -164,6 +176,39 @@ impl Fixture {
              \"--manifest-path\", \"tool/Cargo.toml\"], produces = [\"tool/target/release/tool\"] }}\n"
         );
         write(&self.project.join("backends.toml"), &text);
+    }
+
+    /// Publishes the upstream's base sources as package `up` at `version` into a registry of
+    /// the test's own (a cargo directory source), which the project's `.cargo/config.toml`
+    /// puts in place of the public registry, the way a team configures a mirror.
+    fn publish(&self, version: &str) {
+        let registry = self.dir.path().join("registry");
+        let package = registry.join(format!("up-{version}"));
+        let files = [
+            (
+                "Cargo.toml",
+                format!("[package]\nname = \"up\"\nversion = \"{version}\"\nedition = \"2021\"\n"),
+            ),
+            ("build.rs", BUILD_RS.to_owned()),
+            ("src/main.rs", MAIN_RS.to_owned()),
+            ("src/target.rs", TARGET_RS.to_owned()),
+        ];
+        let sha256 = |bytes: &[u8]| format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
+        let mut listing = serde_json::Map::new();
+        for (path, text) in &files {
+            write(&package.join(path), text);
+            listing.insert((*path).to_owned(), sha256(text.as_bytes()).into());
+        }
+        let checksums =
+            serde_json::json!({ "files": listing, "package": sha256(format!("up {version}").as_bytes()) });
+        write(&package.join(".cargo-checksum.json"), &checksums.to_string());
+        write(
+            &self.project.join(".cargo/config.toml"),
+            &format!(
+                "[source.crates-io]\nreplace-with = \"test-registry\"\n\n[source.test-registry]\ndirectory = {:?}\n",
+                registry.to_string_lossy()
+            ),
+        );
     }
 
     fn command(&self, verb: &str, backend: &str) -> Command {
@@ -466,4 +511,49 @@ fn an_in_tree_backend_is_stale_when_a_source_changes_and_switching_back_costs_no
     std::fs::write(fixture.project.join("compiler-patches/tool/series"), "0001-x.patch\n").unwrap();
     std::fs::write(fixture.project.join("compiler-patches/tool/0001-x.patch"), "").unwrap();
     fixture.run("build-backend", "tool").expect(REFUSED, &["is built in-tree, so it has nothing to patch"]);
+}
+
+#[test]
+fn a_registry_package_upstream_is_unpacked_at_its_version_patched_and_guarded() {
+    let fixture = Fixture::new();
+    fixture.publish("0.1.0");
+    fixture.describe_package("0.1.0");
+    fixture
+        .run("build-backend", "up")
+        .expect(0, &["unpacked up 0.1.0", "patch 2/2", "[6/6] write PROVENANCE"]);
+    let [install] = &fixture.installs("up")[..] else { panic!("one install: {:?}", fixture.installs("up")) };
+    let output = Command::new(install.join("up")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "hello there, GPU world\n", "both patches applied");
+    let record = provenance(install);
+    assert_eq!(record["upstream"].as_str(), Some("package up"));
+    assert_eq!(record["pin"].as_str(), Some("0.1.0"));
+    let archive = format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(b"up 0.1.0"));
+    assert_eq!(record["revision"].as_str(), Some(format!("up 0.1.0 sha256:{archive}").as_str()));
+    let vendor = fixture.project.join("vendor/up");
+    assert_eq!(
+        std::fs::read_to_string(vendor.join("src/main.rs")).unwrap(),
+        MAIN_RS,
+        "the vendor tree is never patched"
+    );
+    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("build-backend", "up").expect(0, &["is up to date"]);
+
+    // A version the registry does not have: refused by name, the vendor tree left as it was.
+    fixture.describe_package("0.2.0");
+    fixture.run("build-backend", "up").expect(REFUSED, &["package `up` version 0.2.0 cannot be fetched"]);
+    fixture.run("check-backend", "up").expect(REFUSED, &["stale pin"]);
+    assert!(std::fs::read_to_string(vendor.join("Cargo.toml")).unwrap().contains("0.1.0"));
+
+    // Once published, the new version replaces the vendor tree; switching back costs nothing.
+    fixture.publish("0.2.0");
+    fixture.run("build-backend", "up").expect(0, &["unpacked up 0.2.0", "(it held up 0.1.0)", "[6/6]"]);
+    assert!(std::fs::read_to_string(vendor.join("Cargo.toml")).unwrap().contains("0.2.0"));
+    assert_eq!(fixture.installs("up").len(), 2);
+    fixture.describe_package("0.1.0");
+    fixture.run("build-backend", "up").expect(0, &["is up to date", "nothing to do"]);
+
+    // A local edit of the vendor tree is refused before anything is fetched.
+    write(&vendor.join("src/target.rs"), "pub const TARGET: &str = \"edited in place\";\n");
+    fixture.describe_package("0.3.0");
+    fixture.run("build-backend", "up").expect(REFUSED, &["has local changes", "M src/target.rs"]);
 }

@@ -16,6 +16,7 @@ use super::error::BackendError;
 use super::guard::{Installed, source_differences, verify};
 use super::inputs::{BuildInputs, FileHash, hash_sources};
 use super::lock::Lock;
+use super::package;
 use super::provenance::Provenance;
 use super::series::sha256_file;
 use super::store::{Slot, backends_root};
@@ -68,6 +69,14 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
                 let work = slot.temporary("work")?;
                 let copy = work.path().join("src");
                 work_copy(&materialised, &copy)?;
+                Ok((materialised.revision, Some((work, copy))))
+            }
+            Upstream::Package { package, version, vendor } => {
+                let materialised = package::materialise(name, package, version, vendor)?;
+                eprintln!("{} is {}", vendor.display(), materialised.revision);
+                let work = slot.temporary("work")?;
+                let copy = work.path().join("src");
+                package::work_copy(&materialised, &copy)?;
                 Ok((materialised.revision, Some((work, copy))))
             }
             Upstream::InTree { .. } => {

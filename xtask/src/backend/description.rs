@@ -5,13 +5,16 @@
 //! summary = "one line for people"
 //! patches = "compiler-patches/NAME"        # holds `series` and the .patch files it names
 //! upstream = { git = "URL", pin = "9df9e7ce", vendor = "vendor/NAME" }
+//! # or, for a package of the cargo registry at one exact version (fetched with `cargo vendor`,
+//! # through whatever registry or mirror the project's cargo configuration names):
+//! upstream = { package = "NAME", version = "1.2.3", vendor = "vendor/NAME" }
 //! # or, for a backend built from this repository's own sources:
 //! upstream = { in-tree = ["plugin", "Cargo.lock"] }  # files and folders whose content keys the build
 //! build = { command = ["cargo", "build", "--release"], produces = ["target/release/tool"] }
 //! ```
 //!
 //! Relative paths are taken from the project root (the folder holding `backends.toml`); the build
-//! command runs in the patched work copy (git upstreams) or at the project root (in-tree), and
+//! command runs in the patched work copy (git and package upstreams) or at the project root (in-tree), and
 //! `produces` is relative to that same folder.
 
 use std::collections::BTreeMap;
@@ -40,6 +43,8 @@ pub struct Backend {
 pub enum Upstream {
     /// A git repository at a pinned revision (short or full), materialised into `vendor`.
     Git { url: String, pin: String, vendor: PathBuf },
+    /// A package of the cargo registry at an exact version, unpacked into `vendor`.
+    Package { package: String, version: String, vendor: PathBuf },
     /// This repository's own sources; `inputs` (relative to the root) key the build.
     InTree { inputs: Vec<PathBuf> },
 }
@@ -87,25 +92,36 @@ pub fn parse(text: &str, root: &Path, file: &Path) -> Result<BTreeMap<String, Ba
         if !valid_name(&name) {
             return Err(in_backend("a name is letters, digits, `-` and `_` (it names folders)"));
         }
-        let upstream = match (
-            entry.upstream.git,
-            entry.upstream.pin,
-            entry.upstream.vendor,
-            entry.upstream.in_tree,
-        ) {
-            (Some(url), Some(pin), Some(vendor), None) => {
-                if !valid_pin(&pin) {
-                    return Err(in_backend("`pin` is a commit id: 7 to 40 hexadecimal digits"));
+        let source = entry.upstream;
+        let upstream =
+            match (source.git, source.pin, source.package, source.version, source.vendor, source.in_tree) {
+                (Some(url), Some(pin), None, None, Some(vendor), None) => {
+                    if !valid_pin(&pin) {
+                        return Err(in_backend("`pin` is a commit id: 7 to 40 hexadecimal digits"));
+                    }
+                    Upstream::Git { url, pin: pin.to_lowercase(), vendor: root.join(vendor) }
                 }
-                Upstream::Git { url, pin: pin.to_lowercase(), vendor: root.join(vendor) }
-            }
-            (None, None, None, Some(inputs)) if !inputs.is_empty() => Upstream::InTree { inputs },
-            _ => {
-                return Err(in_backend(
-                    "`upstream` is either { git, pin, vendor } or { in-tree = [paths that key the build] }",
-                ));
-            }
-        };
+                (None, None, Some(package), Some(version), Some(vendor), None) => {
+                    if !valid_name(&package) {
+                        return Err(in_backend("`package` is a package name: letters, digits, `-` and `_`"));
+                    }
+                    if !valid_version(&version) {
+                        return Err(in_backend(
+                            "`version` is one exact version, MAJOR.MINOR.PATCH (a pin, not a range)",
+                        ));
+                    }
+                    Upstream::Package { package, version, vendor: root.join(vendor) }
+                }
+                (None, None, None, None, None, Some(inputs)) if !inputs.is_empty() => {
+                    Upstream::InTree { inputs }
+                }
+                _ => {
+                    return Err(in_backend(
+                        "`upstream` is one of { git, pin, vendor }, { package, version, vendor } or \
+                     { in-tree = [paths that key the build] }",
+                    ));
+                }
+            };
         if entry.build.command.is_empty() {
             return Err(in_backend("`build.command` is empty"));
         }
@@ -137,6 +153,16 @@ fn valid_pin(pin: &str) -> bool {
     (7..=40).contains(&pin.len()) && pin.chars().all(|c| c.is_ascii_hexdigit())
 }
 
+/// An exact semantic version: three numbers, then an optional pre-release or build suffix.
+fn valid_version(version: &str) -> bool {
+    let core = version.split(['-', '+']).next().unwrap_or_default();
+    let suffix_ok = version[core.len()..].chars().all(|c| c.is_ascii_alphanumeric() || "-+.".contains(c));
+    let numbers: Vec<&str> = core.split('.').collect();
+    numbers.len() == 3
+        && numbers.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        && suffix_ok
+}
+
 /// The shape of the file, for `toml`'s deserialiser.
 mod format {
     use super::*;
@@ -161,6 +187,8 @@ mod format {
     pub struct UpstreamEntry {
         pub git: Option<String>,
         pub pin: Option<String>,
+        pub package: Option<String>,
+        pub version: Option<String>,
         pub vendor: Option<PathBuf>,
         #[serde(rename = "in-tree")]
         pub in_tree: Option<Vec<PathBuf>>,
@@ -202,11 +230,40 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
         assert_eq!(up.product_names(), ["up"]);
     }
 
+    const PACKAGE: &str = r#"
+[backend.up]
+summary = "a test package"
+patches = "compiler-patches/up"
+upstream = { package = "up-tool", version = "1.2.3", vendor = "vendor/up" }
+build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
+"#;
+
+    #[test]
+    fn a_package_upstream_is_pinned_to_one_exact_version() {
+        let backends = parse(PACKAGE, Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
+        assert_eq!(
+            backends["up"].upstream,
+            Upstream::Package {
+                package: "up-tool".into(),
+                version: "1.2.3".into(),
+                vendor: "/repo/vendor/up".into()
+            }
+        );
+        for version in ["1.2.3-beta.1", "0.0.1+build.5"] {
+            assert!(valid_version(version), "{version}");
+        }
+        for version in ["1.2", "=1.2.3", "1.2.x", "1..3"] {
+            assert!(!valid_version(version), "{version}");
+        }
+    }
+
     #[test]
     fn bad_descriptions_are_refused_naming_the_backend() {
         let cases = [
             (GIT.replace("9DF9E7CE", "main"), "`pin` is a commit id"),
-            (GIT.replace("vendor = \"vendor/up\"", "in-tree = [\"x\"]"), "`upstream` is either"),
+            (GIT.replace("vendor = \"vendor/up\"", "in-tree = [\"x\"]"), "`upstream` is one of"),
+            (PACKAGE.replace("1.2.3", "^1.2"), "one exact version"),
+            (PACKAGE.replace("\"up-tool\"", "\"up tool\""), "`package` is a package name"),
             (GIT.replace("[\"target/debug/up\"]", "[]"), "names no file"),
             (GIT.replace("summary", "summery"), "unknown field"),
         ];

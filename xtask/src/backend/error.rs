@@ -30,16 +30,22 @@ pub enum BackendError {
 
     #[error(
         "backend `{backend}`: the vendor tree {path} has local changes, and patches are carried only in \
-         compiler-patches/: move the change into a patch of the series, then `git -C {path} checkout .` \
-         (changes: {changes})"
+         compiler-patches/: move the change into a patch of the series, then {restore} (changes: {changes})"
     )]
-    DirtyVendor { backend: String, path: PathBuf, changes: String },
+    DirtyVendor { backend: String, path: PathBuf, changes: String, restore: String },
 
     #[error(
-        "backend `{backend}`: {path} exists but is not a git checkout of its upstream; remove it and run \
-         `just build-backend {backend}` again"
+        "backend `{backend}`: {path} exists but does not hold its upstream as build-backend leaves it (a git \
+         checkout, or a package unpacked by cargo vendor); remove it and run `just build-backend {backend}` again"
     )]
     ForeignVendor { backend: String, path: PathBuf },
+
+    #[error(
+        "backend `{backend}`: package `{package}` version {version} cannot be fetched (cargo vendor: {detail}); \
+         check the name and version in backends.toml, or materialise it on a machine that reaches the \
+         package registry (a mirror configured in the project's .cargo/config.toml is used)"
+    )]
+    PackageUnavailable { backend: String, package: String, version: String, detail: String },
 
     #[error(
         "backend `{backend}`: {series} names patch `{patch}`, which does not exist; add the file or drop the line"

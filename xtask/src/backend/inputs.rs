@@ -26,7 +26,7 @@ pub struct BuildInputs {
     pub backend: Backend,
     pub series: Series,
     pub rustc: Rustc,
-    /// In-tree sources (empty for a git upstream, whose pin stands for its sources).
+    /// In-tree sources (empty for an upstream, whose pin stands for its sources).
     pub sources: Vec<FileHash>,
 }
 
@@ -35,7 +35,7 @@ impl BuildInputs {
     pub fn read(root: &Path, backend: Backend) -> Result<BuildInputs> {
         let series = Series::read(&backend.name, &backend.patches)?;
         let sources = match &backend.upstream {
-            Upstream::Git { .. } => Vec::new(),
+            Upstream::Git { .. } | Upstream::Package { .. } => Vec::new(),
             Upstream::InTree { inputs } => {
                 if let Some(patch) = series.patches.first() {
                     return Err(BackendError::InTreePatches {
@@ -56,6 +56,7 @@ impl BuildInputs {
     pub fn upstream_url(&self) -> String {
         match &self.backend.upstream {
             Upstream::Git { url, .. } => url.clone(),
+            Upstream::Package { package, .. } => format!("package {package}"),
             Upstream::InTree { .. } => "in-tree".to_owned(),
         }
     }
@@ -64,6 +65,7 @@ impl BuildInputs {
     pub fn pin(&self) -> String {
         match &self.backend.upstream {
             Upstream::Git { pin, .. } => pin.clone(),
+            Upstream::Package { version, .. } => version.clone(),
             Upstream::InTree { .. } => self.rustc.version.clone(),
         }
     }

@@ -6,7 +6,8 @@
 //! Data flow: [`description`] reads `backends.toml`; [`series`] reads
 //! `compiler-patches/NAME/series` and hashes each patch; [`inputs`] adds the toolchain
 //! ([`rustc`]) and the in-tree sources and hashes everything into the build key; [`build`]
-//! materialises a git upstream ([`upstream`], via [`git`]), applies the series to a work copy
+//! materialises a git upstream ([`upstream`], via [`git`]) or a registry package ([`package`],
+//! via `cargo vendor`), applies the series to a work copy
 //! ([`apply`]), builds, installs under `ROOT/NAME/KEY` ([`store`], guarded by [`lock`]) and
 //! writes [`provenance`] last; [`guard`] compares an install's PROVENANCE with the inputs.
 //! Every refusal is a [`error::BackendError`], which the command line turns into exit 70.
@@ -19,6 +20,7 @@ pub mod git;
 pub mod guard;
 pub mod inputs;
 pub mod lock;
+pub mod package;
 pub mod provenance;
 pub mod rustc;
 pub mod series;

@@ -95,7 +95,8 @@ fn refuse_local_changes(backend: &str, vendor: &Path) -> Result<()> {
         return Ok(());
     }
     let changes = changes.lines().take(5).map(str::trim).collect::<Vec<_>>().join(", ");
-    Err(BackendError::DirtyVendor { backend: backend.into(), path: vendor.into(), changes }.into())
+    let restore = format!("`git -C {} checkout .`", vendor.display());
+    Err(BackendError::DirtyVendor { backend: backend.into(), path: vendor.into(), changes, restore }.into())
 }
 
 /// Records `vendor` in the project's index as a submodule at `revision` (with `.gitmodules`),
