@@ -106,8 +106,9 @@ impl TimingCrate {
     }
 
     /// Builds once through `cargo rustc … -- -Ztime-passes`; returns rustc's own times for the
-    /// crate (cargo's bookkeeping and the build-std `core`, fresh, are not in them).
-    pub fn build(&self) -> Result<CompileTimes> {
+    /// crate (cargo's bookkeeping and the build-std `core`, fresh, are not in them) and the
+    /// driver's verify report, where the build went through the driver.
+    pub fn build(&self) -> Result<Built> {
         // Only this build's report may count: a build without the driver writes none.
         clear_report(&self.report_dir())?;
         let mut command = self.build.cargo();
@@ -126,14 +127,26 @@ impl TimingCrate {
                 output.status
             );
         }
-        let times = CompileTimes::parse(&stderr, wall)
+        let report = read_report(&self.report_dir())?;
+        // The driver prints every pass but not rustc's `total`; its report's compile time is
+        // its own process's, free of cargo's start-up, whose noise would swamp small kernels.
+        let compile = report.map_or(wall, |figures| figures.compile);
+        let times = CompileTimes::parse(&stderr, compile)
             .with_context(|| format!("rustc printed no `-Ztime-passes` times for {}", self.dir.display()))?;
         let entries = entry_names(&self.ptx())?;
         if !entries.iter().any(|entry| entry == ENTRY) {
             bail!("{} has no `{ENTRY}` entry (entries: {entries:?})", self.ptx().display());
         }
-        Ok(times)
+        Ok(Built { times, report })
     }
+}
+
+/// One build of the timing crate.
+#[derive(Debug, Clone, Copy)]
+pub struct Built {
+    pub times: CompileTimes,
+    /// The driver's report; `None` for a build that did not go through the driver.
+    pub report: Option<VerifyFigures>,
 }
 
 /// rustc's times for one crate, from its `-Ztime-passes` lines (`time: 1.234; rss: … \tname`).
@@ -141,7 +154,7 @@ impl TimingCrate {
 pub struct CompileTimes {
     /// The whole compile: front end, MIR passes (and the plugin's verifier), code generation
     /// and the link, where the llvm-bitcode-linker runs LLVM's NVPTX back end on the module.
-    /// (The cargo run's wall time where the driver prints no total.)
+    /// (The driver process's own time where the driver prints no total.)
     pub total: Duration,
     /// The link alone (`link_crate`).
     pub link: Duration,
@@ -150,8 +163,8 @@ pub struct CompileTimes {
 impl CompileTimes {
     /// Reads the `total` and `link_crate` lines; `None` when there is no `time:` line at all.
     /// A rustc driver other than rustc's own (the plugin's `kernels-rustc`) prints every pass
-    /// but not the `total`: then `wall`, the time of the whole cargo run, stands in for it.
-    pub fn parse(stderr: &str, wall: Duration) -> Option<CompileTimes> {
+    /// but not the `total`: then `compile`, the time of the compiler process, stands in for it.
+    pub fn parse(stderr: &str, compile: Duration) -> Option<CompileTimes> {
         let mut total = None;
         let mut link = None;
         for line in stderr.lines() {
@@ -167,7 +180,7 @@ impl CompileTimes {
         match (total, link) {
             (None, None) => None,
             (total, link) => {
-                Some(CompileTimes { total: total.unwrap_or(wall), link: link.unwrap_or_default() })
+                Some(CompileTimes { total: total.unwrap_or(compile), link: link.unwrap_or_default() })
             }
         }
     }
@@ -322,7 +335,8 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         for (slot, size) in &slots {
             eprintln!("build {}/{runs}: kernel of {size} blocks", run + 1);
             krate.write(*size, SEED)?;
-            let times = krate.build()?;
+            let built = krate.build()?;
+            let times = built.times;
             total.record(*slot, times.total);
             front.record(*slot, times.front());
             link.record(*slot, times.link);
@@ -336,7 +350,7 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
                 std::fs::create_dir_all(kept.parent().context("a file has a folder")?)?;
                 std::fs::copy(krate.ptx(), &kept).with_context(|| format!("keeping {}", kept.display()))?;
             }
-            if let (Some(i), Some(figures)) = (slot, read_report(&krate.report_dir())?) {
+            if let (Some(i), Some(figures)) = (slot, built.report) {
                 verify.points[*i].samples.push(figures.verify);
                 imported[*i] = Some(figures.blocks);
             }
@@ -461,7 +475,7 @@ mod tests {
         assert_eq!(times.total, Duration::from_secs_f64(6.785));
         assert_eq!(times.link, Duration::from_secs_f64(6.421));
         assert_eq!(times.front(), Duration::from_secs_f64(6.785) - Duration::from_secs_f64(6.421));
-        // The plugin's driver prints no total: the wall time stands in.
+        // The plugin's driver prints no total: the compiler process's time stands in.
         let times = CompileTimes::parse("time:   1.0; rss: 1MB\tlink_crate\n", wall).unwrap();
         assert_eq!((times.total, times.link), (wall, Duration::from_secs(1)));
         assert_eq!(CompileTimes::parse("warning: nothing timed\n", wall), None);
