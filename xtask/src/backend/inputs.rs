@@ -108,9 +108,7 @@ pub fn hash_sources(root: &Path, inputs: &[std::path::PathBuf]) -> Result<Vec<Fi
             if !entry.file_type().is_file() {
                 continue;
             }
-            let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
-            let path =
-                relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let path = slash_path(root, entry.path());
             let sha256 =
                 sha256_file(entry.path()).with_context(|| format!("reading {}", entry.path().display()))?;
             hashes.push(FileHash { path, sha256 });
@@ -119,6 +117,13 @@ pub fn hash_sources(root: &Path, inputs: &[std::path::PathBuf]) -> Result<Vec<Fi
     hashes.sort();
     hashes.dedup();
     Ok(hashes)
+}
+
+/// `path` relative to `base`, with `/` separators: the form PROVENANCE and cargo's checksum
+/// files use on every platform.
+pub fn slash_path(base: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(base).unwrap_or(path);
+    relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
 #[cfg(test)]

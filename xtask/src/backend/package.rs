@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::BackendError;
 use super::git::{self, git};
+use super::inputs::slash_path;
 use super::series::sha256_file;
 use super::upstream::Materialised;
 use crate::process;
@@ -166,9 +167,7 @@ fn local_changes(dir: &Path, recorded: &BTreeMap<String, String>) -> Result<Vec<
         if !entry.file_type().is_file() {
             continue;
         }
-        let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-        let path =
-            relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let path = slash_path(dir, entry.path());
         if path == CHECKSUM_FILE {
             continue;
         }
