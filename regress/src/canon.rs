@@ -20,16 +20,14 @@
 //! The module knows nothing about files or the command line; `xtask canon-check` does.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::ptx::function::Function;
 use crate::ptx::instruction::{Instruction, MEMORY_OPCODES, StateSpace};
 use crate::ptx::program::Program;
 use crate::ptx::{ItemKind, PtxError};
-use crate::snapshots::NORMALISATION_FILTERS;
+use crate::snapshots::normalise;
 
 /// The kind of difference between an entry's two versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -182,24 +180,10 @@ fn entries_by_name(programs: &[Program]) -> BTreeMap<String, (&Program, &Functio
     let mut entries = BTreeMap::new();
     for program in programs {
         for entry in program.entries() {
-            entries.entry(normalise_symbol(&entry.name)).or_insert((program, entry));
+            entries.entry(normalise(&entry.name)).or_insert((program, entry));
         }
     }
     entries
-}
-
-static FILTERS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
-    NORMALISATION_FILTERS
-        .iter()
-        .map(|(p, r)| (Regex::new(p).expect("filters are valid regexes"), *r))
-        .collect()
-});
-
-/// A symbol with its crate hashes normalised.
-pub fn normalise_symbol(name: &str) -> String {
-    FILTERS.iter().fold(name.to_string(), |name, (regex, replacement)| {
-        regex.replace_all(&name, *replacement).into_owned()
-    })
 }
 
 /// What an entry is made of, ready to compare: per function (the entry first, then what it
@@ -232,9 +216,7 @@ fn canonical_entry(program: &Program, entry: &Function) -> CanonicalEntry {
                 .reachable_from(item)
                 .into_iter()
                 .filter(|item| item.kind == ItemKind::Variable)
-                .map(|item| {
-                    normalise_symbol(item.text.split_whitespace().collect::<Vec<_>>().join(" ").as_str())
-                })
+                .map(|item| normalise(item.text.split_whitespace().collect::<Vec<_>>().join(" ").as_str()))
                 .collect()
         })
         .unwrap_or_default();
@@ -248,7 +230,7 @@ fn canonical_function(function: &Function) -> CanonicalFunction {
             .iter()
             .map(|p| {
                 let array = p.array.map(|n| format!("[{n}]")).unwrap_or_default();
-                format!("{} {}{array}", p.attributes.join(" "), normalise_symbol(&p.name))
+                format!("{} {}{array}", p.attributes.join(" "), normalise(&p.name))
             })
             .collect();
         rendered.join(", ")
@@ -257,13 +239,13 @@ fn canonical_function(function: &Function) -> CanonicalFunction {
         "{:?} ({}) {} ({})",
         function.kind,
         params(&function.returns),
-        normalise_symbol(&function.name),
+        normalise(&function.name),
         params(&function.params)
     );
     let variables = function
         .variables
         .iter()
-        .map(|v| format!(".{} .{} {}[{}]", v.space, v.ty, normalise_symbol(&v.name), v.count))
+        .map(|v| format!(".{} .{} {}[{}]", v.space, v.ty, normalise(&v.name), v.count))
         .collect();
     let registers = function.registers.iter().map(|r| (r.ty.clone(), r.name.clone(), r.count)).collect();
     let mut labels: HashMap<String, String> = HashMap::new();
@@ -291,7 +273,7 @@ fn canonical_function(function: &Function) -> CanonicalFunction {
                             register_prefixes.insert(name.to_string(), prefix);
                             return name.to_string();
                         }
-                        normalise_symbol(name)
+                        normalise(name)
                     })
                 })
                 .collect();

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use regex::Regex;
 
@@ -162,10 +163,19 @@ pub fn render(module: &Module, entry: &crate::ptx::Item) -> String {
     sections.join("\n\n") + "\n"
 }
 
+/// [`NORMALISATION_FILTERS`], compiled once: canon-check and the ptxas reader normalise every
+/// symbol they meet.
+static COMPILED_FILTERS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    NORMALISATION_FILTERS
+        .iter()
+        .map(|(pattern, replacement)| (Regex::new(pattern).expect("filters are valid regexes"), *replacement))
+        .collect()
+});
+
 /// Applies [`NORMALISATION_FILTERS`] as insta does (for tools that compare outside insta).
 pub fn normalise(text: &str) -> String {
-    NORMALISATION_FILTERS.iter().fold(text.to_string(), |text, (pattern, replacement)| {
-        Regex::new(pattern).expect("filters are valid regexes").replace_all(&text, *replacement).into_owned()
+    COMPILED_FILTERS.iter().fold(text.to_string(), |text, (regex, replacement)| {
+        regex.replace_all(&text, *replacement).into_owned()
     })
 }
 

@@ -2,6 +2,8 @@
 //! kernel in one way and expects exactly that class. (Pairs from real builds are in
 //! `xtask/tests/canon_check.rs`.)
 
+use regex::Regex;
+
 use super::*;
 
 fn snapshot(entry: &str) -> String {
