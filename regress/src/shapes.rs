@@ -307,12 +307,17 @@ impl ShapeTable {
     /// orphan rows.
     pub fn check(&self, shapes: &[Shape]) -> Vec<Finding> {
         let mut findings: Vec<Finding> = shapes.iter().filter_map(|shape| self.check_one(shape)).collect();
-        for row in &self.rows {
-            if !shapes.iter().any(|shape| shape.kernel == row.kernel) {
-                findings.push(Finding::Orphan { kernel: row.kernel.clone() });
-            }
-        }
+        findings.extend(self.orphans(shapes));
         findings
+    }
+
+    /// Rows whose kernel is not among `shapes`.
+    pub fn orphans(&self, shapes: &[Shape]) -> Vec<Finding> {
+        self.rows
+            .iter()
+            .filter(|row| !shapes.iter().any(|shape| shape.kernel == row.kernel))
+            .map(|row| Finding::Orphan { kernel: row.kernel.clone() })
+            .collect()
     }
 
     /// How one kernel's shape disagrees with its row, if it does.

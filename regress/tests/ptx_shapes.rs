@@ -12,7 +12,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use regress::freshness;
 use regress::layout::Layout;
 use regress::ptx::program::Program;
-use regress::shapes::{Finding, Shape, ShapeTable};
+use regress::shapes::{Shape, ShapeTable};
 
 const FIX: &str = "if the change is intended, re-pin with `just shapes --update --reason \"why\"`";
 
@@ -52,12 +52,7 @@ fn discover(layout: &Layout) -> Result<Vec<Trial>, String> {
             })
         })
         .collect();
-    let orphans: Vec<String> = table
-        .check(&shapes)
-        .into_iter()
-        .filter(|finding| matches!(finding, Finding::Orphan { .. }))
-        .map(|finding| finding.to_string())
-        .collect();
+    let orphans: Vec<String> = table.orphans(&shapes).iter().map(ToString::to_string).collect();
     trials.push(Trial::test("ptx_shape::every_row_has_a_kernel", move || {
         if orphans.is_empty() {
             return Ok(());
