@@ -112,6 +112,17 @@ pub enum Shape {
     Tiles(usize),
 }
 
+impl Shape {
+    /// The shape's dimensions: `[n]`, `[rows, cols]`, `[m, n, k]` or `[tiles]`.
+    pub fn dims(&self) -> Vec<usize> {
+        match *self {
+            Shape::Elements(n) | Shape::Tiles(n) => vec![n],
+            Shape::Matrix { rows, cols } => vec![rows, cols],
+            Shape::Gemm { m, n, k } => vec![m, n, k],
+        }
+    }
+}
+
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -343,7 +354,10 @@ pub fn work(kernel: Kernel, shape: Shape) -> Work {
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             Work { bytes: f * (m * k + k * n + m * n) as u64, flops: 2 * (m * n * k) as u64 }
         }
-        (Kernel::PipelineSum, Shape::Tiles(t)) => w(4 * 1024 * t, 1024 * t),
+        (Kernel::PipelineSum, Shape::Tiles(t)) => {
+            let floats = t * kernels_reference::PIPELINE_TILE_FLOATS;
+            w(4 * floats, floats)
+        }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}"),
     }
 }

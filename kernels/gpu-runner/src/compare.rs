@@ -15,6 +15,20 @@ pub const POISON: u32 = 0x7fc0_dead;
 /// Elements allocated past the end of every output buffer, poisoned, to catch writes past it.
 pub const GUARD: usize = 64;
 
+/// `values` followed by [`GUARD`] poisoned elements: an output or input buffer as allocated.
+pub fn with_guard(values: &[f32]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(values.len() + GUARD);
+    out.extend_from_slice(values);
+    out.extend(std::iter::repeat_n(f32::from_bits(POISON), GUARD));
+    out
+}
+
+/// How many of the guard elements past an output's end lost their poison: written out of
+/// bounds.
+pub fn written_past_end(guard: &[f32]) -> usize {
+    guard.iter().filter(|v| v.to_bits() != POISON).count()
+}
+
 /// What a kernel's output may differ from its reference by, element by element.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Tolerance {
@@ -124,7 +138,7 @@ pub fn compare(
         worst_index: None,
         out_of_tolerance: 0,
         unwritten: 0,
-        written_past_end: guard.iter().filter(|v| v.to_bits() != POISON).count(),
+        written_past_end: written_past_end(guard),
     };
     for (i, (&got, &want)) in body.iter().zip(expected).enumerate() {
         if got.to_bits() == POISON {
@@ -199,12 +213,6 @@ pub fn ulp_distance(a: f32, b: f32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with_guard(values: &[f32]) -> Vec<f32> {
-        let mut out = values.to_vec();
-        out.extend(std::iter::repeat_n(f32::from_bits(POISON), GUARD));
-        out
-    }
 
     #[test]
     fn exact_counts_ulps() {

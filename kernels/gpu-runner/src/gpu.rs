@@ -12,7 +12,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchCon
 use cudarc::nvrtc::Ptx;
 
 use crate::cases::{Case, Inputs, Kernel, output_len};
-use crate::compare::{GUARD, POISON};
+use crate::compare::{GUARD, POISON, with_guard};
 
 /// A context on device 0 with the kernels' module loaded.
 pub struct Gpu {
@@ -37,18 +37,6 @@ pub struct Timed {
     pub median_ms: f64,
     pub spread: (f64, f64),
     pub first_output: Vec<f32>,
-}
-
-fn poisoned(values: &[f32]) -> Vec<f32> {
-    let mut out = Vec::with_capacity(values.len() + GUARD);
-    out.extend_from_slice(values);
-    out.extend(std::iter::repeat_n(f32::from_bits(POISON), GUARD));
-    out
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
 
 impl Gpu {
@@ -87,7 +75,7 @@ impl Gpu {
     fn upload(&self, case: &Case, inputs: &Inputs) -> Result<DeviceCase> {
         let mut floats = Vec::new();
         for values in &inputs.floats {
-            floats.push(self.stream.clone_htod(&poisoned(values))?);
+            floats.push(self.stream.clone_htod(&with_guard(values))?);
         }
         let halves = match &inputs.halves {
             Some(bits) => {
@@ -102,7 +90,7 @@ impl Gpu {
         let output = if case.kernel == Kernel::Saxpy {
             floats.pop().context("saxpy needs x and y")?
         } else {
-            self.stream.clone_htod(&poisoned(&vec![f32::from_bits(POISON); output_len(case)]))?
+            self.stream.clone_htod(&vec![f32::from_bits(POISON); output_len(case) + GUARD])?
         };
         Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar })
     }
@@ -178,15 +166,20 @@ impl Gpu {
         Ok(())
     }
 
-    /// Runs a case once and returns its output buffer, guard elements included.
-    pub fn run(&self, case: &Case, inputs: &Inputs) -> Result<Vec<f32>> {
-        let mut buffers = self.upload(case, inputs)?;
-        self.launch(case, &mut buffers)
-            .with_context(|| format!("launching {} {}", case.kernel, case.launch))?;
+    /// Launches a case once on its uploaded buffers, waits for it and returns its output
+    /// buffer, guard elements included.
+    fn launch_and_read(&self, case: &Case, buffers: &mut DeviceCase) -> Result<Vec<f32>> {
+        self.launch(case, buffers).with_context(|| format!("launching {} {}", case.kernel, case.launch))?;
         self.stream
             .synchronize()
             .with_context(|| format!("{} {} failed on the device", case.kernel, case.launch))?;
         Ok(self.stream.clone_dtoh(&buffers.output)?)
+    }
+
+    /// Runs a case once and returns its output buffer, guard elements included.
+    pub fn run(&self, case: &Case, inputs: &Inputs) -> Result<Vec<f32>> {
+        let mut buffers = self.upload(case, inputs)?;
+        self.launch_and_read(case, &mut buffers)
     }
 
     /// Launches a case `warmup` times untimed, keeping the first output, then `repeats` times
@@ -194,11 +187,7 @@ impl Gpu {
     /// `y` in place; only the first output is compared.)
     pub fn time(&self, case: &Case, inputs: &Inputs, warmup: usize, repeats: usize) -> Result<Timed> {
         let mut buffers = self.upload(case, inputs)?;
-        self.launch(case, &mut buffers)?;
-        self.stream
-            .synchronize()
-            .with_context(|| format!("{} {} failed on the device", case.kernel, case.launch))?;
-        let first_output = self.stream.clone_dtoh(&buffers.output)?;
+        let first_output = self.launch_and_read(case, &mut buffers)?;
         for _ in 0..warmup {
             self.launch(case, &mut buffers)?;
         }
@@ -225,9 +214,9 @@ impl Gpu {
         for (start, end) in &pairs {
             times.push(f64::from(start.elapsed_ms(end)?));
         }
-        let low = times.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = times.iter().copied().fold(0.0, f64::max);
-        Ok((median(&mut times), (low, high)))
+        times.sort_by(f64::total_cmp);
+        let (low, high) = (times[0], times[times.len() - 1]);
+        Ok((times[times.len() / 2], (low, high)))
     }
 
     /// The device-to-device copy bandwidth in bytes per second (bytes read plus bytes

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use gpu_runner::cases::{self, Case, Kernel};
-use gpu_runner::compare::compare;
+use gpu_runner::compare::{compare, written_past_end};
 use gpu_runner::gpu::Gpu;
 use gpu_runner::peer::{self, PeerTiming};
 use gpu_runner::report::{self, Row};
@@ -96,7 +96,7 @@ fn main() -> Result<()> {
             let key = case.shape.to_string();
             let inputs =
                 inputs_by_shape.entry(key).or_insert_with(|| cases::inputs(kernel, case.shape, &mut rng));
-            let row = run_case(&gpu, case, inputs, timing_shape, &cli)
+            let row = run_case(&gpu, case, inputs, timing_shape, launch_once, &cli)
                 .with_context(|| format!("{kernel} on {} with {}", case.shape, case.launch))?;
             if !row.passed {
                 failures += 1;
@@ -153,9 +153,16 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// Runs (and, unless correctness-only, times) one case and compares its output.
-fn run_case(gpu: &Gpu, case: &Case, inputs: &cases::Inputs, timing_shape: bool, cli: &Cli) -> Result<Row> {
-    let (output, median_ms) = if cli.correctness_only || cli.profile_launches {
+/// Runs (and, unless `launch_once`, times) one case and compares its output.
+fn run_case(
+    gpu: &Gpu,
+    case: &Case,
+    inputs: &cases::Inputs,
+    timing_shape: bool,
+    launch_once: bool,
+    cli: &Cli,
+) -> Result<Row> {
+    let (output, median_ms) = if launch_once {
         (gpu.run(case, inputs)?, f64::NAN)
     } else {
         let (warmup, repeats) = if timing_shape { (5, cli.repeats) } else { (2, 10) };
@@ -172,7 +179,7 @@ fn run_case(gpu: &Gpu, case: &Case, inputs: &cases::Inputs, timing_shape: bool, 
         // past the end, no NaN.
         let len = cases::output_len(case);
         let bad = output[..len].iter().filter(|v| v.is_nan()).count();
-        let past = output[len..].iter().filter(|v| v.to_bits() != gpu_runner::compare::POISON).count();
+        let past = written_past_end(&output[len..]);
         (
             bad == 0 && past == 0,
             format!("written, no NaN ({bad} NaN, {past} past the end; see smaller cases)"),
@@ -182,7 +189,7 @@ fn run_case(gpu: &Gpu, case: &Case, inputs: &cases::Inputs, timing_shape: bool, 
     Ok(Row {
         kernel: case.kernel.entry().to_owned(),
         shape: case.shape.to_string(),
-        dims: dims(case.shape),
+        dims: case.shape.dims(),
         launch: case.launch.to_string(),
         passed: result.0,
         result: result.1,
@@ -191,14 +198,6 @@ fn run_case(gpu: &Gpu, case: &Case, inputs: &cases::Inputs, timing_shape: bool, 
         flops: work.flops,
         timing_shape,
     })
-}
-
-fn dims(shape: cases::Shape) -> Vec<usize> {
-    match shape {
-        cases::Shape::Elements(n) | cases::Shape::Tiles(n) => vec![n],
-        cases::Shape::Matrix { rows, cols } => vec![rows, cols],
-        cases::Shape::Gemm { m, n, k } => vec![m, n, k],
-    }
 }
 
 /// One peer request per kernel and timing shape.

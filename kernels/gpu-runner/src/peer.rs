@@ -35,14 +35,20 @@ pub struct PeerTiming {
 /// The peer request for a kernel timed on `shape`, or `None` where PyTorch has no counterpart
 /// (the shared-memory helper stencils).
 pub fn request(kernel: Kernel, shape: Shape) -> Option<PeerRequest> {
-    let dims = match (kernel, shape) {
-        (Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate, _) => return None,
-        (_, Shape::Elements(n)) => vec![n],
-        (_, Shape::Matrix { rows, cols }) => vec![rows, cols],
-        (_, Shape::Gemm { m, n, k }) => vec![m, n, k],
-        (_, Shape::Tiles(t)) => vec![t * kernels_reference::PIPELINE_TILE_FLOATS],
-    };
-    Some(PeerRequest { kernel: kernel.entry().to_owned(), dims })
+    if matches!(kernel, Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate) {
+        return None;
+    }
+    Some(PeerRequest { kernel: kernel.entry().to_owned(), dims: peer_dims(kernel, &shape.dims()) })
+}
+
+/// The dimensions the peer is asked for, given a shape's [`Shape::dims`]: the same, except
+/// that `pipeline_sum`'s tiles are given in floats.
+pub fn peer_dims(kernel: Kernel, dims: &[usize]) -> Vec<usize> {
+    if kernel == Kernel::PipelineSum {
+        dims.iter().map(|tiles| tiles * kernels_reference::PIPELINE_TILE_FLOATS).collect()
+    } else {
+        dims.to_vec()
+    }
 }
 
 /// Parses the script's output, checking that it answers exactly the shapes asked.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::cases::{Kernel, Roofline, Work};
-use crate::peer::PeerTiming;
+use crate::peer::{PeerTiming, peer_dims};
 
 /// One measured case.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,15 +45,11 @@ impl Row {
 
 /// The peer's time for the shape of `row`, if it was timed.
 pub fn peer_for<'a>(row: &Row, peers: &'a [PeerTiming]) -> Option<&'a PeerTiming> {
-    peers.iter().find(|p| p.kernel == row.kernel && dims_match(&row.kernel, &row.dims, &p.dims))
-}
-
-fn dims_match(kernel: &str, row: &[usize], peer: &[usize]) -> bool {
-    // pipeline_sum's rows count tiles; the peer is asked for floats.
-    if kernel == Kernel::PipelineSum.entry() {
-        return row.len() == 1 && peer == [row[0] * kernels_reference::PIPELINE_TILE_FLOATS];
-    }
-    row == peer
+    let dims = match Kernel::from_entry(&row.kernel) {
+        Some(kernel) => peer_dims(kernel, &row.dims),
+        None => row.dims.clone(),
+    };
+    peers.iter().find(|p| p.kernel == row.kernel && p.dims == dims)
 }
 
 fn human_rate(kernel: Kernel, row: &Row) -> String {

@@ -6,7 +6,8 @@
 //! be too tight for the kernels' arithmetic nor too loose to notice a wrong element.
 
 use gpu_runner::cases::{Case, Inputs, Kernel, Shape, correctness_cases, expected, inputs};
-use gpu_runner::compare::{GUARD, POISON, Tolerance, compare};
+use gpu_runner::compare::{Tolerance, compare, with_guard};
+use kernels_reference::PIPELINE_TILE_FLOATS;
 
 const WARP: usize = 32;
 
@@ -84,8 +85,8 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
                 let mut partials = vec![0.0f32; 160];
                 for (consumer, partial) in partials[WARP..].iter_mut().enumerate() {
                     for tile in strided(b, tiles, grid) {
-                        for k in strided(consumer, 1024, 128) {
-                            *partial += f[0][tile * 1024 + k];
+                        for k in strided(consumer, PIPELINE_TILE_FLOATS, 128) {
+                            *partial += f[0][tile * PIPELINE_TILE_FLOATS + k];
                         }
                     }
                 }
@@ -166,12 +167,6 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
     }
 }
 
-fn guarded(values: Vec<f32>) -> Vec<f32> {
-    let mut out = values;
-    out.extend(std::iter::repeat_n(f32::from_bits(POISON), GUARD));
-    out
-}
-
 #[test]
 fn emulated_kernels_pass_and_corrupted_outputs_fail() {
     let mut rng = fastrand::Rng::with_seed(0x5eed);
@@ -182,7 +177,7 @@ fn emulated_kernels_pass_and_corrupted_outputs_fail() {
             let got = emulate(&case, &data);
             let label = format!("{kernel} {} {}", case.shape, case.launch);
             let checked =
-                compare(&guarded(got.clone()), &want.values, want.tolerance, want.magnitudes.as_deref());
+                compare(&with_guard(&got), &want.values, want.tolerance, want.magnitudes.as_deref());
             let checked = checked.unwrap_or_else(|e| panic!("{label}: {e}"));
             assert!(checked.passed(), "{label}: {}", checked.summary());
 
@@ -199,7 +194,7 @@ fn emulated_kernels_pass_and_corrupted_outputs_fail() {
                 }
             };
             let checked =
-                compare(&guarded(corrupted), &want.values, want.tolerance, want.magnitudes.as_deref());
+                compare(&with_guard(&corrupted), &want.values, want.tolerance, want.magnitudes.as_deref());
             assert!(!checked.unwrap().passed(), "{label}: a corrupted element passed");
         }
     }
