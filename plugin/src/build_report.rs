@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+/// The environment variable naming the folder the driver writes its crate reports into (set by
+/// a kernels build, read by the driver).
+pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
+
 /// What happened to one kernel scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -77,12 +81,21 @@ impl CrateReport {
     pub fn write_into(&self, dir: &Path) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{}.json", self.crate_name));
-        let mut file = tempfile::NamedTempFile::new_in(dir)?;
-        serde_json::to_writer_pretty(&mut file, self).map_err(std::io::Error::other)?;
-        file.write_all(b"\n")?;
-        file.persist(&path).map_err(|error| error.error)?;
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        write_atomically(&path, &bytes)?;
         Ok(path)
     }
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into place, so a reader
+/// never sees half a file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(bytes)?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
 }
 
 #[cfg(test)]

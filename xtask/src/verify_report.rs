@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 /// The environment variable through which a kernels build tells the driver where to report.
-pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
+pub use plugin::build_report::REPORT_DIR_VAR;
 
 /// The report folder of a kernels build into `target_dir`.
 pub fn report_dir(target_dir: &Path) -> PathBuf {

@@ -167,6 +167,8 @@ struct FunctionImport<'b, 'tcx> {
     blocks: IndexVec<MirBlock, Ptr<BasicBlock>>,
     /// Locals holding a reference to a pipeline state local.
     references: HashMap<Local, Local>,
+    /// Whether the function has an IR result (its `Return`s return the return place).
+    returns_value: bool,
 }
 
 impl FunctionImport<'_, '_> {
@@ -231,9 +233,10 @@ impl<'tcx> Importer<'_, 'tcx> {
         let mut slots = IndexVec::new();
         for (local, decl) in body.local_decls.iter_enumerated() {
             let at = self.location(decl.source_info.span);
-            let slot = if single[local] && !is_pipeline_state(self.tcx, decl.ty) {
+            let pipeline_state = is_pipeline_state(self.tcx, decl.ty);
+            let slot = if single[local] && !pipeline_state {
                 Slot::Ssa(None)
-            } else if is_pipeline_state(self.tcx, decl.ty) {
+            } else if pipeline_state {
                 let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
                 let index = builder.alloca(self.ctx, u32_ty, &at);
                 let phase = builder.alloca(self.ctx, u32_ty, &at);
@@ -275,7 +278,14 @@ impl<'tcx> Importer<'_, 'tcx> {
                 builder.unreachable(self.ctx, &at);
             }
         }
-        let mut function = FunctionImport { instance, body, slots, blocks, references: HashMap::new() };
+        let mut function = FunctionImport {
+            instance,
+            body,
+            slots,
+            blocks,
+            references: HashMap::new(),
+            returns_value: !results.is_empty(),
+        };
         for &block in body.basic_blocks.reverse_postorder() {
             let data = &body.basic_blocks[block];
             builder.switch_to(function.blocks[block]);
@@ -757,10 +767,8 @@ impl<'tcx> Importer<'_, 'tcx> {
                 }
             }
             TerminatorKind::Return => {
-                let results =
-                    self.results_of(function.body.local_decls[Local::ZERO].ty, Some(function.instance));
                 let mut values = Vec::new();
-                if !results.is_empty() {
+                if function.returns_value {
                     values.extend(self.operand(function, builder, &Operand::Copy(Local::ZERO.into()), at));
                 }
                 builder.ret(self.ctx, &values, at);
@@ -916,7 +924,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                 } else {
                     PipelineRole::Consumer
                 };
-                let stages = stage_count(self.tcx, destination.ty(function.body, self.tcx).ty);
+                let stages = stage_count(destination.ty(function.body, self.tcx).ty);
                 let (index, phase) = builder.state_new(self.ctx, role, stages, at);
                 builder.store(self.ctx, index, index_slot, at);
                 builder.store(self.ctx, phase, phase_slot, at);
@@ -1001,14 +1009,12 @@ fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool> {
     impl<'tcx> Visitor<'tcx> for Uses {
         fn visit_place(&mut self, place: &Place<'tcx>, context: PlaceContext, location: mir::Location) {
             let local = place.local;
-            if context.is_mutating_use() {
-                if place.projection.is_empty() && !context.is_borrow() {
-                    if !matches!(context, PlaceContext::MutatingUse(mir::visit::MutatingUseContext::Drop)) {
-                        self.assignments[local] += 1;
-                    }
-                } else if place.projection.first() != Some(&ProjectionElem::Deref) {
-                    self.disqualified[local] = true;
-                }
+            if context.is_mutating_use()
+                && place.projection.is_empty()
+                && !context.is_borrow()
+                && !matches!(context, PlaceContext::MutatingUse(mir::visit::MutatingUseContext::Drop))
+            {
+                self.assignments[local] += 1;
             }
             if context.is_borrow() || context.is_address_of() {
                 self.disqualified[local] = true;
@@ -1035,9 +1041,8 @@ fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool> {
 }
 
 /// `STAGES` of a `PipelineState<STAGES>` type (0 if it cannot be read).
-fn stage_count<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> u32 {
+fn stage_count(ty: Ty<'_>) -> u32 {
     let ty::Adt(_, args) = ty.kind() else { return 0 };
-    let _ = tcx;
     args.consts().next().and_then(|constant| constant.try_to_leaf()).map(|leaf| leaf.to_u32()).unwrap_or(0)
 }
 

@@ -1,7 +1,6 @@
 //! The verifier pass: for each kernel of the crate, collect its scope, import it, verify it,
 //! and turn the outcome into the crate report, rustc errors and (on request) IR dumps.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -11,7 +10,7 @@ use rustc_middle::ty::TyCtxt;
 
 use crate::import::import_scope;
 use crate::{diagnostics, scope};
-use plugin::build_report::{CrateReport, ScopeReport, Verdict};
+use plugin::build_report::{CrateReport, ScopeReport, Verdict, write_atomically};
 
 /// What verifying a crate gave: its report, and whether any scope was rejected.
 pub struct CrateOutcome {
@@ -104,7 +103,8 @@ impl Dump {
 
     fn write(&mut self, scope: &ScopeReport, text: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        write_atomically(&self.dir.join(format!("{}.pir", scope.kernel)), text.as_bytes())?;
+        let pir = self.dir.join(format!("{}.pir", scope.kernel));
+        write_atomically(&pir, text.as_bytes())?;
         self.times.push(format!(
             "{}\t{:?}\t{}\t{}\t{:.6}\t{:.6}",
             scope.kernel,
@@ -125,17 +125,8 @@ impl Dump {
             scope.verdict,
             scope.verify_seconds,
             scope.blocks,
-            self.dir.join(format!("{}.pir", scope.kernel)).display()
+            pir.display()
         );
         write_atomically(&self.dir.join("times.tsv"), table.as_bytes())
     }
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it into place.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(bytes)?;
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
 }

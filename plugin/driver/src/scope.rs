@@ -10,7 +10,7 @@
 //! Every body is instantiated with its instance's generic arguments, so the import sees
 //! concrete types.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
 use rustc_abi::ExternAbi;
 use rustc_hir::def::DefKind;
@@ -60,9 +60,8 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
         functions: Vec::new(),
         without_mir: Vec::new(),
     };
-    let mut seen: HashMap<Instance<'tcx>, ()> = HashMap::new();
+    let mut seen: HashSet<Instance<'tcx>> = HashSet::from([root]);
     let mut queue = VecDeque::from([(root, tcx.def_span(kernel))]);
-    seen.insert(root, ());
     while let Some((instance, reached_at)) = queue.pop_front() {
         let Some(body) = body_of(tcx, instance) else {
             scope.without_mir.push((instance, reached_at));
@@ -74,7 +73,7 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
             EarlyBinder::bind(tcx, body),
         );
         for (callee, span) in followed_callees(tcx, &body) {
-            if seen.insert(callee, ()).is_none() {
+            if seen.insert(callee) {
                 queue.push_back((callee, span));
             }
         }

@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
+use plugin::build_report::REPORT_DIR_VAR;
 use thiserror::Error;
 
-pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
 pub const DUMP_DIR_VAR: &str = "KERNELS_VERIFY_DUMP";
 
 /// Where the driver writes its outputs; `None` where the variable is unset or empty.

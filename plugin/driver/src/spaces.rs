@@ -68,10 +68,10 @@ impl<'tcx> SharedPaths<'tcx> {
             let mut changed = false;
             for function in &scope.functions {
                 let mut set = paths.by_function.get(&function.instance).cloned().unwrap_or_default();
-                let old = set.clone();
-                let before = set.len();
                 infer_body(tcx, &function.body, &paths, &mut set);
-                changed |= set.len() != before || set != old;
+                // A function not yet in the map started from the empty set.
+                changed |=
+                    paths.by_function.get(&function.instance).map_or(!set.is_empty(), |old| *old != set);
                 paths.by_function.insert(function.instance, set);
             }
             if !changed {

@@ -24,11 +24,6 @@ use std::sync::OnceLock;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 
-/// The repository root (this crate is `plugin/driver`).
-fn repository_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository root exists")
-}
-
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
@@ -105,14 +100,11 @@ struct Outcome {
     setup_error: Option<String>,
 }
 
-/// Cargo in the fixture workspace with the kernels' toolchain settings.
+/// Cargo in the fixture workspace with the kernels' toolchain settings, and no compiler wrapper
+/// from the environment.
 fn fixture_cargo(dir: &Path) -> Command {
-    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    command.current_dir(dir).env("RUSTC_BOOTSTRAP", "1");
-    for variable in ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "RUSTC_WRAPPER"] {
-        command.env_remove(variable);
-    }
-    command.env_remove("RUSTC_WORKSPACE_WRAPPER");
+    let mut command = xtask::kernels::kernels_cargo(dir);
+    command.env_remove("RUSTC_WRAPPER").env_remove("RUSTC_WORKSPACE_WRAPPER");
     command
 }
 
@@ -314,14 +306,14 @@ fn check_ptx_unchanged(package: &str) -> Result<(), Failed> {
 /// kernel verified, both shared-memory helper kernels verified as explicit adaptations.
 fn check_project_kernels() -> Result<(), Failed> {
     let reports = tempfile_dir("kernels-reports")?;
-    let kernels = repository_root().join("kernels");
+    let kernels = regress::layout::Layout::from_build().kernels_workspace();
     if target_dir().exists() {
         clean_packages(&kernels, &["kernels", "kernel-helpers"])?;
     }
     let output = through_driver(&mut fixture_cargo(&kernels))
         .args(["build", "--release", "--target-dir"])
         .arg(target_dir())
-        .env("KERNELS_VERIFY_REPORT_DIR", &reports)
+        .env(plugin::build_report::REPORT_DIR_VAR, &reports)
         .output()
         .map_err(|error| format!("could not start cargo: {error}"))?;
     if !output.status.success() {
