@@ -23,6 +23,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Writes `text` to `path` through [`write_atomically`], creating its folder.
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    let dir = path.parent().context("a file to write has a parent folder")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    write_atomically(path, text.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use regress::canon::{self, CanonReport};
 use regress::layout::Layout;
 
-use crate::shapes::write_file;
+use crate::atomic::write_file;
 
 /// Where the last result is kept, for the report.
 pub fn last_result_path(layout: &Layout) -> PathBuf {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use regress::layout::Layout;
 
+use crate::atomic::write_file;
 use crate::kernels::KernelBuild;
 use crate::process::{self, Steps};
 
@@ -14,8 +15,6 @@ use crate::process::{self, Steps};
 const PEER_SCRIPT: &str = "kernels/gpu-runner/peer/peer_timings.py";
 /// The captured `ptxas -v` report the TSV is generated from, from the repository root.
 pub const PTXAS_REPORT: &str = "regress/fixtures/ptxas-sm90-h200.txt";
-/// The pinned TSV, from the repository root.
-pub const PTXAS_TSV: &str = "regress/ptxas-sm90.tsv";
 
 /// The runner binary cargo leaves in the host workspace's target folder.
 fn runner_binary(layout: &Layout) -> PathBuf {
@@ -66,7 +65,7 @@ pub fn gpu(layout: &Layout, bundle: Option<&Path>, runner_args: &[String]) -> Re
 /// in `regress/fixtures/`) into `regress/ptxas-sm90.tsv`, written through a temporary file.
 pub fn ptxas_tsv(layout: &Layout, report: Option<&Path>) -> Result<()> {
     let report = layout.resolve(report.unwrap_or(Path::new(PTXAS_REPORT)));
-    write_ptxas_tsv(&report, &layout.resolve(PTXAS_TSV))
+    write_ptxas_tsv(&report, &ptxas_tsv_for(layout, "sm_90"))
 }
 
 /// The TSV of ptxas figures pinned for `sm` (`sm_90` → `regress/ptxas-sm90.tsv`).
@@ -80,10 +79,7 @@ pub fn write_ptxas_tsv(report: &Path, destination: &Path) -> Result<()> {
     let text = std::fs::read_to_string(report).with_context(|| format!("reading {}", report.display()))?;
     let functions = regress::ptxas::parse(&text)
         .with_context(|| format!("{} is not a ptxas -v report", report.display()))?;
-    let folder = destination.parent().context("the TSV has a folder")?;
-    let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
-    std::io::Write::write_all(&mut temporary, regress::ptxas::to_tsv(&functions).as_bytes())?;
-    temporary.persist(destination).with_context(|| format!("writing {}", destination.display()))?;
+    write_file(destination, &regress::ptxas::to_tsv(&functions))?;
     eprintln!("{} functions from {} into {}", functions.len(), report.display(), destination.display());
     Ok(())
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::atomic::write_atomically;
+use crate::atomic::write_file;
 use crate::backend::BackendError;
 use crate::backend::rustc::Rustc;
 
@@ -112,8 +112,7 @@ pub fn prepare(workspace: &Path, target: &KernelTarget, rustc: &Rustc) -> Result
     if std::fs::read_to_string(&path).is_ok_and(|current| current == text) {
         return Ok(false);
     }
-    std::fs::create_dir_all(path.parent().expect("config.toml is in .cargo/"))?;
-    write_atomically(&path, text.as_bytes())?;
+    write_file(&path, &text)?;
     eprintln!("wrote {} from the kernel target table", path.display());
     Ok(true)
 }

@@ -10,8 +10,9 @@ use anyhow::{Context, Result, bail};
 use regress::layout::kernels_ptx_in;
 use regress::ptx::Module;
 
+use crate::backend::DEFAULT_BACKEND;
+use crate::backend::guard::check_backend_with;
 use crate::backend::rustc::Rustc;
-use crate::backend::{DEFAULT_BACKEND, check_backend};
 use crate::host_config::{self, KERNEL_TARGET};
 use crate::process;
 use crate::verify_report;
@@ -53,7 +54,7 @@ impl KernelBuild {
     ) -> Result<KernelBuild> {
         let rustc = Rustc::of_toolchain(layout.root())?;
         host_config::prepare(&workspace, &KERNEL_TARGET, &rustc)?;
-        let installed = check_backend(layout, DEFAULT_BACKEND)?;
+        let installed = check_backend_with(layout, DEFAULT_BACKEND, &rustc)?;
         eprintln!(
             "backend `{DEFAULT_BACKEND}` checked: {} (built {})",
             installed.dir.display(),

@@ -1,13 +1,14 @@
-//! Running the tools this repository drives (cargo, rustup, just), with numbered steps and
+//! Running the tools this repository drives (cargo, rustup, just, git), with numbered steps and
 //! their timings printed, so that long work shows where it is.
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use wait_timeout::ChildExt;
 
 /// The cargo that runs this xtask (`$CARGO`), so nested builds use the same toolchain.
 pub fn cargo(dir: &Path) -> Command {
@@ -29,6 +30,64 @@ pub fn run(command: &mut Command, what: &str) -> Result<()> {
         bail!("{what} failed ({}): {}", status, describe(command));
     }
     Ok(())
+}
+
+/// Runs `command` and returns its trimmed stdout, failing with its stderr.
+pub fn read(command: &mut Command) -> Result<String> {
+    let output = command.output().with_context(|| format!("could not start {}", describe(command)))?;
+    if !output.status.success() {
+        bail!("{} failed: {}", describe(command), String::from_utf8_lossy(&output.stderr).trim());
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// Runs `command` and says only whether it succeeded, with its stderr when it did not.
+pub fn succeeds(command: &mut Command) -> Result<std::result::Result<(), String>> {
+    let output = command.output().with_context(|| format!("could not start {}", describe(command)))?;
+    Ok(if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    })
+}
+
+/// Runs `command` for at most `limit`, killing it when the time is up.
+pub fn output_within(command: &mut Command, limit: Duration) -> Result<Option<Output>> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("could not start {}", describe(command)))?;
+    // Read both pipes on threads so a chatty command cannot block on a full pipe.
+    let mut stdout = child.stdout.take().context("stdout is piped")?;
+    let mut stderr = child.stderr.take().context("stderr is piped")?;
+    let out = std::thread::spawn(move || drain(&mut stdout));
+    let err = std::thread::spawn(move || drain(&mut stderr));
+    let waited = child.wait_timeout(limit).with_context(|| format!("waiting for {}", describe(command)))?;
+    let status = match waited {
+        Some(status) => status,
+        None => {
+            child.kill().ok();
+            child.wait().ok();
+            return Ok(None);
+        }
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    Ok(Some(Output { status, stdout, stderr }))
+}
+
+fn drain(pipe: &mut impl Read) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    pipe.read_to_end(&mut bytes).ok();
+    bytes
+}
+
+/// A tool's report (its stderr) on one line, for a message: each line trimmed, blank lines
+/// dropped, the rest joined with ` / `.
+pub fn one_line(text: &str) -> String {
+    text.lines().map(str::trim).filter(|line| !line.is_empty()).collect::<Vec<_>>().join(" / ")
 }
 
 /// Passed and failed tests, added up over every `test result:` line of a `cargo test` run.
@@ -142,5 +201,18 @@ mod tests {
         );
         counts.add_summary_line("test ptx_snapshot::saxpy ... ok");
         assert_eq!(counts, TestCounts { passed: 13, failed: 11 });
+    }
+
+    #[test]
+    fn a_command_past_its_limit_is_killed() {
+        let mut sleep = Command::new("sleep");
+        sleep.arg("20");
+        assert!(output_within(&mut sleep, Duration::from_millis(200)).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_report_on_one_line_drops_blank_lines_and_indentation() {
+        assert_eq!(one_line("error: a\n\n   b  \n"), "error: a / b");
+        assert_eq!(one_line(""), "");
     }
 }

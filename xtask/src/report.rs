@@ -8,13 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use regress::canon::CanonReport;
 use regress::layout::Layout;
 use regress::shapes::ShapeTable;
 use serde_json::{Value, json};
 
-use crate::shapes::write_file;
+use crate::atomic::write_file;
 
 /// Where `just report` writes the page.
 pub fn report_path(layout: &Layout) -> PathBuf {
@@ -24,9 +24,7 @@ pub fn report_path(layout: &Layout) -> PathBuf {
 /// `cargo xtask report`.
 pub fn report(layout: &Layout) -> Result<()> {
     let table_path = layout.shapes_table();
-    let text =
-        std::fs::read_to_string(&table_path).with_context(|| format!("reading {}", table_path.display()))?;
-    let table = ShapeTable::parse(&text).with_context(|| format!("{} is malformed", table_path.display()))?;
+    let table = crate::shapes::read_table(&table_path)?;
     let last = crate::canon_check::last_result_path(layout);
     let canon = if last.exists() {
         Some(crate::canon_check::load(&last)?)

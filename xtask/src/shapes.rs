@@ -16,7 +16,9 @@ use regress::layout::Layout;
 use regress::ptx::program::Program;
 use regress::shapes::{Finding, Pin, Shape, ShapeTable, today};
 
+use crate::atomic::write_file;
 use crate::kernels::KernelBuild;
+use crate::refusal::Refused;
 
 /// What `cargo xtask shapes` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -27,21 +29,16 @@ pub struct ShapesOptions {
     pub sm: String,
 }
 
-/// Prints `message` and exits with [`crate::refusal::REFUSED`].
-pub fn refuse(message: &str) -> ! {
-    eprintln!("refused: {message}");
-    std::process::exit(i32::from(crate::refusal::REFUSED))
-}
-
 pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     let table_path = layout.shapes_table();
     let shown = table_path.strip_prefix(layout.root()).unwrap_or(&table_path).display().to_string();
     let mut reason = options.reason.clone().filter(|r| !r.trim().is_empty());
     if options.update && reason.is_none() && !std::io::stdin().is_terminal() {
-        refuse(&format!(
+        return Err(Refused(format!(
             "`shapes --update` re-pins rows of {shown} and needs the reason to write into each PIN line; \
              there is no terminal to ask on: pass `--reason \"why the shapes moved\"`"
-        ));
+        ))
+        .into());
     }
 
     eprintln!("==> building the kernels");
@@ -49,13 +46,7 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     let text = std::fs::read_to_string(&ptx).with_context(|| format!("reading {}", ptx.display()))?;
     let program = Program::read(&text).with_context(|| format!("{} is not readable PTX", ptx.display()))?;
     let shapes = Shape::all(&program);
-    let table = if table_path.exists() {
-        let text = std::fs::read_to_string(&table_path)
-            .with_context(|| format!("reading {}", table_path.display()))?;
-        ShapeTable::parse(&text).with_context(|| format!("{} is malformed", table_path.display()))?
-    } else {
-        ShapeTable::empty()
-    };
+    let table = if table_path.exists() { read_table(&table_path)? } else { ShapeTable::empty() };
     let findings = table.check(&shapes);
     print_status(&shapes, &table, &findings);
     let ptxas_dir = layout.root().join("target").join("shapes");
@@ -92,6 +83,12 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     Ok(())
 }
 
+/// Reads and parses the shapes table at `path`.
+pub fn read_table(path: &Path) -> Result<ShapeTable> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    ShapeTable::parse(&text).with_context(|| format!("{} is malformed", path.display()))
+}
+
 /// One line per kernel: pinned, moved (with the columns), new or gone.
 fn print_status(shapes: &[Shape], table: &ShapeTable, findings: &[Finding]) {
     for shape in shapes {
@@ -118,16 +115,12 @@ fn ask_reason(findings: &[Finding]) -> Result<String> {
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).context("reading the reason")?;
     if line.trim().is_empty() {
-        refuse("no reason given: nothing was re-pinned (pass `--reason \"…\"` or type one)");
+        return Err(Refused(
+            "no reason given: nothing was re-pinned (pass `--reason \"…\"` or type one)".into(),
+        )
+        .into());
     }
     Ok(line)
-}
-
-/// Writes `text` to `path` through [`crate::atomic::write_atomically`], creating its folder.
-pub fn write_file(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().context("a file to write has a parent folder")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    crate::atomic::write_atomically(path, text.as_bytes())
 }
 
 /// `program` found in a folder of `$PATH`.

@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use regress::kernel_source::{ENTRY, KernelSource, story_kernel};
-use regress::layout::{Layout, kernels_ptx_in};
+use regress::layout::Layout;
 use regress::timing::{Limit, Point, Series, check, exponent_field, table};
 
+use crate::atomic::write_file;
 use crate::kernels::{KernelBuild, entry_names};
 use crate::process::{self, Steps};
 
@@ -56,10 +57,9 @@ pub fn timing(layout: &Layout, end_to_end_only: bool) -> Result<()> {
 
 /// A scratch kernels crate for generated kernels.
 pub struct TimingCrate {
-    pub dir: PathBuf,
-    pub target_dir: PathBuf,
     device_dir: PathBuf,
-    /// The guarded build: the installed default backend's driver compiles the crate.
+    /// The guarded build of the crate's folder into its `target`: the installed default
+    /// backend's driver compiles the crate.
     build: KernelBuild,
 }
 
@@ -70,39 +70,42 @@ impl TimingCrate {
     pub fn create(layout: &Layout, dir: PathBuf) -> Result<TimingCrate> {
         std::fs::create_dir_all(dir.join("src")).with_context(|| format!("creating {}", dir.display()))?;
         let target_dir = dir.join("target");
-        let build = KernelBuild::guarded(layout, dir.clone(), target_dir.clone())?;
+        let build = KernelBuild::guarded(layout, dir, target_dir)?;
         let device_dir = layout.kernels_workspace().join("src").join("device");
-        Ok(TimingCrate { target_dir, dir, device_dir, build })
+        Ok(TimingCrate { device_dir, build })
+    }
+
+    /// The crate's folder.
+    pub fn dir(&self) -> &Path {
+        &self.build.workspace
+    }
+
+    /// The crate's target folder.
+    pub fn target_dir(&self) -> &Path {
+        &self.build.target_dir
     }
 
     /// Writes the crate for a kernel of about `blocks` MIR blocks; returns its source.
     pub fn write(&self, blocks: usize, seed: u64) -> Result<KernelSource> {
         let source = story_kernel(blocks, seed, &self.device_dir);
-        write_replacing(&self.dir.join("Cargo.toml"), &source.cargo_toml)?;
-        write_replacing(&self.dir.join("src").join("lib.rs"), &source.lib_rs)?;
+        write_file(&self.dir().join("Cargo.toml"), &source.cargo_toml)?;
+        write_file(&self.dir().join("src").join("lib.rs"), &source.lib_rs)?;
         Ok(source)
     }
 
     /// Where the build leaves the PTX.
     pub fn ptx(&self) -> PathBuf {
-        kernels_ptx_in(&self.target_dir)
+        self.build.ptx()
     }
 
     /// Where `just timing` keeps the PTX of the kernel of `blocks` blocks (0: the baseline).
     pub fn kept_ptx(&self, blocks: usize) -> PathBuf {
-        self.target_dir.join("timing-ptx").join(format!("blocks-{blocks}.ptx"))
+        self.target_dir().join("timing-ptx").join(format!("blocks-{blocks}.ptx"))
     }
 
     /// Where the driver leaves its verify reports for this crate.
     pub fn report_dir(&self) -> PathBuf {
-        crate::verify_report::report_dir(&self.target_dir)
-    }
-
-    /// The build command: the guarded kernels build (driver, build-std, nvptx target), release.
-    pub fn command(&self) -> Command {
-        let mut command = self.build.command();
-        command.arg("--quiet");
-        command
+        crate::verify_report::report_dir(self.target_dir())
     }
 
     /// Builds once through `cargo rustc … -- -Ztime-passes`; returns rustc's own times for the
@@ -112,18 +115,19 @@ impl TimingCrate {
         // Only this build's report may count: a build without the driver writes none.
         clear_report(&self.report_dir())?;
         let mut command = self.build.cargo();
-        command.args(["rustc", "--release", "--quiet", "--target-dir"]).arg(&self.target_dir);
+        command.args(["rustc", "--release", "--quiet", "--target-dir"]).arg(self.target_dir());
         command.args(["--", "-Ztime-passes"]);
         let started = Instant::now();
-        let output =
-            command.output().with_context(|| format!("could not start cargo for {}", self.dir.display()))?;
+        let output = command
+            .output()
+            .with_context(|| format!("could not start cargo for {}", self.dir().display()))?;
         let wall = started.elapsed();
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() {
             eprintln!("{stderr}");
             bail!(
                 "the generated kernel in {} did not compile ({}); rustc's errors above name the line",
-                self.dir.display(),
+                self.dir().display(),
                 output.status
             );
         }
@@ -131,8 +135,9 @@ impl TimingCrate {
         // The driver prints every pass but not rustc's `total`; its report's compile time is
         // its own process's, free of cargo's start-up, whose noise would swamp small kernels.
         let compile = report.map_or(wall, |figures| figures.compile);
-        let times = CompileTimes::parse(&stderr, compile)
-            .with_context(|| format!("rustc printed no `-Ztime-passes` times for {}", self.dir.display()))?;
+        let times = CompileTimes::parse(&stderr, compile).with_context(|| {
+            format!("rustc printed no `-Ztime-passes` times for {}", self.dir().display())
+        })?;
         let entries = entry_names(&self.ptx())?;
         if !entries.iter().any(|entry| entry == ENTRY) {
             bail!("{} has no `{ENTRY}` entry (entries: {entries:?})", self.ptx().display());
@@ -191,17 +196,6 @@ impl CompileTimes {
     }
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder, renamed into place.
-fn write_replacing(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().context("a file has a folder")?;
-    let mut file =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("writing in {}", dir.display()))?;
-    std::io::Write::write_all(&mut file, text.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))?;
-    file.persist(path).with_context(|| format!("renaming into {}", path.display()))?;
-    Ok(())
-}
-
 /// What the driver's verify report says about the generated kernel, if it wrote one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VerifyFigures {
@@ -249,12 +243,6 @@ pub fn read_report(dir: &Path) -> Result<Option<VerifyFigures>> {
     }))
 }
 
-/// `ptxas` on `PATH`, if any.
-fn find_ptxas() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join("ptxas")).find(|candidate| candidate.is_file())
-}
-
 /// Times `ptxas -arch=sm_90` on `ptx`.
 fn time_ptxas(ptxas: &Path, ptx: &Path, out: &Path) -> Result<Duration> {
     let started = Instant::now();
@@ -273,9 +261,7 @@ struct Measured {
 
 impl Measured {
     fn new(name: &'static str, sizes: &[usize]) -> Measured {
-        let mut series = Series::new(name);
-        series.points = sizes.iter().map(|size| Point { size: *size, samples: Vec::new() }).collect();
-        Measured { name, baseline: Point { size: 0, samples: Vec::new() }, series }
+        Measured { name, baseline: Point { size: 0, samples: Vec::new() }, series: empty_series(name, sizes) }
     }
 
     fn record(&mut self, slot: Option<usize>, sample: Duration) {
@@ -304,6 +290,13 @@ impl Measured {
     }
 }
 
+/// A series named `name` with one point per size and no samples yet.
+fn empty_series(name: &str, sizes: &[usize]) -> Series {
+    let mut series = Series::new(name);
+    series.points = sizes.iter().map(|size| Point { size: *size, samples: Vec::new() }).collect();
+    series
+}
+
 /// The exponent of a marginal series, fitted on at least three sizes.
 fn marginal_exponent(series: &Series) -> Option<f64> {
     if series.points.len() >= 3 { series.exponent() } else { None }
@@ -320,13 +313,12 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
     krate.write(0, SEED)?;
     krate.build()?;
 
-    let ptxas = find_ptxas();
+    let ptxas = crate::shapes::on_path("ptxas");
     let mut total = Measured::new("rustc", sizes);
     let mut front = Measured::new("front end", sizes);
     let mut link = Measured::new("link (LLVM)", sizes);
     let mut ptxas_times = Measured::new("ptxas", sizes);
-    let mut verify = Series::new("verify");
-    verify.points = sizes.iter().map(|size| Point { size: *size, samples: Vec::new() }).collect();
+    let mut verify = empty_series("verify", sizes);
     let mut imported = vec![None; sizes.len()];
     let slots: Vec<(Option<usize>, usize)> = std::iter::once((None, 0))
         .chain(sizes.iter().enumerate().map(|(i, size)| (Some(i), *size)))
@@ -341,7 +333,7 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
             front.record(*slot, times.front());
             link.record(*slot, times.link);
             if let Some(ptxas) = &ptxas {
-                let out = krate.target_dir.join("timing.cubin");
+                let out = krate.target_dir().join("timing.cubin");
                 ptxas_times.record(*slot, time_ptxas(ptxas, &krate.ptx(), &out)?);
             }
             if run == 0 {
@@ -380,13 +372,24 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         }
     }
     let verified = verify.points.iter().all(|point| !point.samples.is_empty());
+    // The verifier's median over the crate's compile's, per size.
+    let shares: Vec<(usize, f64)> = if verified {
+        verify
+            .points
+            .iter()
+            .zip(&total.series.points)
+            .map(|(point, rustc)| {
+                (point.size, point.median().as_secs_f64() / rustc.median().as_secs_f64().max(1e-9))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     if verified {
         print!("{}", table("blocks", std::slice::from_ref(&verify)));
-        for (point, rustc) in verify.points.iter().zip(&total.series.points) {
-            let share = point.median().as_secs_f64() / rustc.median().as_secs_f64().max(1e-9);
+        for (size, share) in &shares {
             println!(
-                "verifier share at {} blocks: {:.3}% of the crate's compile (medians)",
-                point.size,
+                "verifier share at {size} blocks: {:.3}% of the crate's compile (medians)",
                 share * 100.0
             );
         }
@@ -404,21 +407,14 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         );
     }
     let last = *sizes.last().unwrap_or(&0);
-    let share_at_last = verify
-        .points
-        .last()
-        .zip(total.series.points.last())
-        .filter(|_| verified)
-        .map(|(point, rustc)| point.median().as_secs_f64() / rustc.median().as_secs_f64().max(1e-9));
-    let field = |exponent: Option<f64>| exponent_field(exponent);
     println!(
         "e2e: rustc_exp={} front_exp={} link_exp={} verify_exp={} ptxas_exp={} verify_share_at_{last}={}",
-        field(marginal_exponent(&marginal[0])),
-        field(marginal_exponent(&marginal[1])),
-        field(marginal_exponent(&marginal[2])),
-        field(if verified { verify.exponent() } else { None }),
-        field(marginal.get(3).and_then(marginal_exponent)),
-        share_at_last.map_or("nan".to_string(), |share| format!("{share:.4}")),
+        exponent_field(marginal_exponent(&marginal[0])),
+        exponent_field(marginal_exponent(&marginal[1])),
+        exponent_field(marginal_exponent(&marginal[2])),
+        exponent_field(if verified { verify.exponent() } else { None }),
+        exponent_field(marginal.get(3).and_then(marginal_exponent)),
+        shares.last().map_or("nan".to_string(), |(_, share)| format!("{share:.4}")),
     );
     let mut breaches = Vec::new();
     for series in &marginal {

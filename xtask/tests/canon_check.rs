@@ -13,6 +13,8 @@
 //! (renumbering, order within blocks, state space) are made from the real build by editing
 //! one entry each in its PTX text; the test says which entry came from where.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -22,31 +24,14 @@ use regress::ptx::program::Program;
 use regress::shapes::{Finding, Shape, ShapeTable};
 use xtask::kernels::KernelBuild;
 
+use common::{copy_tree, replace_once};
+
 fn scratch_dir(layout: &Layout, name: &str) -> PathBuf {
     layout.root().join("target").join("xtask-scratch").join(name)
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| e.file_name() != "target") {
-        let entry = entry.unwrap();
-        let destination = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&destination).unwrap();
-        } else {
-            fs::copy(entry.path(), &destination).unwrap();
-        }
-    }
-}
-
 fn edit(file: &Path, from: &str, to: &str) {
-    let text = fs::read_to_string(file).unwrap();
-    assert_eq!(
-        text.matches(from).count(),
-        1,
-        "`{from}` must match once in {}: update the test",
-        file.display()
-    );
-    fs::write(file, text.replace(from, to)).unwrap();
+    replace_once(file, from, to, &format!("`{from}` must match once in {}: update the test", file.display()));
 }
 
 /// Builds `build` with `opt_level`, returning the PTX path.
@@ -85,7 +70,7 @@ fn canon_check_classifies_real_builds_and_the_shapes_guard_names_the_moved_kerne
     // The read-only copy.
     let copy = scratch_dir(&layout, "canon-readonly");
     let _ = fs::remove_dir_all(&copy);
-    copy_tree(&layout.kernels_workspace(), &copy);
+    copy_tree(&layout.kernels_workspace(), &copy, false);
     let elementwise = copy.join("src/elementwise.rs");
     edit(
         &elementwise,

@@ -4,6 +4,8 @@
 //! touches. A kernel that does not compile must fail the build with rustc's error naming the
 //! file.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,8 @@ use regress::layout::Layout;
 use regress::snapshots::SnapshotSuite;
 use tempfile::TempDir;
 use xtask::kernels::KernelBuild;
+
+use common::{copy_tree, replace_once};
 
 /// One edit of one kernel source, and the entries whose snapshots it must break.
 struct Edit {
@@ -50,8 +54,8 @@ impl Scratch {
         let parent = layout.root().join("target").join("xtask-scratch");
         fs::create_dir_all(&parent).unwrap();
         let dir = tempfile::Builder::new().prefix("kernels-").tempdir_in(&parent).unwrap();
-        copy_tree(&layout.kernels_workspace(), &dir.path().join("kernels"));
-        copy_tree(&layout.snapshot_dir(), &dir.path().join("ptx-snapshots"));
+        copy_tree(&layout.kernels_workspace(), &dir.path().join("kernels"), true);
+        copy_tree(&layout.snapshot_dir(), &dir.path().join("ptx-snapshots"), true);
         Scratch { dir }
     }
 
@@ -64,16 +68,11 @@ impl Scratch {
     }
 
     fn apply(&self, edit: &Edit) {
-        let path = self.kernels().join(edit.file);
-        let text = fs::read_to_string(&path).unwrap();
-        assert_eq!(
-            text.matches(edit.from).count(),
-            1,
+        let message = format!(
             "the guard test's edit `{}` must match exactly once in kernels/{}: update the test with the kernel",
-            edit.from,
-            edit.file
+            edit.from, edit.file
         );
-        fs::write(&path, text.replace(edit.from, edit.to)).unwrap();
+        replace_once(&self.kernels().join(edit.file), edit.from, edit.to, &message);
     }
 
     /// Builds the scratch kernels into a target folder kept between runs (so that `core` is
@@ -85,18 +84,6 @@ impl Scratch {
         let target_dir = layout.root().join("target").join("xtask-scratch").join(format!("{test}-target"));
         KernelBuild::guarded(layout, self.kernels(), target_dir)
             .unwrap_or_else(|error| panic!("the backend guard refused the scratch build: {error:#}"))
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| e.file_name() != "target") {
-        let entry = entry.unwrap();
-        let destination = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&destination).unwrap();
-        } else if entry.path().extension().is_none_or(|x| x != "new") {
-            fs::copy(entry.path(), &destination).unwrap();
-        }
     }
 }
 

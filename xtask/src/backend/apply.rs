@@ -7,16 +7,17 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::error::BackendError;
-use super::git::{self, git};
+use super::git::git;
 use super::series::Series;
+use crate::process::{one_line, read, succeeds};
 
 /// Applies every patch of `series` to the work copy at `dir`, which is at `revision`.
 pub fn apply_series(backend: &str, series: &Series, dir: &Path, revision: &str) -> Result<()> {
     for (index, patch) in series.patches.iter().enumerate() {
         eprintln!("  patch {}/{}: {}", index + 1, series.patches.len(), patch.name);
-        let check = git::succeeds(git(dir).args(["apply", "--check"]).arg(&patch.path))?;
+        let check = succeeds(git(dir).args(["apply", "--check"]).arg(&patch.path))?;
         if let Err(report) = check {
-            let reverse = git::succeeds(git(dir).args(["apply", "--reverse", "--check"]).arg(&patch.path))?;
+            let reverse = succeeds(git(dir).args(["apply", "--reverse", "--check"]).arg(&patch.path))?;
             if reverse.is_ok() {
                 return Err(BackendError::PatchAlreadyUpstream {
                     backend: backend.into(),
@@ -32,16 +33,11 @@ pub fn apply_series(backend: &str, series: &Series, dir: &Path, revision: &str) 
                 patch: patch.name.clone(),
                 revision: revision.into(),
                 hunk: failed_hunk(&report, &text),
-                detail: report
-                    .lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" / "),
+                detail: one_line(&report),
             }
             .into());
         }
-        git::read(git(dir).args(["apply"]).arg(&patch.path))?;
+        read(git(dir).args(["apply"]).arg(&patch.path))?;
     }
     Ok(())
 }

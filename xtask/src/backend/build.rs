@@ -9,6 +9,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use regress::layout::Layout;
+use tempfile::TempDir;
 
 use super::apply::apply_series;
 use super::description::{Upstream, read_backend};
@@ -18,9 +19,10 @@ use super::inputs::{BuildInputs, FileHash, hash_sources};
 use super::lock::Lock;
 use super::package;
 use super::provenance::Provenance;
+use super::rustc::Rustc;
 use super::series::sha256_file;
 use super::store::{Slot, backends_root};
-use super::upstream::{materialise, work_copy};
+use super::upstream::{Materialised, materialise, work_copy};
 use crate::process::{self, Steps};
 
 /// Whether a run built the backend or found it installed already.
@@ -36,7 +38,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     let mut steps = Steps::new(6);
     let (inputs, slot) = steps.step("read the description, the series and the toolchain", || {
         let backend = read_backend(root, name)?;
-        let inputs = BuildInputs::read(root, backend)?;
+        let inputs = BuildInputs::read(root, backend, Rustc::of_toolchain(root)?)?;
         let slot = Slot::new(&backends_root(layout)?, name, &inputs.key());
         eprintln!(
             "backend `{name}`: {}; {} patch(es); {}; key {}",
@@ -66,18 +68,12 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
             Upstream::Git { url, pin, vendor } => {
                 let materialised = materialise(root, name, url, pin, vendor)?;
                 eprintln!("{} is at {}", vendor.display(), materialised.revision);
-                let work = slot.temporary("work")?;
-                let copy = work.path().join("src");
-                work_copy(&materialised, &copy)?;
-                Ok((materialised.revision, Some((work, copy))))
+                in_work_copy(&slot, materialised, work_copy)
             }
             Upstream::Package { package, version, vendor } => {
                 let materialised = package::materialise(name, package, version, vendor)?;
                 eprintln!("{} is {}", vendor.display(), materialised.revision);
-                let work = slot.temporary("work")?;
-                let copy = work.path().join("src");
-                package::work_copy(&materialised, &copy)?;
-                Ok((materialised.revision, Some((work, copy))))
+                in_work_copy(&slot, materialised, package::work_copy)
             }
             Upstream::InTree { .. } => {
                 eprintln!("built in-tree from {} source files: nothing to fetch", inputs.sources.len());
@@ -121,12 +117,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
             llvm_version: inputs.rustc.llvm_version.clone(),
             build_command: inputs.backend.build.command.clone(),
             built_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-            patches: inputs
-                .series
-                .patches
-                .iter()
-                .map(|p| FileHash { path: p.name.clone(), sha256: p.sha256.clone() })
-                .collect(),
+            patches: inputs.series.file_hashes(),
             sources: inputs.sources.clone(),
             products,
         };
@@ -135,6 +126,19 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     })?;
     steps.finish(&format!("build-backend {name}"));
     Ok((Installed { dir, provenance }, Outcome::Built))
+}
+
+/// The revision of `materialised` and a work copy of it (`src` in a temporary folder of
+/// `slot`, kept while the folder lives), made by `copy`.
+fn in_work_copy(
+    slot: &Slot,
+    materialised: Materialised,
+    copy: fn(&Materialised, &Path) -> Result<()>,
+) -> Result<(String, Option<(TempDir, PathBuf)>)> {
+    let work = slot.temporary("work")?;
+    let dir = work.path().join("src");
+    copy(&materialised, &dir)?;
+    Ok((materialised.revision, Some((work, dir))))
 }
 
 /// Runs the build command in `dir`, its output streamed to the terminal. A cargo build is

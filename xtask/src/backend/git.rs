@@ -1,15 +1,13 @@
 //! Running git for the backend flow: never prompting, and with a time limit wherever the
 //! network is involved, so that an unreachable host fails fast instead of hanging CI.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
-use wait_timeout::ChildExt;
+use anyhow::Result;
 
-use crate::process::describe;
+use crate::process::{one_line, output_within};
 
 /// How long a probe of an upstream's git host may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -21,57 +19,6 @@ pub fn git(dir: &Path) -> Command {
     command
 }
 
-/// Runs `command` and returns its trimmed stdout, failing with its stderr.
-pub fn read(command: &mut Command) -> Result<String> {
-    let output = command.output().with_context(|| format!("could not start {}", describe(command)))?;
-    if !output.status.success() {
-        bail!("{} failed: {}", describe(command), String::from_utf8_lossy(&output.stderr).trim());
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
-}
-
-/// Runs `command` and says only whether it succeeded, with its stderr when it did not.
-pub fn succeeds(command: &mut Command) -> Result<std::result::Result<(), String>> {
-    let output = command.output().with_context(|| format!("could not start {}", describe(command)))?;
-    Ok(if output.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).into_owned())
-    })
-}
-
-/// Runs `command` for at most `limit`, killing it when the time is up.
-pub fn output_within(command: &mut Command, limit: Duration) -> Result<Option<Output>> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("could not start {}", describe(command)))?;
-    // Read both pipes on threads so a chatty command cannot block on a full pipe.
-    let mut stdout = child.stdout.take().context("stdout is piped")?;
-    let mut stderr = child.stderr.take().context("stderr is piped")?;
-    let out = std::thread::spawn(move || drain(&mut stdout));
-    let err = std::thread::spawn(move || drain(&mut stderr));
-    let status = match child.wait_timeout(limit).context("waiting for git")? {
-        Some(status) => status,
-        None => {
-            child.kill().ok();
-            child.wait().ok();
-            return Ok(None);
-        }
-    };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    Ok(Some(Output { status, stdout, stderr }))
-}
-
-fn drain(pipe: &mut impl Read) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    pipe.read_to_end(&mut bytes).ok();
-    bytes
-}
-
 /// Whether `url` answers `git ls-remote` within [`PROBE_TIMEOUT`]: `Err(why)` when it does not.
 pub fn probe(url: &str) -> Result<std::result::Result<(), String>> {
     let mut command = git(Path::new("."));
@@ -79,10 +26,7 @@ pub fn probe(url: &str) -> Result<std::result::Result<(), String>> {
     Ok(match output_within(&mut command, PROBE_TIMEOUT)? {
         None => Err(format!("no answer within {} s", PROBE_TIMEOUT.as_secs())),
         Some(output) if output.status.success() => Ok(()),
-        Some(output) => {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            Err(stderr.lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" / "))
-        }
+        Some(output) => Err(one_line(&String::from_utf8_lossy(&output.stderr))),
     })
 }
 
@@ -111,13 +55,6 @@ mod tests {
         assert_eq!(host_of("ssh://git@example.org:22/x.git"), "example.org:22");
         assert_eq!(host_of("git@github.com:NVIDIA/cuda-rust.git"), "github.com");
         assert_eq!(host_of("/srv/git/up"), "/srv/git/up");
-    }
-
-    #[test]
-    fn a_command_past_its_limit_is_killed() {
-        let mut sleep = Command::new("sleep");
-        sleep.arg("20");
-        assert!(output_within(&mut sleep, Duration::from_millis(200)).unwrap().is_none());
     }
 
     #[test]

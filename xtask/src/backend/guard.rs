@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use regress::layout::Layout;
 
-use super::description::{Upstream, read_backend};
+use super::description::{Backend, Upstream, read_backend};
 use super::error::{BackendError, StaleReason};
 use super::git;
 use super::inputs::{BuildInputs, FileHash};
 use super::provenance::{PROVENANCE_FILE, Provenance};
+use super::rustc::Rustc;
 use super::series::sha256_file;
 use super::store::{Slot, backends_root};
 
@@ -33,7 +34,17 @@ impl Installed {
 /// `cargo xtask check-backend NAME`: the installed backend, or the refusal that says why not.
 pub fn check_backend(layout: &Layout, name: &str) -> Result<Installed> {
     let backend = read_backend(layout.root(), name)?;
-    let inputs = BuildInputs::read(layout.root(), backend)?;
+    check(layout, name, backend, Rustc::of_toolchain(layout.root())?)
+}
+
+/// [`check_backend`] with the toolchain's `rustc` already asked (`rustc -vV` runs once per
+/// guarded kernels build).
+pub fn check_backend_with(layout: &Layout, name: &str, rustc: &Rustc) -> Result<Installed> {
+    check(layout, name, read_backend(layout.root(), name)?, rustc.clone())
+}
+
+fn check(layout: &Layout, name: &str, backend: Backend, rustc: Rustc) -> Result<Installed> {
+    let inputs = BuildInputs::read(layout.root(), backend, rustc)?;
     let slot = Slot::new(&backends_root(layout)?, name, &inputs.key());
     match verify(&inputs, &slot.dir()) {
         Some(Ok(installed)) => Ok(installed),
@@ -81,12 +92,7 @@ pub fn differences(provenance: &Provenance, inputs: &BuildInputs) -> Vec<StaleRe
             described: inputs.rustc.identity(),
         });
     }
-    let now: Vec<FileHash> = inputs
-        .series
-        .patches
-        .iter()
-        .map(|p| FileHash { path: p.name.clone(), sha256: p.sha256.clone() })
-        .collect();
+    let now = inputs.series.file_hashes();
     reasons.extend(patch_differences(&provenance.patches, &now));
     // Same patches, yet another series file: its other lines (comments) changed.
     if provenance.patches == now && provenance.series_sha256 != inputs.series.sha256 {

@@ -6,12 +6,11 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use sha2::{Digest, Sha256};
 
 use super::description::{Backend, Upstream};
 use super::error::BackendError;
 use super::rustc::Rustc;
-use super::series::{Series, sha256_file};
+use super::series::{Series, sha256_file, sha256_hex};
 
 /// A file and the sha256 of its bytes; the path is relative, with `/` separators.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -31,8 +30,9 @@ pub struct BuildInputs {
 }
 
 impl BuildInputs {
-    /// Reads the inputs of `backend` in the project at `root`.
-    pub fn read(root: &Path, backend: Backend) -> Result<BuildInputs> {
+    /// Reads the inputs of `backend` in the project at `root`, built with `rustc` (the
+    /// toolchain's, [`Rustc::of_toolchain`]).
+    pub fn read(root: &Path, backend: Backend, rustc: Rustc) -> Result<BuildInputs> {
         let series = Series::read(&backend.name, &backend.patches)?;
         let sources = match &backend.upstream {
             Upstream::Git { .. } | Upstream::Package { .. } => Vec::new(),
@@ -48,7 +48,6 @@ impl BuildInputs {
                 hash_sources(root, inputs)?
             }
         };
-        let rustc = Rustc::of_toolchain(root)?;
         Ok(BuildInputs { backend, series, rustc, sources })
     }
 
@@ -84,8 +83,7 @@ impl BuildInputs {
         for source in &self.sources {
             text.push_str(&format!("source {} {}\n", source.path, source.sha256));
         }
-        let digest = format!("{:x}", Sha256::digest(text.as_bytes()));
-        digest[..16].to_owned()
+        sha256_hex(text.as_bytes())[..16].to_owned()
     }
 }
 

@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use sha2::{Digest, Sha256};
 
 use super::error::BackendError;
-use super::git::{self, git};
+use super::git::git;
 use super::inputs::slash_path;
-use super::series::sha256_file;
+use super::series::{sha256_file, sha256_hex};
 use super::upstream::Materialised;
-use crate::process;
+use crate::process::{self, one_line, output_within, read};
 
 /// The file cargo writes beside vendored sources.
 const CHECKSUM_FILE: &str = ".cargo-checksum.json";
@@ -94,17 +93,12 @@ fn fetch(backend: &str, package: &str, version: &str, scratch: &Path) -> Result<
         version: version.into(),
         detail,
     };
-    let output = git::output_within(&mut vendor, FETCH_TIMEOUT)?
+    let output = output_within(&mut vendor, FETCH_TIMEOUT)?
         .ok_or_else(|| unavailable(format!("no answer within {} s", FETCH_TIMEOUT.as_secs())))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let detail = stderr
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && *l != "Caused by:")
-            .collect::<Vec<_>>()
-            .join(" / ");
-        return Err(unavailable(detail).into());
+        let causes: Vec<&str> = stderr.lines().filter(|line| line.trim() != "Caused by:").collect();
+        return Err(unavailable(one_line(&causes.join("\n"))).into());
     }
     Ok(scratch.join("unpacked").join(format!("{package}-{version}")))
 }
@@ -123,7 +117,7 @@ impl Vendored {
         let sha256 = self.checksums.package.clone().unwrap_or_else(|| {
             let listing: String =
                 self.checksums.files.iter().map(|(path, sha)| format!("{sha}  {path}\n")).collect();
-            format!("{:x}", Sha256::digest(listing.as_bytes()))
+            sha256_hex(listing.as_bytes())
         });
         format!("{package} {version} sha256:{sha256}")
     }
@@ -203,7 +197,7 @@ pub fn work_copy(materialised: &Materialised, dir: &Path) -> Result<()> {
             std::fs::copy(entry.path(), &to).with_context(|| format!("copying to {}", to.display()))?;
         }
     }
-    git::read(git(dir).args(["init", "--quiet"])).context("making the work copy a repository")?;
+    read(git(dir).args(["init", "--quiet"])).context("making the work copy a repository")?;
     Ok(())
 }
 
@@ -218,7 +212,7 @@ mod tests {
         std::fs::write(dir.path().join("Cargo.toml"), "[package]\n").unwrap();
         std::fs::write(dir.path().join("src/lib.rs"), "// edited\n").unwrap();
         std::fs::write(dir.path().join("src/extra.rs"), "").unwrap();
-        let sha = |text: &str| format!("{:x}", Sha256::digest(text.as_bytes()));
+        let sha = |text: &str| sha256_hex(text.as_bytes());
         let recorded = BTreeMap::from([
             ("Cargo.toml".to_owned(), sha("[package]\n")),
             ("src/lib.rs".to_owned(), sha("// pristine\n")),

@@ -6,6 +6,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use crate::process::read;
+
 /// The rustc of the toolchain in use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rustc {
@@ -27,15 +29,8 @@ impl Rustc {
         let beside_cargo =
             std::env::var_os("CARGO").map(|cargo| PathBuf::from(cargo).with_file_name("rustc"));
         let program = beside_cargo.filter(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("rustc"));
-        let output = Command::new(&program)
-            .arg("-vV")
-            .current_dir(project)
-            .output()
-            .with_context(|| format!("could not run `{} -vV`", program.display()))?;
-        if !output.status.success() {
-            bail!("`{} -vV` failed: {}", program.display(), String::from_utf8_lossy(&output.stderr));
-        }
-        let text = String::from_utf8_lossy(&output.stdout);
+        let text = read(Command::new(&program).arg("-vV").current_dir(project))
+            .with_context(|| format!("running `{} -vV`", program.display()))?;
         Rustc::parse(&text, program).with_context(|| format!("reading the output of `rustc -vV`:\n{text}"))
     }
 
@@ -71,14 +66,9 @@ impl Rustc {
 
     /// The toolchain's library folder, which a `rustc_driver` binary needs at run time.
     pub fn lib_dir(&self) -> Result<PathBuf> {
-        let output = Command::new(&self.program)
-            .args(["--print", "sysroot"])
-            .output()
-            .with_context(|| format!("could not run `{} --print sysroot`", self.program.display()))?;
-        if !output.status.success() {
-            bail!("`rustc --print sysroot` failed: {}", String::from_utf8_lossy(&output.stderr));
-        }
-        Ok(PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()).join("lib"))
+        let sysroot = read(Command::new(&self.program).args(["--print", "sysroot"]))
+            .with_context(|| format!("running `{} --print sysroot`", self.program.display()))?;
+        Ok(PathBuf::from(sysroot).join("lib"))
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::error::BackendError;
+use super::inputs::FileHash;
 
 /// One patch of a series, with the sha256 of its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +77,11 @@ impl Series {
             });
         }
         Ok(Series { file, sha256: sha256_hex(&bytes), patches })
+    }
+
+    /// Each patch's name and sha256, in series order: as PROVENANCE records them.
+    pub fn file_hashes(&self) -> Vec<FileHash> {
+        self.patches.iter().map(|p| FileHash { path: p.name.clone(), sha256: p.sha256.clone() }).collect()
     }
 }
 

@@ -9,7 +9,8 @@ use anyhow::{Context, Result};
 
 use super::error::BackendError;
 use super::git::{self, git};
-use crate::process;
+use super::inputs::slash_path;
+use crate::process::{self, read, succeeds};
 
 /// A git upstream at its pin, checked out in the vendor folder.
 #[derive(Debug, Clone)]
@@ -57,7 +58,7 @@ pub fn materialise(
             git::probe(url)?.map_err(unreachable)?;
             let mut fetch = git(vendor);
             fetch.args(["fetch", "--quiet", "--", url]);
-            let fetched = git::succeeds(&mut fetch)?;
+            let fetched = succeeds(&mut fetch)?;
             resolve(vendor, pin)?.ok_or_else(|| BackendError::PinNotFound {
                 backend: backend.into(),
                 pin: pin.into(),
@@ -66,10 +67,10 @@ pub fn materialise(
             })?
         }
     };
-    let head = git::read(git(vendor).args(["rev-parse", "--verify", "--quiet", "HEAD"])).unwrap_or_default();
+    let head = read(git(vendor).args(["rev-parse", "--verify", "--quiet", "HEAD"])).unwrap_or_default();
     // A fresh `--no-checkout` clone has no files yet, whatever its HEAD.
     if fresh || head != revision {
-        git::read(git(vendor).args(["checkout", "--quiet", "--detach", &revision]))
+        read(git(vendor).args(["checkout", "--quiet", "--detach", &revision]))
             .with_context(|| format!("checking out {revision} in {}", vendor.display()))?;
     }
     if fresh {
@@ -90,7 +91,7 @@ fn resolve(repository: &Path, pin: &str) -> Result<Option<String>> {
 }
 
 fn refuse_local_changes(backend: &str, vendor: &Path) -> Result<()> {
-    let changes = git::read(git(vendor).args(["status", "--porcelain", "--untracked-files=normal"]))?;
+    let changes = read(git(vendor).args(["status", "--porcelain", "--untracked-files=normal"]))?;
     if changes.is_empty() {
         return Ok(());
     }
@@ -107,16 +108,15 @@ fn record_submodule(project: &Path, url: &str, vendor: &Path, revision: &str) ->
     if !inside.is_ok_and(|o| o.status.success() && o.stdout.starts_with(b"true")) {
         return Ok(());
     }
-    let relative = vendor.strip_prefix(project).unwrap_or(vendor).to_string_lossy().replace('\\', "/");
-    let staged = git::read(git(project).args(["ls-files", "--stage", "--", &relative]))?;
+    let relative = slash_path(project, vendor);
+    let staged = read(git(project).args(["ls-files", "--stage", "--", &relative]))?;
     if staged.starts_with("160000") && staged.contains(revision) {
         return Ok(());
     }
-    let registered =
-        git::read(git(project).args(["config", "--file", ".gitmodules", "--get-regexp", "path"]))
-            .unwrap_or_default()
-            .lines()
-            .any(|line| line.split_whitespace().nth(1) == Some(relative.as_str()));
+    let registered = read(git(project).args(["config", "--file", ".gitmodules", "--get-regexp", "path"]))
+        .unwrap_or_default()
+        .lines()
+        .any(|line| line.split_whitespace().nth(1) == Some(relative.as_str()));
     let mut command = git(project);
     if registered {
         command.args(["add", "--force", "--", &relative]);
@@ -124,7 +124,7 @@ fn record_submodule(project: &Path, url: &str, vendor: &Path, revision: &str) ->
         // The folder already holds the checkout, so `submodule add` only records it.
         command.args(["submodule", "add", "--force", "--", url, &relative]);
     }
-    git::read(&mut command).with_context(|| format!("recording {relative} as a submodule at {revision}"))?;
+    read(&mut command).with_context(|| format!("recording {relative} as a submodule at {revision}"))?;
     eprintln!("recorded {relative} as a submodule at {revision} (commit .gitmodules and {relative})");
     Ok(())
 }
@@ -133,8 +133,8 @@ fn record_submodule(project: &Path, url: &str, vendor: &Path, revision: &str) ->
 pub fn work_copy(materialised: &Materialised, dir: &Path) -> Result<()> {
     let mut clone = git(materialised.vendor.parent().unwrap_or(Path::new(".")));
     clone.args(["clone", "--quiet", "--shared", "--no-checkout", "--"]).arg(&materialised.vendor).arg(dir);
-    git::read(&mut clone).context("making the work copy")?;
-    git::read(git(dir).args(["checkout", "--quiet", "--detach", &materialised.revision]))
+    read(&mut clone).context("making the work copy")?;
+    read(git(dir).args(["checkout", "--quiet", "--detach", &materialised.revision]))
         .context("checking out the pin in the work copy")?;
     Ok(())
 }

@@ -1,0 +1,26 @@
+//! Helpers shared by the integration tests that build scratch copies of the kernels workspace.
+
+use std::fs;
+use std::path::Path;
+
+/// Copies the tree at `from` to `to`, without build output (`target` folders); with
+/// `skip_new`, without `.new` files (pending snapshots) either.
+pub fn copy_tree(from: &Path, to: &Path, skip_new: bool) {
+    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| e.file_name() != "target") {
+        let entry = entry.unwrap();
+        let destination = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&destination).unwrap();
+        } else if !skip_new || entry.path().extension().is_none_or(|x| x != "new") {
+            fs::copy(entry.path(), &destination).unwrap();
+        }
+    }
+}
+
+/// Replaces `from` with `to` in `file`, asserting (with `message` when it fails) that `from`
+/// occurs there exactly once.
+pub fn replace_once(file: &Path, from: &str, to: &str, message: &str) {
+    let text = fs::read_to_string(file).unwrap();
+    assert_eq!(text.matches(from).count(), 1, "{message}");
+    fs::write(file, text.replace(from, to)).unwrap();
+}
