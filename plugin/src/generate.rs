@@ -93,20 +93,6 @@ const STAGES: u32 = 4;
 /// Bytes per stage.
 const STAGE_BYTES: i128 = 4096;
 
-/// The seeded generator of the shapes (fastrand's wyrand): reproducible for a seed.
-struct ShapeRng(fastrand::Rng);
-
-impl ShapeRng {
-    fn new(seed: u64) -> ShapeRng {
-        ShapeRng(fastrand::Rng::with_seed(seed))
-    }
-
-    /// A number in `0..bound` (`bound > 0`).
-    fn below(&mut self, bound: usize) -> usize {
-        self.0.usize(..bound)
-    }
-}
-
 /// What a block does, besides its loads, stores and arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
@@ -160,7 +146,7 @@ pub const MIN_BLOCKS: usize = ROUND.len() + 3;
 
 /// The blocks in control order, and the order they are laid out in the function's region
 /// (`layout[k]` is the control-order number of the k-th block in the region).
-fn plan(blocks: usize, rng: &mut ShapeRng) -> (Vec<PlannedBlock>, Vec<usize>) {
+fn plan(blocks: usize, rng: &mut fastrand::Rng) -> (Vec<PlannedBlock>, Vec<usize>) {
     let blocks = blocks.max(MIN_BLOCKS);
     let mut planned = vec![PlannedBlock { step: Step::Entry, loop_head: None }];
     // Blocks left for rounds, keeping one for the exit.
@@ -170,16 +156,15 @@ fn plan(blocks: usize, rng: &mut ShapeRng) -> (Vec<PlannedBlock>, Vec<usize>) {
         // Padding for this round: up to twice the story's length, as long as it fits and
         // leaves either nothing or a whole round for later.
         let room = left - (ROUND.len() + 1);
-        let mut padding = rng.below(2 * ROUND.len() + 1).min(room);
+        let mut padding = rng.usize(..2 * ROUND.len() + 1).min(room);
         if room - padding < ROUND.len() + 1 {
             padding = room;
         }
         let head = planned.len();
-        let start = planned.len();
         planned.push(PlannedBlock { step: Step::Head, loop_head: None });
         let mut pads = vec![0usize; ROUND.len()];
         for _ in 0..padding {
-            pads[rng.below(ROUND.len())] += 1;
+            pads[rng.usize(..ROUND.len())] += 1;
         }
         for (step, pad) in ROUND.iter().zip(pads) {
             planned.push(PlannedBlock { step: *step, loop_head: None });
@@ -188,10 +173,10 @@ fn plan(blocks: usize, rng: &mut ShapeRng) -> (Vec<PlannedBlock>, Vec<usize>) {
             }
         }
         let last = planned.len() - 1;
-        if rng.below(2) == 0 {
+        if rng.usize(..2) == 0 {
             planned[last].loop_head = Some(head);
         }
-        rounds.push(start..planned.len());
+        rounds.push(head..planned.len());
         left -= ROUND.len() + 1 + padding;
     }
     planned.push(PlannedBlock { step: Step::Exit, loop_head: None });
@@ -200,7 +185,7 @@ fn plan(blocks: usize, rng: &mut ShapeRng) -> (Vec<PlannedBlock>, Vec<usize>) {
         let mut order: Vec<usize> = round.collect();
         // Fisher–Yates.
         for i in (1..order.len()).rev() {
-            order.swap(i, rng.below(i + 1));
+            order.swap(i, rng.usize(..i + 1));
         }
         layout.extend(order);
     }
@@ -226,7 +211,8 @@ pub fn generate(
     blocks: usize,
     seed: u64,
 ) -> Result<Generated, BuildError> {
-    let mut rng = ShapeRng::new(seed ^ (family as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+    // fastrand's wyrand, seeded: the same shapes for the same seed.
+    let mut rng = fastrand::Rng::with_seed(seed ^ (family as u64).wrapping_mul(0xA076_1D64_78BD_642F));
     let (planned, layout) = plan(blocks, &mut rng);
     let u32_ty: TypeHandle = u32_type(ctx).into();
     let u64_ty: TypeHandle = int_type(ctx, 64, false).into();
@@ -301,9 +287,9 @@ pub fn generate(
         let scratch_in = locals.scratch[c - 1];
         let scratch_out = locals.scratch[c];
         let loaded = f.load(ctx, scratch_in, &here);
-        let kind = [BinOpKind::Add, BinOpKind::BitXor, BinOpKind::Mul][rng.below(3)];
+        let kind = [BinOpKind::Add, BinOpKind::BitXor, BinOpKind::Mul][rng.usize(..3)];
         let mixed = f.binop(ctx, kind, carried, loaded, &here);
-        let limit = f.const_int(ctx, u32_type(ctx), rng.below(1 << 16) as i128, &here);
+        let limit = f.const_int(ctx, u32_type(ctx), rng.usize(..1 << 16) as i128, &here);
         let _small = f.cmp(ctx, CmpPredicate::Lt, mixed, limit, &here);
         let _wide = f.cast(ctx, CastKind::IntToInt, mixed, u64_ty, &here);
         f.store(ctx, mixed, scratch_out, &here);
@@ -565,7 +551,7 @@ mod tests {
     fn facts_flow_against_the_layout_order() {
         // Some block's control-order successor comes before it in the region: the fixpoint
         // must revisit blocks, as in real kernels with loops.
-        let mut rng = ShapeRng::new(11);
+        let mut rng = fastrand::Rng::with_seed(11);
         let (_, layout) = plan(400, &mut rng);
         let position: std::collections::HashMap<usize, usize> =
             layout.iter().enumerate().map(|(k, c)| (*c, k)).collect();

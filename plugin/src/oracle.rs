@@ -66,5 +66,7 @@ fn run_rounds(ctx: &Context, index: &ScopeIndex) -> ScannedFacts {
 
 /// Verifies one scope the oracle's way.
 pub fn analyze_scope(ctx: &Context, scope: &Scope) -> ScopeAnalysis {
-    engine::analyze_with(ctx, scope, Strategy::Unguarded, &mut |ctx, index| Box::new(run_rounds(ctx, index)))
+    engine::analyze_with(ctx, scope, Strategy::Unguarded, engine::Run::FULL, &mut |ctx, index| {
+        Box::new(run_rounds(ctx, index))
+    })
 }

@@ -102,6 +102,8 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
     entry_values.extend([i, p]);
     let first_args = if specs[0].has_args { vec![i, p] } else { vec![] };
     f.goto(ctx, blocks[0], &first_args, &at);
+    // The blocks a `mir.cond_br` may target.
+    let without_args: Vec<usize> = (0..specs.len()).filter(|t| !specs[*t].has_args).collect();
     for (b, spec) in specs.iter().enumerate() {
         f.switch_to(blocks[b]);
         let mut values = entry_values.clone();
@@ -145,7 +147,6 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
                 }
             }
         }
-        let without_args: Vec<usize> = (0..specs.len()).filter(|t| !specs[*t].has_args).collect();
         match spec.end {
             End::Goto(t, a, b) => {
                 let target = t as usize % specs.len();

@@ -43,27 +43,13 @@ const CONSUMER_CALLS: usize = 6;
 /// Blocks of the fixed frame: set-up calls and branches, the tail, the final store.
 const FRAME_BLOCKS: usize = 16;
 
-/// The seeded generator of the kernels' shapes (fastrand's wyrand): reproducible for a seed.
-struct ShapeRng(fastrand::Rng);
-
-impl ShapeRng {
-    fn new(seed: u64) -> ShapeRng {
-        ShapeRng(fastrand::Rng::with_seed(seed))
-    }
-
-    /// A number in `0..bound` (`bound > 0`).
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0.u64(..bound)
-    }
-}
-
 /// A padding statement: `u32` arithmetic on `acc` behind a branch.
-fn pad(out: &mut String, indent: &str, rng: &mut ShapeRng) {
-    let mask = 1 + rng.below(255);
-    let key = rng.below(mask + 1) & mask;
-    let mul = 3 + 2 * rng.below(1000);
-    let add = rng.below(1 << 20);
-    let xor = rng.below(1 << 30);
+fn pad(out: &mut String, indent: &str, rng: &mut fastrand::Rng) {
+    let mask = 1 + rng.u64(..255);
+    let key = rng.u64(..mask + 1) & mask;
+    let mul = 3 + 2 * rng.u64(..1000);
+    let add = rng.u64(..1 << 20);
+    let xor = rng.u64(..1 << 30);
     let _ = writeln!(
         out,
         "{indent}if (acc & {mask}) == {key} {{ acc = acc.wrapping_mul({mul}).wrapping_add({add}); }} \
@@ -76,7 +62,8 @@ fn pad(out: &mut String, indent: &str, rng: &mut ShapeRng) {
 /// absolute path. Below one round's worth of blocks (`blocks` = 0, say) the kernel is the
 /// frame alone: the baseline that the end-to-end timing subtracts.
 pub fn story_kernel(blocks: usize, seed: u64, device_dir: &Path) -> KernelSource {
-    let mut rng = ShapeRng::new(seed);
+    // fastrand's wyrand, seeded: the same kernel for the same seed.
+    let mut rng = fastrand::Rng::with_seed(seed);
     let round_blocks = (PRODUCER_CALLS + CONSUMER_CALLS) * BLOCKS_PER_CALL;
     let mut budget = blocks.saturating_sub(FRAME_BLOCKS);
     let mut producer = String::new();
@@ -84,14 +71,14 @@ pub fn story_kernel(blocks: usize, seed: u64, device_dir: &Path) -> KernelSource
     let mut estimated = FRAME_BLOCKS;
     let mut round = 0u64;
     while budget >= round_blocks {
-        let looped = rng.below(2) == 0;
-        let pads = (rng.below(9) as usize).min(budget.saturating_sub(round_blocks) / BLOCKS_PER_PAD);
+        let looped = rng.u64(..2) == 0;
+        let pads = (rng.u64(..9) as usize).min(budget.saturating_sub(round_blocks) / BLOCKS_PER_PAD);
         let this = round_blocks + pads * BLOCKS_PER_PAD + if looped { 2 * BLOCKS_PER_LOOP } else { 0 };
         estimated += this;
         budget = budget.saturating_sub(this);
         let mut slots = [0usize; 6];
         for _ in 0..pads {
-            slots[rng.below(6) as usize] += 1;
+            slots[rng.u64(..6) as usize] += 1;
         }
         let (head, indent, tail) = if looped {
             (

@@ -257,7 +257,7 @@ pub(crate) fn transfer_block(
             }
         }
     }
-    for succ in index.succs[b].clone() {
+    for &succ in &index.succs[b] {
         if join_memory(&mut flow.memory_in[succ], &memory, &flow.live_in[succ]) {
             changes.blocks.push(succ);
         }

@@ -29,6 +29,23 @@ pub(crate) enum Strategy {
     Unguarded,
 }
 
+/// What a run does besides the scope guard, the fact computation and the rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    /// Locally verify each function of the scope first. `false` only where the caller has
+    /// already verified the module holding the scope: every function passed as part of it, so
+    /// the per-function checks could not reject anything.
+    pub local_verification: bool,
+    /// Build the canonical [`FactTable`] for [`ScopeAnalysis::facts`]; otherwise only its
+    /// size is counted (for the report) and `facts` is left empty.
+    pub fact_table: bool,
+}
+
+impl Run {
+    /// Everything: what [`super::analyze_scope`] and the oracle return.
+    pub(crate) const FULL: Run = Run { local_verification: true, fact_table: true };
+}
+
 /// Local verification of `root` (a module or a function) and everything in it: every
 /// operation's own verifier, its interfaces, attributes, types and regions, and SSA dominance
 /// (every definition dominates its uses).
@@ -39,7 +56,7 @@ pub(crate) enum Strategy {
 pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<(), Vec<Rejection>> {
     crate::dominance::verify_operation(root, ctx).map_err(|error| {
         let location = SourceLoc::from_location(ctx, &error.loc);
-        let function = enclosing_function(ctx, root);
+        let function = function_name(ctx, root);
         vec![Rejection {
             rule: Rule::WellFormed,
             message: error.err.to_string(),
@@ -49,10 +66,6 @@ pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<
             related: vec![],
         }]
     })
-}
-
-fn enclosing_function(ctx: &Context, op: Ptr<Operation>) -> String {
-    function_name(ctx, op)
 }
 
 /// The scope guard's question: does the scope hold a semantic operation or a shared-memory
@@ -70,8 +83,8 @@ fn needs_verification(ctx: &Context, index: &ScopeIndex) -> bool {
 
 /// Runs the verifier on one scope. With [`Strategy::Indexed`], the facts come from the
 /// worklist over an indexed store; otherwise `unguarded_facts` computes them.
-pub(crate) fn analyze(ctx: &Context, scope: &Scope, strategy: Strategy) -> ScopeAnalysis {
-    analyze_with(ctx, scope, strategy, &mut |ctx, index| {
+pub(crate) fn analyze(ctx: &Context, scope: &Scope, strategy: Strategy, run: Run) -> ScopeAnalysis {
+    analyze_with(ctx, scope, strategy, run, &mut |ctx, index| {
         let mut store = IndexedFacts::default();
         dataflow::run_worklist(ctx, index, &mut store);
         Box::new(store)
@@ -83,6 +96,7 @@ pub(crate) fn analyze_with(
     ctx: &Context,
     scope: &Scope,
     strategy: Strategy,
+    run: Run,
     compute_facts: &mut dyn FnMut(&Context, &ScopeIndex) -> Box<dyn FactStore>,
 ) -> ScopeAnalysis {
     let index = ScopeIndex::new(ctx, scope);
@@ -95,9 +109,11 @@ pub(crate) fn analyze_with(
         facts: 0,
     };
     let mut rejections = Vec::new();
-    for func in &scope.functions {
-        if let Err(mut found) = local_verification(ctx, *func) {
-            rejections.append(&mut found);
+    if run.local_verification {
+        for func in &scope.functions {
+            if let Err(mut found) = local_verification(ctx, *func) {
+                rejections.append(&mut found);
+            }
         }
     }
     if !rejections.is_empty() {
@@ -109,12 +125,20 @@ pub(crate) fn analyze_with(
     }
     let store = compute_facts(ctx, &index);
     let mut facts = FactTable::default();
-    for (value, fact) in store.entries() {
-        if let Some(key) = index.key_of(ctx, value) {
-            facts.0.insert(key, fact);
+    if run.fact_table {
+        for (value, fact) in store.entries() {
+            if let Some(key) = index.key_of(ctx, value) {
+                facts.0.insert(key, fact);
+            }
         }
+        report.facts = facts.len();
+    } else {
+        // The table's size without building it: a store holds each value once, and `key_of`
+        // gives distinct values of the scope distinct keys (operation and block numbers are
+        // distinct, and so are a result's or argument's positions), so no key repeats.
+        report.facts =
+            store.entries().into_iter().filter(|(value, _)| index.key_of(ctx, *value).is_some()).count();
     }
-    report.facts = facts.len();
     let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
     let applies_to = rules::check_provenance(&mut reporter, &*store);
     rules::check_ordering(&mut reporter, &*store, &applies_to);

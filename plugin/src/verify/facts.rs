@@ -7,7 +7,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use pliron::{builtin::types::IntegerType, context::Context, r#type::Typed, value::Value};
+use pliron::{context::Context, r#type::Typed, value::Value};
+
+use crate::ir::mir::int_width;
 
 /// A pipeline state, named by the position of its `semantic.state_new` in the scope (see
 /// [`ValueKey`] for the numbering).
@@ -55,7 +57,7 @@ pub(crate) fn join_opt(old: Option<Fact>, new: Fact) -> Fact {
 
 /// Whether a value carries provenance facts: integers of 32 bits or less.
 pub(crate) fn is_tracked(ctx: &Context, value: Value) -> bool {
-    value.get_type(ctx).deref(ctx).downcast_ref::<IntegerType>().is_some_and(|int| int.width() <= 32)
+    int_width(ctx, value.get_type(ctx)).is_some_and(|width| width <= 32)
 }
 
 /// A value, named by its position in the scope: operations are numbered in scope order

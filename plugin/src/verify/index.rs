@@ -6,7 +6,10 @@ use std::collections::HashMap;
 
 use pliron::{
     basic_block::BasicBlock,
-    builtin::{op_interfaces::OneRegionInterface, ops::FuncOp},
+    builtin::{
+        op_interfaces::{OneRegionInterface, SymbolOpInterface},
+        ops::FuncOp,
+    },
     context::{Context, Ptr},
     identifier::Identifier,
     linked_list::ContainsLinkedList,
@@ -52,9 +55,22 @@ pub(crate) struct ScopeIndex {
 
 impl ScopeIndex {
     pub(crate) fn new(ctx: &Context, scope: &Scope) -> ScopeIndex {
+        // Each function's symbol, read once: its name, and the callee it resolves calls to.
+        let mut function_names = Vec::with_capacity(scope.functions.len());
+        let mut by_name: HashMap<Identifier, usize> = HashMap::new();
+        for (f, func) in scope.functions.iter().enumerate() {
+            match Operation::get_op::<FuncOp>(*func, ctx) {
+                Some(func) => {
+                    let name = func.get_symbol_name(ctx);
+                    function_names.push(name.to_string());
+                    by_name.insert(name, f);
+                }
+                None => function_names.push(function_name(ctx, *func)),
+            }
+        }
         let mut index = ScopeIndex {
             functions: scope.functions.clone(),
-            function_names: scope.functions.iter().map(|f| function_name(ctx, *f)).collect(),
+            function_names,
             blocks: Vec::new(),
             blocks_of: Vec::new(),
             block_number: HashMap::new(),
@@ -77,10 +93,18 @@ impl ScopeIndex {
                     index.block_function.push(f);
                     let first_op = index.ops.len();
                     for op in block.deref(ctx).iter(ctx) {
-                        index.op_number.insert(op, index.ops.len());
+                        let n = index.ops.len();
+                        index.op_number.insert(op, n);
                         index.ops.push(op);
                         if is_semantic(ctx, op) {
                             index.semantic_ops += 1;
+                        }
+                        if let Some(call) = Operation::get_op::<CallOp>(op, ctx)
+                            && let Some(callee) =
+                                call.callee(ctx).and_then(|name| by_name.get(&name).copied())
+                        {
+                            index.callers[callee].push(n);
+                            index.callee_of.insert(n, callee);
                         }
                     }
                     index.ops_of_block.push(first_op..index.ops.len());
@@ -97,31 +121,14 @@ impl ScopeIndex {
                 .into_iter()
                 .filter_map(|succ| index.block_number.get(&succ).copied())
                 .collect();
+            // Blocks are visited in increasing `b`, so a block already holding `b` as a
+            // predecessor (a terminator naming it twice) holds it last.
             for succ in &succs {
-                if !index.preds[*succ].contains(&b) {
+                if index.preds[*succ].last() != Some(&b) {
                     index.preds[*succ].push(b);
                 }
             }
             index.succs[b] = succs;
-        }
-        let by_name: HashMap<Identifier, usize> = scope
-            .functions
-            .iter()
-            .enumerate()
-            .filter_map(|(f, func)| {
-                Operation::get_op::<FuncOp>(*func, ctx).map(|func| {
-                    use pliron::builtin::op_interfaces::SymbolOpInterface;
-                    (func.get_symbol_name(ctx), f)
-                })
-            })
-            .collect();
-        for (n, op) in index.ops.iter().enumerate() {
-            if let Some(call) = Operation::get_op::<CallOp>(*op, ctx)
-                && let Some(callee) = call.callee(ctx).and_then(|name| by_name.get(&name).copied())
-            {
-                index.callers[callee].push(n);
-                index.callee_of.insert(n, callee);
-            }
         }
         index
     }

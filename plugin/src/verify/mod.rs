@@ -4,7 +4,7 @@
 //! # Using it
 //!
 //! - [`verify_module`] verifies every kernel scope of a module: it first runs pliron's local
-//!   verification of every operation, then [`verify_scope`] on each scope.
+//!   verification of every operation, then the rest of [`verify_scope`] on each scope.
 //! - [`verify_scope`] returns a [`ScopeReport`] (verified, or skipped by the scope guard, with
 //!   counts) or the [`Rejection`]s. A rejection names its [`Rule`] (with a stable
 //!   [`Rule::name`]), the offending operation with its [`SourceLoc`], and related operations
@@ -170,13 +170,25 @@ pub struct ScopeAnalysis {
 
 /// Verifies one scope with the indexed verifier and the scope guard.
 pub fn verify_scope(ctx: &Context, scope: &Scope) -> Result<ScopeReport, Vec<Rejection>> {
-    let analysis = analyze_scope(ctx, scope);
+    verify_scope_with(ctx, scope, true)
+}
+
+/// [`verify_scope`], locally verifying the scope's functions only with `local_verification`
+/// (not needed when the whole module holding them has been verified). The fact table is only
+/// counted, not kept.
+fn verify_scope_with(
+    ctx: &Context,
+    scope: &Scope,
+    local_verification: bool,
+) -> Result<ScopeReport, Vec<Rejection>> {
+    let run = engine::Run { local_verification, fact_table: false };
+    let analysis = engine::analyze(ctx, scope, engine::Strategy::Indexed, run);
     if analysis.rejections.is_empty() { Ok(analysis.report) } else { Err(analysis.rejections) }
 }
 
 /// Runs the indexed verifier with the scope guard on one scope.
 pub fn analyze_scope(ctx: &Context, scope: &Scope) -> ScopeAnalysis {
-    engine::analyze(ctx, scope, engine::Strategy::Indexed)
+    engine::analyze(ctx, scope, engine::Strategy::Indexed, engine::Run::FULL)
 }
 
 /// Verifies every kernel scope of a `builtin.module`: first the local verification of every
@@ -188,7 +200,9 @@ pub fn verify_module(ctx: &Context, module: Ptr<Operation>) -> Result<Vec<ScopeR
     let mut reports = Vec::new();
     let mut rejections = Vec::new();
     for scope in crate::scope::scopes_of_module(ctx, module) {
-        match verify_scope(ctx, &scope) {
+        // Every function of a scope is in `module`, which passed local verification as a
+        // whole (each function's own check would pass too): the rules only.
+        match verify_scope_with(ctx, &scope, false) {
             Ok(report) => reports.push(report),
             Err(mut scope_rejections) => rejections.append(&mut scope_rejections),
         }

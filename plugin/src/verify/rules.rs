@@ -73,7 +73,7 @@ impl Reporter<'_> {
 
 /// The pipeline operations, by what they need from their operands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum PipelineKind {
+pub(crate) enum PipelineKind {
     Acquire,
     ExpectTx,
     Tail,
@@ -137,6 +137,11 @@ fn describe_fact(fact: Option<Fact>) -> &'static str {
     }
 }
 
+/// The note naming where `state` is created.
+fn state_created(reporter: &Reporter, state: StateId) -> Related {
+    reporter.related("the state is created here", reporter.index.state_op(state))
+}
+
 /// The role of a state.
 fn role_of(ctx: &Context, index: &ScopeIndex, state: StateId) -> Option<PipelineRole> {
     Operation::get_op::<StateNewOp>(index.state_op(state), ctx).and_then(|op| op.role(ctx))
@@ -151,8 +156,11 @@ fn defining_op(ctx: &Context, value: Value) -> Option<Ptr<Operation>> {
 }
 
 /// Rule `state-provenance`. Returns, for every pipeline operation (by number) that passed,
-/// the state it applies to.
-pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -> BTreeMap<usize, StateId> {
+/// the state it applies to and the operation's kind.
+pub(crate) fn check_provenance(
+    reporter: &mut Reporter,
+    facts: &dyn FactStore,
+) -> BTreeMap<usize, (StateId, PipelineKind)> {
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut applies_to = BTreeMap::new();
     for (n, op) in index.ops.iter().enumerate() {
@@ -162,9 +170,9 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             let operation = op.deref(ctx);
             (operation.get_operand(index_operand), phase_operand.map(|i| operation.get_operand(i)))
         };
-        let name = reporter.op_name(*op);
         let stage_fact = facts.get(stage);
         let Some(Fact::Index(state)) = stage_fact else {
+            let name = reporter.op_name(*op);
             let mut related = Vec::new();
             if let Some(def) = defining_op(ctx, stage) {
                 related.push(reporter.related("the stage index operand is defined here", def));
@@ -177,11 +185,11 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             reporter.reject(Rule::StateProvenance, *op, message, related);
             continue;
         };
-        let created = reporter.related("the state is created here", index.state_op(state));
         if let (Some(phase), Some(phase_operand)) = (phase, phase_operand) {
             let phase_fact = facts.get(phase);
             if phase_fact != Some(Fact::Phase(state)) {
-                let mut related = vec![created.clone()];
+                let name = reporter.op_name(*op);
+                let mut related = vec![state_created(reporter, state)];
                 if let Some(def) = defining_op(ctx, phase) {
                     related.push(reporter.related("the phase operand is defined here", def));
                 }
@@ -197,9 +205,11 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
         if let Some(role) = kind.role()
             && role_of(ctx, index, state) != Some(role)
         {
+            let name = reporter.op_name(*op);
             let message =
                 format!("`{name}` is a {role:?} operation, applied to a state that is not a {role:?} state");
-            reporter.reject(Rule::StateProvenance, *op, message, vec![created]);
+            let related = vec![state_created(reporter, state)];
+            reporter.reject(Rule::StateProvenance, *op, message, related);
             continue;
         }
         // A bulk copy writes into the stage whose barrier it completes: its destination
@@ -208,7 +218,8 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             let destination = op.deref(ctx).get_operand(0);
             let destination_fact = facts.get(destination);
             if !matches!(destination_fact, Some(Fact::Index(s) | Fact::Derived(s)) if s == state) {
-                let mut related = vec![created.clone()];
+                let name = reporter.op_name(*op);
+                let mut related = vec![state_created(reporter, state)];
                 if let Some(def) = defining_op(ctx, destination) {
                     related.push(reporter.related("the destination address is computed here", def));
                 }
@@ -222,14 +233,16 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             }
         }
         if index.function_of_op(ctx, index.state_op(state)) != index.function_of_op(ctx, *op) {
+            let name = reporter.op_name(*op);
             let message = format!(
                 "`{name}` operates on a state created in another function; pipeline operations must be \
                  in the function that creates the state (the ordering is checked per function)"
             );
-            reporter.reject(Rule::StateProvenance, *op, message, vec![created]);
+            let related = vec![state_created(reporter, state)];
+            reporter.reject(Rule::StateProvenance, *op, message, related);
             continue;
         }
-        applies_to.insert(n, state);
+        applies_to.insert(n, (state, kind));
     }
     applies_to
 }
@@ -302,22 +315,35 @@ fn stage_read(ctx: &Context, facts: &dyn FactStore, load: Ptr<Operation>) -> Opt
 
 type Violation = (Rule, Ptr<Operation>, String, StateId);
 
+/// The states of one function, each with its slot in a typestate vector.
+struct Slots {
+    /// State → slot.
+    of: BTreeMap<StateId, usize>,
+    /// Whether the state in each slot is a producer state.
+    producer: Vec<bool>,
+}
+
 /// Rules `producer-order`, `consumer-order` and `producer-tail`: a may-analysis of every
 /// state's typestate over its function's CFG (a worklist of blocks), then one pass over the
 /// fixed point that reports the operations some path reaches in a wrong typestate.
 pub(crate) fn check_ordering(
     reporter: &mut Reporter,
     facts: &dyn FactStore,
-    applies_to: &BTreeMap<usize, StateId>,
+    applies_to: &BTreeMap<usize, (StateId, PipelineKind)>,
 ) {
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut steps: BTreeMap<usize, (StateId, Step)> = BTreeMap::new();
+    // The states each function creates, in scope order.
+    let mut states_of: Vec<Vec<StateId>> = vec![Vec::new(); index.functions.len()];
     for (n, op) in index.ops.iter().enumerate() {
         if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
-            steps.insert(n, (StateId(n as u32), Step::New));
-        } else if let Some(state) = applies_to.get(&n) {
-            let kind = PipelineKind::of(ctx, *op).expect("applies_to holds pipeline operations");
-            steps.insert(n, (*state, Step::Pipeline(kind)));
+            let state = StateId(n as u32);
+            steps.insert(n, (state, Step::New));
+            if let Some(f) = index.function_of_op(ctx, *op) {
+                states_of[f].push(state);
+            }
+        } else if let Some((state, kind)) = applies_to.get(&n) {
+            steps.insert(n, (*state, Step::Pipeline(*kind)));
         } else if Operation::get_op::<LoadOp>(*op, ctx).is_some()
             && let Some(state) = stage_read(ctx, facts, *op)
             && role_of(ctx, index, state) == Some(PipelineRole::Consumer)
@@ -326,33 +352,37 @@ pub(crate) fn check_ordering(
             steps.insert(n, (state, Step::StageRead));
         }
     }
-    for f in 0..index.functions.len() {
+    // Shared by the functions: each clears the in-states it set (`reached`) when done, so no
+    // function pays for the blocks of the others.
+    let mut block_in: Vec<Option<Vec<u8>>> = vec![None; index.blocks.len()];
+    let mut queued = vec![false; index.blocks.len()];
+    let mut reached = Vec::new();
+    for (f, states) in states_of.iter().enumerate() {
         let blocks = index.blocks_of[f].clone();
-        let states: Vec<StateId> = steps
-            .iter()
-            .filter(|(n, (_, step))| {
-                matches!(step, Step::New) && index.function_of_op(ctx, index.ops[**n]) == Some(f)
-            })
-            .map(|(_, (state, _))| *state)
-            .collect();
         if states.is_empty() || blocks.is_empty() {
             continue;
         }
-        let slot: BTreeMap<StateId, usize> = states.iter().enumerate().map(|(i, s)| (*s, i)).collect();
-        let mut block_in: Vec<Option<Vec<u8>>> = vec![None; index.blocks.len()];
+        let slots = Slots {
+            of: states.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
+            producer: states
+                .iter()
+                .map(|s| role_of(ctx, index, *s) == Some(PipelineRole::Producer))
+                .collect(),
+        };
         let entry = blocks.start;
         block_in[entry] = Some(vec![NOT_CREATED; states.len()]);
-        let mut queued = vec![false; index.blocks.len()];
+        reached.push(entry);
         queued[entry] = true;
         let mut worklist = VecDeque::from([entry]);
         while let Some(b) = worklist.pop_front() {
             queued[b] = false;
             let start = block_in[b].clone().expect("queued blocks have an in-state");
-            let out = run_typestate(reporter, &steps, &slot, b, start, None);
-            for succ in index.succs[b].clone() {
+            let out = run_typestate(reporter, &steps, &slots, b, start, None);
+            for &succ in &index.succs[b] {
                 let changed = match &mut block_in[succ] {
                     None => {
                         block_in[succ] = Some(out.clone());
+                        reached.push(succ);
                         true
                     }
                     Some(into) => {
@@ -375,12 +405,16 @@ pub(crate) fn check_ordering(
         for b in blocks {
             if let Some(start) = block_in[b].clone() {
                 let mut found = Vec::new();
-                run_typestate(reporter, &steps, &slot, b, start, Some(&mut found));
+                run_typestate(reporter, &steps, &slots, b, start, Some(&mut found));
                 for (rule, op, message, state) in found {
-                    let related = vec![reporter.related("the state is created here", index.state_op(state))];
+                    let related = vec![state_created(reporter, state)];
                     reporter.reject(rule, op, message, related);
                 }
             }
+        }
+        // The worklist is empty, so `queued` is all false again.
+        for b in reached.drain(..) {
+            block_in[b] = None;
         }
     }
 }
@@ -390,7 +424,7 @@ pub(crate) fn check_ordering(
 fn run_typestate(
     reporter: &Reporter,
     steps: &BTreeMap<usize, (StateId, Step)>,
-    slot: &BTreeMap<StateId, usize>,
+    slots: &Slots,
     b: usize,
     mut state: Vec<u8>,
     mut report: Option<&mut Vec<Violation>>,
@@ -400,14 +434,14 @@ fn run_typestate(
         let op = index.ops[n];
         if Operation::get_op::<ReturnOp>(op, ctx).is_some() {
             if let Some(report) = report.as_deref_mut() {
-                report_unfinished(reporter, slot, &state, op, report);
+                report_unfinished(slots, &state, op, report);
             }
             continue;
         }
         let Some((s, step)) = steps.get(&n) else { continue };
-        let Some(i) = slot.get(s).copied() else { continue };
+        let Some(i) = slots.of.get(s).copied() else { continue };
         let bits = state[i];
-        let producer = role_of(ctx, index, *s) == Some(PipelineRole::Producer);
+        let producer = slots.producer[i];
         let (allowed, next, rule, what) = transition(step, producer);
         if bits & !allowed != 0
             && let Some(report) = report.as_deref_mut()
@@ -495,16 +529,10 @@ fn transition(step: &Step, producer: bool) -> (u8, u8, Rule, &'static str) {
 }
 
 /// At a `mir.return`: a producer must have run its tail, a consumer must not hold a stage.
-fn report_unfinished(
-    reporter: &Reporter,
-    slot: &BTreeMap<StateId, usize>,
-    state: &[u8],
-    op: Ptr<Operation>,
-    report: &mut Vec<Violation>,
-) {
-    for (s, i) in slot {
+fn report_unfinished(slots: &Slots, state: &[u8], op: Ptr<Operation>, report: &mut Vec<Violation>) {
+    for (s, i) in &slots.of {
         let bits = state[*i];
-        if role_of(reporter.ctx, reporter.index, *s) == Some(PipelineRole::Producer) {
+        if slots.producer[*i] {
             if bits & (READY | ACQUIRED | EXPECTING) != 0 {
                 let message = "a path leaves the function with a producer state that never reached \
                                `semantic.producer_tail`"

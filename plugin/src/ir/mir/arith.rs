@@ -14,7 +14,7 @@ use pliron::{
     verify_err,
 };
 
-use super::pointer_type_of;
+use super::{int_width, pointer_type_of};
 
 /// What a `mir.binop` computes. Division, remainder and shifts follow the operands' signedness.
 #[pliron_attr(name = "mir.binop_kind", format, verifier = "succ")]
@@ -109,8 +109,7 @@ impl Verify for CmpOp {
             return verify_err!(self.loc(ctx), "mir.cmp: the operands have different types");
         }
         let result = op.get_result(0).get_type(ctx);
-        let is_bool = result.deref(ctx).downcast_ref::<IntegerType>().is_some_and(|int| int.width() == 1);
-        if !is_bool {
+        if int_width(ctx, result) != Some(1) {
             return verify_err!(self.loc(ctx), "mir.cmp: the result must be a 1-bit integer (bool)");
         }
         Ok(())

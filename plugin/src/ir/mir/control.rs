@@ -20,6 +20,8 @@ use pliron::{
     verify_err,
 };
 
+use super::int_width;
+
 /// `r = mir.call @callee (a, b) callee_type builtin.function <(…) -> (…)> : (…) -> (…)`.
 ///
 /// `callee` is the symbol of the called function (a `builtin.func` of the module, or a function
@@ -120,8 +122,7 @@ impl Verify for CondBrOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
         let op = self.get_operation().deref(ctx);
         let ty = op.get_operand(0).get_type(ctx);
-        let is_bool = ty.deref(ctx).downcast_ref::<IntegerType>().is_some_and(|int| int.width() == 1);
-        if !is_bool {
+        if int_width(ctx, ty) != Some(1) {
             return verify_err!(self.loc(ctx), "mir.cond_br: the condition must be a 1-bit integer (bool)");
         }
         if op.get_num_successors() != 2 {

@@ -18,22 +18,14 @@ pub mod opaque;
 /// The attribute key that marks a `builtin.func` as a kernel entry (a scope root).
 pub const KERNEL_ATTR: &str = "mir_kernel";
 
-use pliron::{context::Context, r#type::TypeHandle, value::Value};
+use pliron::{context::Context, r#type::TypeHandle};
 
 /// The pointer type of `value`, if it has one.
 pub(crate) fn pointer_type_of(ctx: &Context, ty: TypeHandle) -> Option<crate::ir::types::PointerType> {
     ty.deref(ctx).downcast_ref::<crate::ir::types::PointerType>().cloned()
 }
 
-/// Width of `value`'s type if it is an integer type.
-#[allow(dead_code)]
+/// The width of `ty` if it is an integer type.
 pub(crate) fn int_width(ctx: &Context, ty: TypeHandle) -> Option<u32> {
     ty.deref(ctx).downcast_ref::<pliron::builtin::types::IntegerType>().map(|int| int.width())
-}
-
-/// The type of a value.
-#[allow(dead_code)]
-pub(crate) fn type_of(ctx: &Context, value: Value) -> TypeHandle {
-    use pliron::r#type::Typed;
-    value.get_type(ctx)
 }

@@ -12,7 +12,7 @@ use pliron::{
 };
 
 use crate::ir::{
-    mir::pointer_type_of,
+    mir::{int_width, pointer_type_of},
     types::{AddressSpace, Mutability},
 };
 
@@ -77,12 +77,7 @@ impl Verify for BulkCopyOp {
             }
         }
         for i in [0, 2, 3] {
-            let ty = op.get_operand(i).get_type(ctx);
-            let is_u32 = ty
-                .deref(ctx)
-                .downcast_ref::<pliron::builtin::types::IntegerType>()
-                .is_some_and(|int| int.width() == 32);
-            if !is_u32 {
+            if int_width(ctx, op.get_operand(i).get_type(ctx)) != Some(32) {
                 return verify_err!(
                     self.loc(ctx),
                     "semantic.bulk_copy: operand {} must be a 32-bit integer",

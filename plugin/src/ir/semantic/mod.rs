@@ -14,15 +14,15 @@
 pub mod memory;
 pub mod pipeline;
 
-use pliron::{
-    builtin::types::IntegerType, context::Context, op::Op, result::Result, r#type::Typed, verify_err,
-};
+use pliron::{context::Context, op::Op, result::Result, r#type::Typed, verify_err};
+
+use crate::ir::mir::int_width;
 
 /// Every operand of `op` must be a 32-bit integer (a stage index, a phase bit or a byte count).
 pub(crate) fn operands_are_u32(ctx: &Context, op: &dyn Op, name: &str) -> Result<()> {
     let operation = op.get_operation().deref(ctx);
     for (i, operand) in operation.operands().enumerate() {
-        if !is_32_bit_int(ctx, operand.get_type(ctx)) {
+        if int_width(ctx, operand.get_type(ctx)) != Some(32) {
             return verify_err!(op.loc(ctx), "{}: operand {} must be a 32-bit integer", name, i);
         }
     }
@@ -33,13 +33,9 @@ pub(crate) fn operands_are_u32(ctx: &Context, op: &dyn Op, name: &str) -> Result
 pub(crate) fn results_are_u32(ctx: &Context, op: &dyn Op, name: &str) -> Result<()> {
     let operation = op.get_operation().deref(ctx);
     for (i, result) in operation.results().enumerate() {
-        if !is_32_bit_int(ctx, result.get_type(ctx)) {
+        if int_width(ctx, result.get_type(ctx)) != Some(32) {
             return verify_err!(op.loc(ctx), "{}: result {} must be a 32-bit integer", name, i);
         }
     }
     Ok(())
-}
-
-fn is_32_bit_int(ctx: &Context, ty: pliron::r#type::TypeHandle) -> bool {
-    ty.deref(ctx).downcast_ref::<IntegerType>().is_some_and(|int| int.width() == 32)
 }
