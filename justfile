@@ -32,6 +32,11 @@ build-backend NAME="default":
 check-backend NAME="default":
     cargo xtask check-backend {{NAME}}
 
+# Remove installed backends that backends.toml and the newest N builds do not need: `--keep N` (default 3), `--dry-run`.
+[positional-arguments]
+prune-backends *ARGS:
+    cargo xtask prune-backends "$@"
+
 # PTX shapes of every kernel against regress/ptx-shapes.tsv; `--update --reason "…"` re-pins moved rows.
 [positional-arguments]
 shapes *ARGS:

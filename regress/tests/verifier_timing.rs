@@ -2,12 +2,13 @@
 //! count, and this test proves it on every `just test`.
 //!
 //! It verifies generated scopes (`plugin::generate`) of both families at doubling block
-//! counts, takes the median of several timings per size, fits the growth exponent of time
-//! against blocks by least squares on log–log (`regress::timing`), and fails when the
-//! exponent is above 1.25 for either family. To show the measurement has teeth, it fits the
-//! scan-everything oracle (`plugin::oracle`, small sizes only) the same way and fails unless
-//! that exponent is above 1.8. No wall-clock time is ever compared with a constant: only
-//! exponents of medians measured in the same run.
+//! counts, takes several timings per size, fits `time = a + b·blocks^k` on the medians with a
+//! bootstrap interval for `k` from the repeats (`regress::timing::fit_growth`), and fails when
+//! the whole interval lies above 1.25 for either family: noise widens the interval, it does not
+//! fail the run. To show the measurement has teeth, it fits the scan-everything oracle
+//! (`plugin::oracle`, small sizes only) the same way and fails unless its whole interval lies
+//! above 1.8. No wall-clock time is ever compared with a constant: only exponents of timings
+//! measured in the same run.
 //!
 //! Measurements are interleaved (one sample of every size, then the next round), so a burst
 //! of load on a shared machine spreads over all sizes instead of bending the fit. Each size
@@ -15,7 +16,8 @@
 //! size meets the caches alike.
 //!
 //! The last line printed is machine-readable:
-//! `timing: guard_exp=… story_exp=… oracle_exp=… story_ms_at_800=… story_ms_at_12800=…`.
+//! `timing: guard_exp=… guard_ci=… story_exp=… story_ci=… oracle_exp=… oracle_ci=…
+//! story_ms_at_800=… story_ms_at_12800=…`, each `_ci` the exponent's 95% interval as `low..high`.
 //!
 //! `VERIFIER_TIMING_SWEEP=full` (what `cargo xtask timing` sets, in a release build) sweeps up
 //! to 102,400 blocks.
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use plugin::generate::{Family, Generated, generate};
 use plugin::verify::{ScopeStatus, verify_scope};
-use regress::timing::{Limit, Point, Series, check, exponent_field, millis, table};
+use regress::timing::{Limit, Point, Series, check, exponent_field, interval_field, millis, table};
 
 /// Set to `full` for the long sweep.
 const SWEEP_ENV: &str = "VERIFIER_TIMING_SWEEP";
@@ -205,11 +207,18 @@ fn main() -> ExitCode {
         started.elapsed().as_secs_f64()
     );
     let at = |size| story.median_at(size).map(millis).unwrap_or_else(|| "nan".to_string());
+    let (guard, story, oracle) = (guard.growth(), story.growth(), oracle.growth());
+    let exponent =
+        |growth: &Option<regress::timing::Growth>| exponent_field(growth.as_ref().map(|g| g.exponent));
     println!(
-        "timing: guard_exp={} story_exp={} oracle_exp={} story_ms_at_800={} story_ms_at_12800={}",
-        exponent_field(guard.exponent()),
-        exponent_field(story.exponent()),
-        exponent_field(oracle.exponent()),
+        "timing: guard_exp={} guard_ci={} story_exp={} story_ci={} oracle_exp={} oracle_ci={} \
+         story_ms_at_800={} story_ms_at_12800={}",
+        exponent(&guard),
+        interval_field(guard.as_ref()),
+        exponent(&story),
+        interval_field(story.as_ref()),
+        exponent(&oracle),
+        interval_field(oracle.as_ref()),
         at(800),
         at(12_800),
     );

@@ -29,6 +29,18 @@ enum Task {
     BuildBackend(BackendArgs),
     /// Exit 0 if the installed backend matches its pin, series and toolchain; 70 (with the reason) if not.
     CheckBackend(BackendArgs),
+    /// Remove installed backends that neither the current backends.toml nor the newest builds need.
+    PruneBackends {
+        /// Installs kept per backend beyond those backends.toml needs: the newest by build time.
+        #[arg(long, default_value_t = backend::prune::DEFAULT_KEEP, value_name = "N")]
+        keep: usize,
+        /// Say what would be removed and freed, and remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// The project whose backends.toml says what is needed (default: this repository).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
     /// PTX shapes of every kernel entry against their pins in regress/ptx-shapes.tsv.
     Shapes {
         /// Re-pin moved, new and removed kernels' rows (asks for the reason on a terminal).
@@ -96,12 +108,17 @@ struct BackendArgs {
 
 impl BackendArgs {
     fn layout(&self) -> Result<Layout> {
-        match &self.project {
-            None => Ok(Layout::from_build()),
-            Some(dir) => {
-                let dir = std::path::absolute(dir).and_then(|d| d.canonicalize());
-                Ok(Layout::at(dir.context("the --project folder cannot be found")?))
-            }
+        project_layout(self.project.as_deref())
+    }
+}
+
+/// The layout of the `--project` folder, or of this repository.
+fn project_layout(project: Option<&std::path::Path>) -> Result<Layout> {
+    match project {
+        None => Ok(Layout::from_build()),
+        Some(dir) => {
+            let dir = std::path::absolute(dir).and_then(|d| d.canonicalize());
+            Ok(Layout::at(dir.context("the --project folder cannot be found")?))
         }
     }
 }
@@ -144,6 +161,11 @@ fn run(task: Task) -> Result<()> {
                 installed.dir.display(),
                 installed.provenance.built_at
             );
+            Ok(())
+        }
+        Task::PruneBackends { keep, dry_run, project } => {
+            let pruned = backend::prune::prune_backends(&project_layout(project.as_deref())?, keep, dry_run)?;
+            print!("{}", pruned.report(dry_run));
             Ok(())
         }
         Task::Shapes { update, reason, sm } => {

@@ -7,9 +7,10 @@
 //!    each built as a kernels crate (rustc's front end, the plugin's verifier where the build
 //!    goes through the driver, LLVM's NVPTX back end and the bitcode linker); the median build
 //!    time per size, the verifier's share from the driver's verify report, and `ptxas` on the
-//!    PTX where `ptxas` is on `PATH`. The growth exponent of each is fitted as in the
-//!    regression, and the command fails when the whole build grows faster than N^1.25: a
-//!    super-linear pass anywhere in the back end shows there.
+//!    PTX where `ptxas` is on `PATH`. The growth of each is fitted as in the regression
+//!    (`time = a + b·N^k`, the baseline kernel measured as size 0 pinning the fixed cost `a`,
+//!    with a bootstrap interval for `k`), and the command fails when an interval lies wholly
+//!    above N^1.25: a super-linear pass anywhere in the back end shows there.
 //!
 //! Scratch builds live under `target/xtask-scratch/timing/` (inside the repository, so the
 //! pinned toolchain applies).
@@ -21,7 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use regress::kernel_source::{ENTRY, KernelSource, story_kernel};
 use regress::layout::Layout;
-use regress::timing::{Limit, Point, Series, check, exponent_field, table};
+use regress::timing::{Growth, Limit, Point, Series, check, exponent_field, interval_field, table};
 
 use crate::atomic::write_file;
 use crate::kernels::{KernelBuild, entry_names};
@@ -275,17 +276,13 @@ impl Measured {
         self.series.points.iter().any(|point| !point.samples.is_empty())
     }
 
-    /// The median above the baseline's median, per size: what the kernel's own size costs.
-    /// Sizes whose median does not exceed the baseline's are left out (below the noise).
-    fn marginal(&self) -> Series {
-        let base = self.baseline.median();
-        let mut series = Series::new(format!("{} - base", self.name));
-        for point in &self.series.points {
-            let median = point.median();
-            if median > base {
-                series.points.push(Point { size: point.size, samples: vec![median - base] });
-            }
-        }
+    /// The series with the baseline as its size-0 point: what the fit reads the fixed cost
+    /// (the compile of `core`'s bitcode in the link, the device API, process start-up) from,
+    /// instead of subtracting it from each size first.
+    fn with_baseline(&self) -> Series {
+        let mut series = Series::new(self.name);
+        series.points =
+            std::iter::once(self.baseline.clone()).chain(self.series.points.iter().cloned()).collect();
         series
     }
 }
@@ -297,16 +294,11 @@ fn empty_series(name: &str, sizes: &[usize]) -> Series {
     series
 }
 
-/// The exponent of a marginal series, fitted on at least three sizes.
-fn marginal_exponent(series: &Series) -> Option<f64> {
-    if series.points.len() >= 3 { series.exponent() } else { None }
-}
-
 /// The end-to-end part: builds the baseline kernel and generated kernels of each size, `runs`
-/// rounds interleaved, and prints the tables and the fitted exponents. The exponents are of
-/// the time above the baseline (the compile of `core`'s bitcode in the link, the device API,
-/// process start-up are the same at every size and would flatten any fit). Fails when the
-/// compile or the verifier grows faster than N^1.25.
+/// rounds interleaved, and prints the table and the fitted exponents with their intervals. The
+/// fit has an intercept, pinned by the baseline kernel (size 0): the fixed cost is the same at
+/// every size and would flatten a fit without one, and subtracting it first would leave the
+/// small sizes as noise. Fails when the compile or the verifier grows wholly above N^1.25.
 pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
     let krate = TimingCrate::create(layout, layout.root().join("target/xtask-scratch/timing/kernels"))?;
     eprintln!("warming up: building `core` for nvptx and the baseline kernel");
@@ -356,16 +348,20 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
     println!(
         "\nend to end: generated kernels, median of {runs} compiles (rustc -Ztime-passes; ptxas wall time)"
     );
-    let raw: Vec<Series> = measured.iter().map(|m| m.series.clone()).collect();
-    print!("{}", table("blocks", &raw));
-    let baselines: Vec<String> = measured
-        .iter()
-        .map(|m| format!("{} {} ms", m.name, regress::timing::millis(m.baseline.median())))
-        .collect();
-    println!("baseline kernel (the frame, no rounds): {}", baselines.join(", "));
-    let marginal: Vec<Series> = measured.iter().map(|m| m.marginal()).collect();
-    println!("\nabove the baseline (what the kernel's size costs):");
-    print!("{}", table("blocks", &marginal));
+    let fitted: Vec<Series> = measured.iter().map(|m| m.with_baseline()).collect();
+    println!("(size 0: the baseline kernel, the frame with no rounds; the fit's intercept)");
+    print!("{}", table("blocks", &fitted));
+    let growths: Vec<Option<Growth>> = fitted.iter().map(Series::growth).collect();
+    for (series, growth) in fitted.iter().zip(&growths) {
+        if let Some(growth) = growth {
+            println!(
+                "{}: fixed cost {} ms (fitted; the baseline's median is {} ms)",
+                series.name,
+                regress::timing::millis(growth.intercept),
+                regress::timing::millis(series.points[0].median())
+            );
+        }
+    }
     for (i, size) in sizes.iter().enumerate() {
         if let Some(blocks) = imported[i] {
             println!("kernel of {size} blocks: {blocks} blocks imported by the driver");
@@ -407,18 +403,23 @@ pub fn end_to_end(layout: &Layout, sizes: &[usize], runs: usize) -> Result<()> {
         );
     }
     let last = *sizes.last().unwrap_or(&0);
+    let verify_growth = if verified { verify.growth() } else { None };
+    let fields =
+        |growth: Option<&Growth>| (exponent_field(growth.map(|g| g.exponent)), interval_field(growth));
+    let field = |i: usize| fields(growths.get(i).and_then(Option::as_ref));
+    let [(rustc, rustc_ci), (front, front_ci), (link, link_ci), (ptxas_exp, ptxas_ci)] =
+        [field(0), field(1), field(2), field(3)];
+    let (verify_exp, verify_ci) = fields(verify_growth.as_ref());
     println!(
-        "e2e: rustc_exp={} front_exp={} link_exp={} verify_exp={} ptxas_exp={} verify_share_at_{last}={}",
-        exponent_field(marginal_exponent(&marginal[0])),
-        exponent_field(marginal_exponent(&marginal[1])),
-        exponent_field(marginal_exponent(&marginal[2])),
-        exponent_field(if verified { verify.exponent() } else { None }),
-        exponent_field(marginal.get(3).and_then(marginal_exponent)),
+        "e2e: rustc_exp={rustc} rustc_ci={rustc_ci} front_exp={front} front_ci={front_ci} link_exp={link} \
+         link_ci={link_ci} verify_exp={verify_exp} verify_ci={verify_ci} ptxas_exp={ptxas_exp} ptxas_ci={ptxas_ci} \
+         verify_share_at_{last}={}",
         shares.last().map_or("nan".to_string(), |(_, share)| format!("{share:.4}")),
     );
     let mut breaches = Vec::new();
-    for series in &marginal {
-        if marginal_exponent(series).is_some() {
+    // A quantity that cannot be fitted (a link rustc did not time, say) has no growth to judge.
+    for (series, growth) in fitted.iter().zip(&growths) {
+        if growth.is_some() {
             breaches.extend(check(series, Limit::AtMost(LINEAR_LIMIT)));
         }
     }
@@ -478,19 +479,18 @@ mod tests {
     }
 
     #[test]
-    fn the_marginal_series_subtracts_the_baseline_and_drops_sizes_below_it() {
+    fn the_baseline_is_the_size_0_point_and_pins_the_fixed_cost() {
         let ms = Duration::from_millis;
         let mut m = Measured::new("rustc", &[100, 200, 400, 800]);
         m.record(None, ms(1000));
-        for (i, extra) in [0u64, 100, 200, 400].iter().enumerate() {
+        for (i, extra) in [50u64, 100, 200, 400].iter().enumerate() {
             m.record(Some(i), ms(1000 + extra));
         }
-        let marginal = m.marginal();
-        let sizes: Vec<usize> = marginal.points.iter().map(|p| p.size).collect();
-        assert_eq!(sizes, vec![200, 400, 800]);
-        assert!((marginal_exponent(&marginal).unwrap() - 1.0).abs() < 1e-9);
-        let mut short = marginal.clone();
-        short.points.truncate(2);
-        assert_eq!(marginal_exponent(&short), None);
+        let series = m.with_baseline();
+        let sizes: Vec<usize> = series.points.iter().map(|p| p.size).collect();
+        assert_eq!(sizes, vec![0, 100, 200, 400, 800]);
+        let growth = series.growth().unwrap();
+        assert!((growth.exponent - 1.0).abs() < 1e-3, "{growth:?}");
+        assert!((growth.intercept.as_secs_f64() - 1.0).abs() < 1e-3, "{growth:?}");
     }
 }

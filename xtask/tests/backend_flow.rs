@@ -476,13 +476,115 @@ fn a_missing_upstream_is_refused_by_name() {
 fn a_vendor_tree_with_local_changes_is_refused() {
     let fixture = Fixture::new();
     fixture.run("build-backend", "up").expect(0, &[]);
-    write(
-        &fixture.project.join("vendor/up/src/target.rs"),
-        "pub const TARGET: &str = \"edited in place\";\n",
-    );
+    let vendor = fixture.project.join("vendor/up");
+    write(&vendor.join("src/target.rs"), "pub const TARGET: &str = \"edited in place\";\n");
+    write(&vendor.join("src/extra.rs"), "// a file of its own\n");
+    // The install still matches its pin and series, but the checkout that stands for the pin
+    // does not: both the guard and an otherwise up-to-date build refuse, naming the files.
+    let named = [
+        "backend `up`",
+        "has local changes",
+        "M src/target.rs",
+        "?? src/extra.rs",
+        "move the change into a patch",
+    ];
+    fixture.run("check-backend", "up").expect(REFUSED, &named);
+    let run = fixture.run("build-backend", "up");
+    run.expect(REFUSED, &named);
+    assert!(!run.stderr.contains("up to date"), "{}", run.stderr);
     // Another pin needs the vendor tree again.
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.base);
     fixture.run("build-backend", "up").expect(REFUSED, &["has local changes", "src/target.rs"]);
+    // Put back as the pin has it, the same install is accepted again.
+    fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.base[..8]);
+    git(&vendor, &["checkout", "-q", "--", "."]);
+    std::fs::remove_file(vendor.join("src/extra.rs")).unwrap();
+    fixture.run("check-backend", "up").expect(0, &[]);
+}
+
+#[test]
+fn a_provenance_whose_key_was_edited_is_refused_by_name() {
+    let fixture = Fixture::new();
+    fixture.run("build-backend", "up").expect(0, &[]);
+    let install = fixture.installs("up").remove(0);
+    let key = install.file_name().unwrap().to_string_lossy().into_owned();
+    let record = install.join("PROVENANCE");
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(&record, text.replace(&format!("key = \"{key}\""), "key = \"0123456789abcdef\"")).unwrap();
+    fixture.run("check-backend", "up").expect(
+        REFUSED,
+        &[
+            "backend `up` is stale",
+            "records key `0123456789abcdef`",
+            &format!("folder of key `{key}`"),
+            "run `just build-backend up`",
+        ],
+    );
+    fixture.run("build-backend", "up").expect(0, &["[6/6] write PROVENANCE"]);
+    fixture.run("check-backend", "up").expect(0, &[]);
+}
+
+#[test]
+fn prune_keeps_what_the_description_needs_and_the_newest_and_frees_the_rest() {
+    let fixture = Fixture::new();
+    let prune = |args: &[&str]| {
+        let mut command = Command::new(XTASK);
+        with_git_env(&mut command)
+            .arg("prune-backends")
+            .args(args)
+            .arg("--project")
+            .arg(&fixture.project)
+            .env("KERNEL_BACKENDS_ROOT", &fixture.root)
+            .current_dir(fixture.dir.path());
+        Run::from(command.output().unwrap())
+    };
+    fixture.run("build-backend", "up").expect(0, &[]);
+    // The tool's first build writes its Cargo.lock (refused), the second installs it.
+    fixture.run("build-backend", "tool").expect(REFUSED, &[]);
+    fixture.run("build-backend", "tool").expect(0, &[]);
+    // Two more configurations of the tool, each installed beside the others.
+    let source = fixture.project.join("tool/src/main.rs");
+    let original = std::fs::read_to_string(&source).unwrap();
+    for version in ["tool 2", "tool 3"] {
+        // PROVENANCE's `built_at` has whole seconds: the builds' order must show in it.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        std::fs::write(&source, original.replace("tool", version)).unwrap();
+        fixture.run("build-backend", "tool").expect(0, &["[6/6]"]);
+    }
+    std::fs::write(&source, &original).unwrap();
+    assert_eq!(fixture.installs("tool").len(), 3);
+    let [first, _, newest] = {
+        let mut by_time = fixture.installs("tool");
+        by_time.sort_by_key(|dir| provenance(dir)["built_at"].as_str().unwrap().to_owned());
+        <[PathBuf; 3]>::try_from(by_time).unwrap()
+    };
+
+    let dry = prune(&["--keep", "1", "--dry-run"]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(dry.stdout.contains("would free") && dry.stdout.contains("in 1 folder(s)"), "{}", dry.stdout);
+    assert_eq!(fixture.installs("tool").len(), 3, "a dry run removes nothing");
+
+    // The description needs the first configuration (the source is back to it); --keep 1
+    // keeps the newest other one; the middle one goes.
+    let run = prune(&["--keep", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("freed") && run.stdout.contains("in 1 folder(s)"), "{}", run.stdout);
+    assert!(run.stdout.contains("needed by the current backends.toml"), "{}", run.stdout);
+    let mut left = fixture.installs("tool");
+    left.sort();
+    let mut expected = vec![first.clone(), newest.clone()];
+    expected.sort();
+    assert_eq!(left, expected);
+    fixture.run("check-backend", "tool").expect(0, &[]);
+    fixture.run("check-backend", "up").expect(0, &[]);
+
+    // --keep 0: only what the description needs is left.
+    prune(&["--keep", "0"]).expect(0, &[]);
+    assert_eq!(fixture.installs("tool"), [first]);
+    assert_eq!(fixture.installs("up").len(), 1);
+    fixture.run("check-backend", "tool").expect(0, &[]);
+    let nothing = prune(&["--keep", "0"]);
+    assert!(nothing.stdout.contains("freed 0 B (0 bytes) in 0 folder(s)"), "{}", nothing.stdout);
 }
 
 #[test]
@@ -552,8 +654,11 @@ fn a_registry_package_upstream_is_unpacked_at_its_version_patched_and_guarded() 
     fixture.describe_package("0.1.0");
     fixture.run("build-backend", "up").expect(0, &["is up to date", "nothing to do"]);
 
-    // A local edit of the vendor tree is refused before anything is fetched.
+    // A local edit of the vendor tree is refused by the guard and by an up-to-date build, and
+    // before anything is fetched for another version.
     write(&vendor.join("src/target.rs"), "pub const TARGET: &str = \"edited in place\";\n");
+    fixture.run("check-backend", "up").expect(REFUSED, &["has local changes", "M src/target.rs"]);
+    fixture.run("build-backend", "up").expect(REFUSED, &["has local changes", "M src/target.rs"]);
     fixture.describe_package("0.3.0");
     fixture.run("build-backend", "up").expect(REFUSED, &["has local changes", "M src/target.rs"]);
 }

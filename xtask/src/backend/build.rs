@@ -53,6 +53,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     let _project_lock =
         Lock::acquire(&root.join("target").join("backend-locks").join(format!("{name}.lock")), name)?;
     let _key_lock = Lock::acquire(&slot.lock_path(), &format!("{name} ({})", slot.key))?;
+    super::guard::refuse_edited_vendor(&inputs.backend)?;
     if let Some(Ok(installed)) = verify(&inputs, &slot.dir()) {
         eprintln!(
             "backend `{name}` is up to date at {} (built {}); nothing to do",

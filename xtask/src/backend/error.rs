@@ -140,6 +140,8 @@ pub enum StaleReason {
     ProductTampered { path: PathBuf },
     /// The PROVENANCE itself cannot be read.
     UnreadableProvenance { path: PathBuf, detail: String },
+    /// The PROVENANCE names another key than the folder it sits in.
+    KeyMismatch { path: PathBuf, recorded: String, folder: String },
 }
 
 impl fmt::Display for StaleReason {
@@ -176,6 +178,12 @@ impl fmt::Display for StaleReason {
             StaleReason::UnreadableProvenance { path, detail } => {
                 write!(f, "{} cannot be read ({detail})", path.display())
             }
+            StaleReason::KeyMismatch { path, recorded, folder } => write!(
+                f,
+                "{} records key `{recorded}` but sits in the folder of key `{folder}` (a key is its folder's \
+                 name: the record was edited, or copied from another build)",
+                path.display()
+            ),
         }
     }
 }

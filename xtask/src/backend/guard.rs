@@ -10,12 +10,12 @@ use regress::layout::Layout;
 
 use super::description::{Backend, Upstream, read_backend};
 use super::error::{BackendError, StaleReason};
-use super::git;
 use super::inputs::{BuildInputs, FileHash};
 use super::provenance::{PROVENANCE_FILE, Provenance};
 use super::rustc::Rustc;
 use super::series::sha256_file;
 use super::store::{Slot, backends_root};
+use super::{git, package, upstream};
 
 /// An installed backend that matches its description.
 #[derive(Debug, Clone)]
@@ -44,12 +44,29 @@ pub fn check_backend_with(layout: &Layout, name: &str, rustc: &Rustc) -> Result<
 }
 
 fn check(layout: &Layout, name: &str, backend: Backend, rustc: Rustc) -> Result<Installed> {
+    refuse_edited_vendor(&backend)?;
     let inputs = BuildInputs::read(layout.root(), backend, rustc)?;
     let slot = Slot::new(&backends_root(layout)?, name, &inputs.key());
     match verify(&inputs, &slot.dir()) {
         Some(Ok(installed)) => Ok(installed),
         Some(Err(reasons)) => Err(BackendError::Stale { backend: name.into(), reasons }.into()),
         None => Err(diagnose_missing(&inputs, &slot).into()),
+    }
+}
+
+/// Refuses a backend whose vendor tree was edited by hand: a git checkout with uncommitted
+/// changes, or a package whose files differ from what cargo unpacked. An install built from
+/// the pin would otherwise pass while the tree that stands for the pin says something else.
+/// A vendor tree not materialised here (nothing to compare) passes.
+pub fn refuse_edited_vendor(backend: &Backend) -> Result<()> {
+    match &backend.upstream {
+        Upstream::Git { vendor, .. } if vendor.join(".git").exists() => {
+            upstream::refuse_local_changes(&backend.name, vendor)
+        }
+        Upstream::Package { vendor, .. } if vendor.exists() => {
+            package::refuse_local_changes(&backend.name, vendor)
+        }
+        _ => Ok(()),
     }
 }
 
@@ -67,6 +84,11 @@ pub fn verify(inputs: &BuildInputs, dir: &Path) -> Option<std::result::Result<In
         }
     };
     let mut reasons = differences(&provenance, inputs);
+    let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if provenance.key != folder {
+        let path = dir.join(PROVENANCE_FILE);
+        reasons.push(StaleReason::KeyMismatch { path, recorded: provenance.key.clone(), folder });
+    }
     for product in &provenance.products {
         let path = dir.join(&product.path);
         if sha256_file(&path).ok().as_ref() != Some(&product.sha256) {
@@ -292,17 +314,34 @@ mod tests {
     #[test]
     fn a_tampered_or_missing_provenance_is_refused() {
         let (inputs, record) = inputs_and_record();
-        let dir = tempfile::tempdir().unwrap();
-        assert!(verify(&inputs, dir.path()).is_none(), "no PROVENANCE: not a complete build");
-        std::fs::write(dir.path().join("up"), "built").unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(inputs.key());
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(verify(&inputs, &dir).is_none(), "no PROVENANCE: not a complete build");
+        std::fs::write(dir.join("up"), "built").unwrap();
         let mut record = record;
         record.products[0].sha256 = crate::backend::series::sha256_hex(b"built");
-        record.write(dir.path()).unwrap();
-        assert!(matches!(verify(&inputs, dir.path()), Some(Ok(_))));
-        std::fs::write(dir.path().join(PROVENANCE_FILE), "backend = 3\n").unwrap();
-        let Some(Err(reasons)) = verify(&inputs, dir.path()) else {
-            panic!("a broken PROVENANCE is accepted")
-        };
+        record.write(&dir).unwrap();
+        assert!(matches!(verify(&inputs, &dir), Some(Ok(_))));
+
+        // The key edited: the record no longer names its folder.
+        let mut edited = record.clone();
+        edited.key = "0123456789abcdef".into();
+        edited.write(&dir).unwrap();
+        let Some(Err(reasons)) = verify(&inputs, &dir) else { panic!("an edited key is accepted") };
+        let text = reasons.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+        assert!(text.contains("records key `0123456789abcdef` but sits in the folder of key"), "{text}");
+        // The same record copied into another key's folder.
+        let elsewhere = root.path().join("fedcba9876543210");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::copy(dir.join("up"), elsewhere.join("up")).unwrap();
+        record.write(&elsewhere).unwrap();
+        assert!(matches!(verify(&inputs, &elsewhere), Some(Err(_))), "a record in another key's folder");
+        record.write(&dir).unwrap();
+        assert!(matches!(verify(&inputs, &dir), Some(Ok(_))));
+
+        std::fs::write(dir.join(PROVENANCE_FILE), "backend = 3\n").unwrap();
+        let Some(Err(reasons)) = verify(&inputs, &dir) else { panic!("a broken PROVENANCE is accepted") };
         assert!(reasons[0].to_string().contains("cannot be read"), "{reasons:?}");
     }
 }

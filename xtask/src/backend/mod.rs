@@ -9,7 +9,8 @@
 //! materialises a git upstream ([`upstream`], via [`git`]) or a registry package ([`package`],
 //! via `cargo vendor`), applies the series to a work copy
 //! ([`apply`]), builds, installs under `ROOT/NAME/KEY` ([`store`], guarded by [`lock`]) and
-//! writes [`provenance`] last; [`guard`] compares an install's PROVENANCE with the inputs.
+//! writes [`provenance`] last; [`guard`] compares an install's PROVENANCE with the inputs (and
+//! refuses a vendor tree edited by hand); [`prune`] removes the installs nothing needs.
 //! Every refusal is a [`error::BackendError`], which the command line turns into exit 70.
 
 pub mod apply;
@@ -22,6 +23,7 @@ pub mod inputs;
 pub mod lock;
 pub mod package;
 pub mod provenance;
+pub mod prune;
 pub mod rustc;
 pub mod series;
 pub mod store;

@@ -152,6 +152,12 @@ fn read_vendored(backend: &str, dir: &Path) -> Result<Vendored> {
     }
 }
 
+/// Refuses a vendored package whose files differ from what cargo recorded (or a folder cargo
+/// did not unpack), naming the changes.
+pub(super) fn refuse_local_changes(backend: &str, vendor: &Path) -> Result<()> {
+    read_vendored(backend, vendor).map(drop)
+}
+
 /// Files of `dir` that differ from `recorded`, in `git status --short`'s words.
 fn local_changes(dir: &Path, recorded: &BTreeMap<String, String>) -> Result<Vec<String>> {
     let mut changes = Vec::new();

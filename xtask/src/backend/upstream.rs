@@ -90,12 +90,18 @@ fn resolve(repository: &Path, pin: &str) -> Result<Option<String>> {
     Ok((output.status.success() && full.starts_with(pin)).then_some(full))
 }
 
-fn refuse_local_changes(backend: &str, vendor: &Path) -> Result<()> {
+/// Refuses a vendor checkout with uncommitted changes (modified, added, deleted or untracked
+/// files), naming them: the checkout stands for the pin, and changes belong in the series.
+pub(super) fn refuse_local_changes(backend: &str, vendor: &Path) -> Result<()> {
     let changes = read(git(vendor).args(["status", "--porcelain", "--untracked-files=normal"]))?;
     if changes.is_empty() {
         return Ok(());
     }
-    let changes = changes.lines().take(5).map(str::trim).collect::<Vec<_>>().join(", ");
+    let lines: Vec<&str> = changes.lines().map(str::trim).collect();
+    let mut changes = lines.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+    if lines.len() > 5 {
+        changes.push_str(&format!(" and {} more", lines.len() - 5));
+    }
     let restore = format!("`git -C {} checkout .`", vendor.display());
     Err(BackendError::DirtyVendor { backend: backend.into(), path: vendor.into(), changes, restore }.into())
 }
