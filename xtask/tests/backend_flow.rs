@@ -487,6 +487,7 @@ fn a_vendor_tree_with_local_changes_is_refused() {
         "M src/target.rs",
         "?? src/extra.rs",
         "move the change into a patch",
+        "clean -fd",
     ];
     fixture.run("check-backend", "up").expect(REFUSED, &named);
     let run = fixture.run("build-backend", "up");

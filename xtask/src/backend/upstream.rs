@@ -102,7 +102,12 @@ pub(super) fn refuse_local_changes(backend: &str, vendor: &Path) -> Result<()> {
     if lines.len() > 5 {
         changes.push_str(&format!(" and {} more", lines.len() - 5));
     }
-    let restore = format!("`git -C {} checkout .`", vendor.display());
+    let untracked = lines.iter().any(|line| line.starts_with("??"));
+    let restore = format!(
+        "`git -C {0} checkout .`{1}",
+        vendor.display(),
+        if untracked { format!(" and `git -C {} clean -fd`", vendor.display()) } else { String::new() }
+    );
     Err(BackendError::DirtyVendor { backend: backend.into(), path: vendor.into(), changes, restore }.into())
 }
 
