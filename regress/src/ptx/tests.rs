@@ -256,8 +256,10 @@ pub(crate) fn committed_snapshot_ptx() -> Vec<(String, String)> {
         if path.extension().is_some_and(|x| x == "snap") {
             let text = std::fs::read_to_string(&path).unwrap();
             // An insta snapshot: a `---` header block, then the contents.
-            // The snapshots hold crate hashes normalised to `<crate-hash>`: put a hash back.
-            let body = text.splitn(3, "---\n").nth(2).unwrap().replace("<crate-hash>", "0crateHash");
+            // The snapshots hold crate hashes numbered as `<crate-hash-N>`: put a hash back.
+            let numbered = regex::Regex::new(r"<crate-hash-([0-9]+)>").unwrap();
+            let body = text.splitn(3, "---\n").nth(2).unwrap();
+            let body = numbered.replace_all(body, "crateHash$1").into_owned();
             found.push((path.file_stem().unwrap().to_string_lossy().into_owned(), body));
         }
     }
