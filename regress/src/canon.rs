@@ -44,6 +44,7 @@ use crate::ptx::function::{Function, Statement};
 use crate::ptx::program::Program;
 use crate::snapshots::number_hashes;
 
+mod cfg;
 mod checks;
 mod facts;
 mod render;
@@ -225,7 +226,8 @@ fn texts(lines: &[Line]) -> Vec<&str> {
 fn classify(old: &Side, new: &Side) -> (Class, Option<String>) {
     let (old_facts, new_facts) = (facts_of(old), facts_of(new));
     let view = |renumber, drop_nc, state_space| View { renumber, drop_nc, state_space };
-    let exact = (render::render(old, &old_facts, View::default()), render::render(new, &new_facts, View::default()));
+    let exact =
+        (render::render(old, &old_facts, View::default()), render::render(new, &new_facts, View::default()));
     if texts(&exact.0) == texts(&exact.1) {
         return (Class::Identical, None);
     }

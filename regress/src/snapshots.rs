@@ -170,9 +170,10 @@ static MANGLED_SYMBOL: LazyLock<Regex> =
 /// Inside a v0 symbol, a crate root with a disambiguator: `Cs<hash>_<length><name>`.
 static V0_CRATE_ROOT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"Cs([0-9A-Za-z]*)_([0-9]+)").expect("a valid regex"));
-/// A legacy symbol's first path segment and hash: `_ZN<length><crate>…17h<16 hex digits>E`.
+/// A legacy symbol's first path segment and hash: `_ZN<length><crate>…17h<16 hex digits>E`,
+/// perhaps with a suffix (`…E_param_0`).
 static LEGACY_SYMBOL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^_ZN([0-9]+)(.*)17h([0-9a-f]{16})E$").expect("a valid regex"));
+    LazyLock::new(|| Regex::new(r"^_ZN([0-9]+)(.*?)17h([0-9a-f]{16})E").expect("a valid regex"));
 
 /// Replaces every mangling hash in `text` by its number among the hashes of the same crate,
 /// counted by first appearance in `text`: `_RNvCs9xK2_7kernels6helper` becomes

@@ -86,8 +86,10 @@ pub(super) fn only_generic_to_specific(old: &[Line], new: &[Line]) -> bool {
     old.len() == new.len()
         && old.iter().zip(new).all(|(a, b)| {
             a.text == b.text
-                && match (a.instruction.as_ref().and_then(|i| i.access.as_ref()),
-                          b.instruction.as_ref().and_then(|i| i.access.as_ref())) {
+                && match (
+                    a.instruction.as_ref().and_then(|i| i.access.as_ref()),
+                    b.instruction.as_ref().and_then(|i| i.access.as_ref()),
+                ) {
                     (None, None) => true,
                     (Some(a), Some(b)) => compatible(a, b),
                     _ => false,
@@ -158,7 +160,9 @@ pub(super) fn read_only(side: &Side, facts: &[Facts], function: usize, statement
                 let this = match (&target, &root) {
                     (Root::Symbol(a), Root::Symbol(b)) if a != b => ReadOnly::Proven,
                     (Root::Symbol(a), _) if on_chip(a) => ReadOnly::Proven,
-                    (Root::Parameter(_) | Root::Symbol(_), _) if target != root => ReadOnly::IfParametersDistinct,
+                    (Root::Parameter(_) | Root::Symbol(_), _) if target != root => {
+                        ReadOnly::IfParametersDistinct
+                    }
                     _ => ReadOnly::Unproven,
                 };
                 verdict = verdict.max(this);
@@ -177,8 +181,24 @@ fn instruction_at<'s>(side: &'s Side, function: usize, statement: usize) -> Opti
 
 /// Instructions that write no memory another space could see, whatever their opcode's effect.
 const NO_GLOBAL_WRITE: &[&str] = &[
-    "bar", "barrier", "fence", "membar", "shfl", "vote", "activemask", "redux", "match", "nanosleep", "elect",
-    "setmaxnreg", "griddepcontrol", "bra", "brx", "ret", "exit", "trap",
+    "bar",
+    "barrier",
+    "fence",
+    "membar",
+    "shfl",
+    "vote",
+    "activemask",
+    "redux",
+    "match",
+    "nanosleep",
+    "elect",
+    "setmaxnreg",
+    "griddepcontrol",
+    "bra",
+    "brx",
+    "ret",
+    "exit",
+    "trap",
 ];
 
 /// The objects an instruction may write in global memory: none, the roots of its addresses, or
@@ -193,7 +213,7 @@ fn written_objects(side: &Side, facts: &Facts, instruction: &Instruction) -> Vec
         return Vec::new();
     }
     let space = facts::first_space(instruction);
-    if space.as_deref().is_some_and(|s| s.starts_with("shared") || s == "local" || s == "param") {
+    if space.as_deref().is_some_and(|s| s.starts_with("shared") || s == "local" || s.starts_with("param")) {
         return Vec::new();
     }
     if instruction.name() == "call" {

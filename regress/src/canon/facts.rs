@@ -8,16 +8,16 @@
 
 use std::collections::HashMap;
 
+use super::cfg::Dominance;
 use crate::ptx::function::{Function, Statement};
 use crate::ptx::instruction::{Atom, Instruction, Operand};
 
 /// Opcodes that compute a value from registers and immediates and touch nothing else.
 const PURE: &[&str] = &[
     "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max", "fma",
-    "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "and", "or", "xor", "not", "cnot",
-    "lop3", "shl", "shr", "shf", "bfe", "bfi", "bfind", "brev", "popc", "clz", "fns", "prmt", "bmsk",
-    "szext", "dp4a", "dp2a", "copysign", "testp", "selp", "setp", "set", "slct", "cvt", "cvta", "mov",
-    "isspacep",
+    "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "and", "or", "xor", "not", "cnot", "lop3",
+    "shl", "shr", "shf", "bfe", "bfi", "bfind", "brev", "popc", "clz", "fns", "prmt", "bmsk", "szext",
+    "dp4a", "dp2a", "copysign", "testp", "selp", "setp", "set", "slct", "cvt", "cvta", "mov", "isspacep",
 ];
 
 /// Modifiers that make a load or store an ordering point of its own.
@@ -162,9 +162,14 @@ impl Root {
     }
 }
 
-/// Per-function facts: how often each register is defined, its lineage and its root.
+/// Per-function facts: where each register is defined and used, which statement dominates
+/// which, each register's lineage and its root.
 pub(super) struct Facts {
-    pub definitions: HashMap<String, usize>,
+    pub definitions: HashMap<String, Vec<usize>>,
+    pub uses: HashMap<String, Vec<usize>>,
+    /// Per instruction statement: is it guarded by a predicate?
+    pub guarded: HashMap<usize, bool>,
+    pub dominance: Dominance,
     pub lineage: HashMap<String, Lineage>,
     pub roots: HashMap<String, Root>,
 }
@@ -176,18 +181,24 @@ fn carries_address(instruction: &Instruction) -> bool {
 
 impl Facts {
     pub fn of(function: &Function, symbol_spaces: &HashMap<String, String>) -> Facts {
-        let instructions: Vec<&Instruction> = function
-            .statements
-            .iter()
-            .filter_map(|s| match s {
-                Statement::Instruction(instruction) => Some(instruction),
-                _ => None,
-            })
-            .collect();
-        let mut definitions: HashMap<String, usize> = HashMap::new();
-        for instruction in &instructions {
-            for name in defs(instruction) {
-                *definitions.entry(name.to_string()).or_default() += 1;
+        let mut instructions: Vec<&Instruction> = Vec::new();
+        let mut definitions: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut uses: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut guarded = HashMap::new();
+        for (position, statement) in function.statements.iter().enumerate() {
+            let Statement::Instruction(instruction) = statement else { continue };
+            instructions.push(instruction);
+            guarded.insert(position, instruction.guard.is_some());
+            let defined = defs(instruction);
+            for name in &defined {
+                definitions.entry(name.to_string()).or_default().push(position);
+            }
+            let skip = usize::from(!defined.is_empty());
+            let guard = instruction.guard.as_deref().map(|g| g.trim_start_matches('!'));
+            let read =
+                guard.into_iter().chain(instruction.operands.iter().skip(skip).flat_map(Operand::names));
+            for name in read {
+                uses.entry(name.to_string()).or_default().push(position);
             }
         }
         // Only an entry's parameters are objects of their own: a device function's pointer
@@ -199,7 +210,14 @@ impl Facts {
             .filter(|p| is_entry && p.attributes.iter().any(|a| a == ".ptr"))
             .map(|p| p.name.as_str())
             .collect();
-        let mut facts = Facts { definitions, lineage: HashMap::new(), roots: HashMap::new() };
+        let mut facts = Facts {
+            definitions,
+            uses,
+            guarded,
+            dominance: Dominance::of(function),
+            lineage: HashMap::new(),
+            roots: HashMap::new(),
+        };
         // A fixpoint over every definition: the lattices are a few levels high.
         loop {
             let mut changed = false;
@@ -308,7 +326,8 @@ impl Facts {
             };
             let offsets: Vec<&Operand> =
                 sources.iter().filter(|s| !address_operands.iter().any(|a| std::ptr::eq(*a, *s))).collect();
-            let lineages: Vec<Lineage> = sources.iter().map(|s| self.operand_lineage(s, symbol_spaces)).collect();
+            let lineages: Vec<Lineage> =
+                sources.iter().map(|s| self.operand_lineage(s, symbol_spaces)).collect();
             let tagged: Vec<&Lineage> = lineages.iter().filter(|l| **l != Lineage::Plain).collect();
             let lineage = match tagged.as_slice() {
                 [] => Lineage::Plain,
@@ -317,14 +336,17 @@ impl Facts {
                 }
                 _ => Lineage::Mixed,
             };
-            let roots: Vec<Root> = address_operands.iter().map(|s| self.operand_root(s, symbol_spaces)).collect();
-            let offset_roots: Vec<Root> = offsets.iter().map(|s| self.operand_root(s, symbol_spaces)).collect();
+            let roots: Vec<Root> =
+                address_operands.iter().map(|s| self.operand_root(s, symbol_spaces)).collect();
+            let offset_roots: Vec<Root> =
+                offsets.iter().map(|s| self.operand_root(s, symbol_spaces)).collect();
             let pointers: Vec<&Root> = roots.iter().filter(|r| r.is_pointer()).collect();
             let all_offsets = |roots: &[Root]| roots.iter().all(|r| *r == Root::Offset);
             let root = match pointers.as_slice() {
                 [] if all_offsets(&roots) && all_offsets(&offset_roots) => Root::Offset,
-                [one] if roots.iter().filter(|r| !r.is_pointer()).all(|r| *r == Root::Offset)
-                    && all_offsets(&offset_roots) =>
+                [one]
+                    if roots.iter().filter(|r| !r.is_pointer()).all(|r| *r == Root::Offset)
+                        && all_offsets(&offset_roots) =>
                 {
                     (*one).clone()
                 }
@@ -348,10 +370,29 @@ pub(super) fn normal_space(space: &str) -> String {
 /// Special registers (`%tid.x`, `%laneid`): integers, never addresses.
 fn is_special(name: &str) -> bool {
     const SPECIAL: &[&str] = &[
-        "%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
-        "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
-        "%cluster_nctarank", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt",
-        "%dynamic_smem_size", "%total_smem_size",
+        "%tid",
+        "%ntid",
+        "%ctaid",
+        "%nctaid",
+        "%laneid",
+        "%warpid",
+        "%nwarpid",
+        "%smid",
+        "%nsmid",
+        "%gridid",
+        "%clusterid",
+        "%nclusterid",
+        "%cluster_ctaid",
+        "%cluster_nctaid",
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%lanemask_eq",
+        "%lanemask_le",
+        "%lanemask_lt",
+        "%lanemask_ge",
+        "%lanemask_gt",
+        "%dynamic_smem_size",
+        "%total_smem_size",
     ];
     SPECIAL.iter().any(|s| name == *s || name.strip_prefix(s).is_some_and(|rest| rest.starts_with('.')))
 }

@@ -100,7 +100,7 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
         if view.state_space {
             for statement in &function.statements {
                 if let Statement::Instruction(instruction) = statement
-                    && let Some((destination, source)) = erasable_conversion(instruction, facts)
+                    && let Some((destination, source)) = erasable_conversion(instruction, facts, side)
                 {
                     aliases.insert(destination, source);
                 }
@@ -156,7 +156,9 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
                 Statement::OpenScope => "{".to_string(),
                 Statement::CloseScope => "}".to_string(),
                 Statement::Label(label) => format!("{}:", self.labels[label]),
-                Statement::Directive { text, registers: decls } if self.view.renumber && !decls.is_empty() => {
+                Statement::Directive { text, registers: decls }
+                    if self.view.renumber && !decls.is_empty() =>
+                {
                     let rendered: Vec<String> = decls
                         .iter()
                         .map(|decl| {
@@ -176,7 +178,9 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
                 }
                 Statement::Directive { text, .. } => text.clone(),
                 Statement::Instruction(instruction) => {
-                    if self.view.state_space && erasable_conversion(instruction, self.facts).is_some() {
+                    if self.view.state_space
+                        && erasable_conversion(instruction, self.facts, self.side).is_some()
+                    {
                         continue;
                     }
                     let (text, info) = self.instruction(instruction, position);
@@ -207,7 +211,8 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
         }
         let name = self.resolve_alias(name);
         if self.view.renumber {
-            let here = self.side.functions[self.index].registers[position].get(&name).map(|(index, _)| *index);
+            let here =
+                self.side.functions[self.index].registers[position].get(&name).map(|(index, _)| *index);
             if let Some(index) = here.or_else(|| self.declarations.get(&name).copied()) {
                 return self.renumbered(index, &name);
             }
@@ -234,6 +239,9 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
 
     fn instruction(&mut self, instruction: &Instruction, position: usize) -> (String, LineInstruction) {
         let mut opcode = instruction.opcode.clone();
+        if matches!(instruction.name(), "ld" | "ldu" | "st") {
+            opcode = untyped_bits(&opcode);
+        }
         if self.view.drop_nc && instruction.name() == "ld" && instruction.has_modifier("global") {
             opcode = without_modifiers(&opcode, |m| m == "nc");
         }
@@ -255,9 +263,7 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
         // lineage is theirs: the destination carries it to where it is checked.
         let carried = self.view.state_space
             && matches!(instruction.name(), "add" | "sub" | "mov" | "mad")
-            && facts::defs(instruction)
-                .first()
-                .is_some_and(|d| !matches!(self.lineage(d), Lineage::Mixed));
+            && facts::defs(instruction).first().is_some_and(|d| !matches!(self.lineage(d), Lineage::Mixed));
         let mut text = String::new();
         if let Some(guard) = &instruction.guard {
             let (bang, predicate) = match guard.strip_prefix('!') {
@@ -277,7 +283,11 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
             let marked = self.view.state_space && !is_def && !is_address && !carried;
             let mut names = Vec::new();
             let rendered = self.operand(operand, position, marked, &mut names);
-            if is_def { defs.extend(names) } else { uses.extend(names) }
+            if is_def {
+                defs.extend(names)
+            } else {
+                uses.extend(names)
+            }
             text.push_str(&rendered);
         }
         if let Some(guard) = &instruction.guard {
@@ -294,7 +304,13 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
         (text, info)
     }
 
-    fn operand(&mut self, operand: &Operand, position: usize, marked: bool, names: &mut Vec<String>) -> String {
+    fn operand(
+        &mut self,
+        operand: &Operand,
+        position: usize,
+        marked: bool,
+        names: &mut Vec<String>,
+    ) -> String {
         operand.0.iter().map(|atom| self.atom(atom, position, marked, names)).collect()
     }
 
@@ -322,25 +338,57 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
     }
 }
 
-/// `cvta[.to].SPACE d, s` that can be folded into `d`: unguarded, `d` defined only here, with a
-/// lineage of its own (not mixed).
-fn erasable_conversion(instruction: &Instruction, facts: &Facts) -> Option<(String, String)> {
-    if instruction.name() != "cvta" || instruction.guard.is_some() {
-        return None;
-    }
+/// `cvta[.to].SPACE d, s`, or `mov d, SYMBOL` of a variable, that can be folded into `d`, so
+/// that every use of `d` reads `s`: unguarded, `d` defined only here and with a lineage of its
+/// own (not mixed), `s` a symbol or a register defined once by an unguarded instruction that
+/// dominates this one, and this one dominating every use of `d`. Then at each use, `s` still
+/// holds the value converted.
+fn erasable_conversion(instruction: &Instruction, facts: &Facts, side: &Side) -> Option<(String, String)> {
     let [destination, source] = instruction.operands.as_slice() else { return None };
     let (destination_names, source_names) = (destination.names(), source.names());
     let ([d], [s]) = (destination_names.as_slice(), source_names.as_slice()) else { return None };
-    let single = destination.0.len() == 1 && source.0.len() == 1;
-    let defined_once = facts.definitions.get(*d) == Some(&1);
-    let mixed = matches!(facts.lineage.get(*d), Some(Lineage::Mixed) | None);
-    (single && defined_once && !mixed).then(|| (d.to_string(), s.to_string()))
+    let symbol = side.symbol_spaces.contains_key(*s);
+    let symbol_address = instruction.name() == "mov" && symbol;
+    if !(instruction.name() == "cvta" || symbol_address) || instruction.guard.is_some() {
+        return None;
+    }
+    if destination.0.len() != 1 || source.0.len() != 1 {
+        return None;
+    }
+    let [here] = facts.definitions.get(*d)?.as_slice() else { return None };
+    if matches!(facts.lineage.get(*d), Some(Lineage::Mixed) | None) {
+        return None;
+    }
+    let source_ready = symbol
+        || match facts.definitions.get(*s).map(Vec::as_slice) {
+            Some([definition]) => {
+                facts.dominance.dominates(*definition, *here) && facts.guarded.get(definition) == Some(&false)
+            }
+            _ => false,
+        };
+    let dominates_uses =
+        facts.uses.get(*d).is_none_or(|uses| uses.iter().all(|&u| facts.dominance.dominates(*here, u)));
+    (source_ready && dominates_uses).then(|| (d.to_string(), s.to_string()))
 }
 
 fn without_modifiers(opcode: &str, drop: impl Fn(&str) -> bool) -> String {
     let mut parts = opcode.split('.');
     let base = parts.next().unwrap_or_default().to_string();
     parts.filter(|m| !drop(m)).fold(base, |text, m| format!("{text}.{m}"))
+}
+
+/// `.u32` and `.f32` of a load or store spelled `.b32` (and so for each width): the same bits
+/// move, zero-extended alike. Signed types (sign extension) keep their spelling.
+fn untyped_bits(opcode: &str) -> String {
+    let mut parts = opcode.split('.');
+    let base = parts.next().unwrap_or_default().to_string();
+    parts.fold(base, |text, m| {
+        let bits = m.strip_prefix(['u', 'f']).filter(|w| ["8", "16", "32", "64"].contains(w));
+        match bits {
+            Some(width) => format!("{text}.b{width}"),
+            None => format!("{text}.{m}"),
+        }
+    })
 }
 
 /// Hexadecimal digits of an immediate in upper case (`0f3f800000` → `0f3F800000`).

@@ -39,9 +39,7 @@ impl<'p> Side<'p> {
             .iter()
             .filter(|item| match item.kind {
                 ItemKind::Variable => true,
-                ItemKind::FunctionDeclaration => {
-                    item.name.as_ref().is_none_or(|name| !bodies.contains(name))
-                }
+                ItemKind::FunctionDeclaration => item.name.as_ref().is_none_or(|name| !bodies.contains(name)),
                 _ => false,
             })
             .map(|item| item.text.split_whitespace().collect::<Vec<_>>().join(" "))

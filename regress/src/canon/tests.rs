@@ -54,18 +54,16 @@ fn shifted_register_numbers_are_renumbering_only() {
 #[test]
 fn a_load_of_an_input_becoming_non_coherent_is_nc_only_if_the_parameters_do_not_overlap() {
     // saxpy reads x (`%r6`) and writes y: `.nc` on x is harmless unless the launch aliases them.
-    let class = class_after("saxpy", |ptx| {
-        replace_once(ptx, "ld.global.b32 \t%r6,", "ld.global.nc.b32 \t%r6,")
-    });
+    let class =
+        class_after("saxpy", |ptx| replace_once(ptx, "ld.global.b32 \t%r6,", "ld.global.nc.b32 \t%r6,"));
     assert_eq!(class, (Class::NonCoherentLoadsIfParametersDistinct, None));
 }
 
 #[test]
 fn a_load_of_memory_the_kernel_writes_becoming_non_coherent_is_other() {
     // `%r7` is y, which saxpy stores to.
-    let (class, _) = class_after("saxpy", |ptx| {
-        replace_once(ptx, "ld.global.b32 \t%r7,", "ld.global.nc.b32 \t%r7,")
-    });
+    let (class, _) =
+        class_after("saxpy", |ptx| replace_once(ptx, "ld.global.b32 \t%r7,", "ld.global.nc.b32 \t%r7,"));
     assert_eq!(class, Class::Other);
 }
 

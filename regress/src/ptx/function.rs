@@ -91,7 +91,10 @@ pub enum Statement {
     Label(String),
     /// A declaration or other directive, its tokens joined by single spaces (`.local .align 8
     /// .b8 __local_depot0 [ 32 ]`), with the registers it declares (none for other directives).
-    Directive { text: String, registers: Vec<RegisterDecl> },
+    Directive {
+        text: String,
+        registers: Vec<RegisterDecl>,
+    },
     Instruction(Instruction),
 }
 
@@ -371,7 +374,8 @@ impl<'t> Parser<'_, 't> {
         }
         let words = &self.tokens[start..self.at];
         self.at += 1;
-        let text = std::iter::once(first.text).chain(words.iter().map(|t| t.text)).collect::<Vec<_>>().join(" ");
+        let text =
+            std::iter::once(first.text).chain(words.iter().map(|t| t.text)).collect::<Vec<_>>().join(" ");
         match first.text {
             ".reg" => {
                 let ty = words
