@@ -204,15 +204,18 @@ fn read_all(sources: &[(String, String)]) -> Result<Vec<Program>, CanonError> {
         .collect()
 }
 
-/// Normalised entry name → (its program, the entry). The first of equal names wins.
+/// Entry name, hashes numbered over every entry name of the side in order (so that two entries
+/// whose names differ only in a hash stay two) → (its program, the entry).
 fn entries_by_name(programs: &[Program]) -> BTreeMap<String, (&Program, &Function)> {
-    let mut entries = BTreeMap::new();
-    for program in programs {
-        for entry in program.entries() {
-            entries.entry(number_hashes(&entry.name)).or_insert((program, entry));
-        }
+    let entries: Vec<(&Program, &Function)> =
+        programs.iter().flat_map(|program| program.entries().map(move |entry| (program, entry))).collect();
+    let names: Vec<&str> = entries.iter().map(|(_, entry)| entry.name.as_str()).collect();
+    let numbered = number_hashes(&names.join("\n"));
+    let mut by_name = BTreeMap::new();
+    for (name, found) in numbered.split('\n').zip(entries) {
+        by_name.entry(name.to_string()).or_insert(found);
     }
-    entries
+    by_name
 }
 
 fn facts_of(side: &Side) -> Vec<Facts> {

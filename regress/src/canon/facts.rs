@@ -326,14 +326,18 @@ impl Facts {
             };
             let offsets: Vec<&Operand> =
                 sources.iter().filter(|s| !address_operands.iter().any(|a| std::ptr::eq(*a, *s))).collect();
-            let lineages: Vec<Lineage> =
-                sources.iter().map(|s| self.operand_lineage(s, symbol_spaces)).collect();
-            let tagged: Vec<&Lineage> = lineages.iter().filter(|l| **l != Lineage::Plain).collect();
+            // Lineage passes through one fixed operand only (the first; `c` of `mad`), so that
+            // two sides that differ in which operand was converted never look alike.
+            let carrier = if name == "mad" { 2 } else { 0 };
+            let tagged: Vec<(usize, Lineage)> = sources
+                .iter()
+                .map(|s| self.operand_lineage(s, symbol_spaces))
+                .enumerate()
+                .filter(|(_, l)| *l != Lineage::Plain)
+                .collect();
             let lineage = match tagged.as_slice() {
                 [] => Lineage::Plain,
-                [one] if address_operands.iter().any(|a| self.operand_lineage(a, symbol_spaces) == **one) => {
-                    (*one).clone()
-                }
+                [(index, one)] if *index == carrier => one.clone(),
                 _ => Lineage::Mixed,
             };
             let roots: Vec<Root> =

@@ -259,10 +259,15 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
             access = Some(Access { space: spaces.first().cloned(), lineage: base });
             opcode = without_modifiers(&opcode, |m| facts::space_of_modifier(m).is_some());
         }
-        // Sources of an address-carrying instruction keep no marker when the destination's
-        // lineage is theirs: the destination carries it to where it is checked.
-        let carried = self.view.state_space
-            && matches!(instruction.name(), "add" | "sub" | "mov" | "mad")
+        // The carrying source of an address-carrying instruction (the first; `c` of `mad`) keeps
+        // no marker when the destination's lineage is its own: the destination carries it to
+        // where it is checked. Any other tagged source makes the destination mixed.
+        let carrier = match instruction.name() {
+            "add" | "sub" | "mov" => Some(1),
+            "mad" => Some(3),
+            _ => None,
+        };
+        let carried = carrier.is_some()
             && facts::defs(instruction).first().is_some_and(|d| !matches!(self.lineage(d), Lineage::Mixed));
         let mut text = String::new();
         if let Some(guard) = &instruction.guard {
@@ -280,7 +285,8 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
             text.push_str(if index == 0 { " " } else { ", " });
             let is_def = index == 0 && defines;
             let is_address = rewritable && operand.is_address();
-            let marked = self.view.state_space && !is_def && !is_address && !carried;
+            let marked =
+                self.view.state_space && !is_def && !is_address && !(carried && carrier == Some(index));
             let mut names = Vec::new();
             let rendered = self.operand(operand, position, marked, &mut names);
             if is_def {

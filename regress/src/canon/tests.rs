@@ -148,3 +148,16 @@ fn malformed_input_names_the_file_line_and_column() {
     let error = compare("old", &side("a/k.ptx", ".visible .entry k()\n{\n  ret\n"), "new", &[]).unwrap_err();
     assert_eq!(error.to_string(), "a/k.ptx:2:1: `{` is never closed");
 }
+
+#[test]
+fn a_statement_dominates_only_what_every_path_passes_it_to_reach() {
+    let text = ".visible .entry k()\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\tmov.u32 %r1, 0;\n\
+                \t@%p1 bra L1;\n\tmov.u32 %r2, 1;\nL1:\n\tmov.u32 %r3, 2;\n\tret;\n}\n";
+    let program = Program::read(text).unwrap();
+    let dominance = super::cfg::Dominance::of(program.function("k").unwrap());
+    // Statements: 0, 1 declarations; 2 mov %r1; 3 branch; 4 mov %r2; 5 label; 6 mov %r3; 7 ret.
+    assert!(dominance.dominates(2, 6), "the entry block dominates the join");
+    assert!(dominance.dominates(3, 4), "the branch comes before its fall-through");
+    assert!(!dominance.dominates(4, 6), "the branch skips the fall-through block");
+    assert!(!dominance.dominates(6, 2), "nothing later dominates the start");
+}

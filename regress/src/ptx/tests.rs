@@ -247,6 +247,52 @@ fn the_call_graph_reaches_callees_transitively() {
     assert_eq!(program.entries().count(), 2);
 }
 
+#[test]
+fn directives_scopes_and_declarations_are_kept_as_written() {
+    let text = ".visible .entry k() .reqntid 128, 1, 1 .maxnreg 64\n{\n\t.reg .b32 \t%r<3>;\n\
+                \t.local .align 8 .b32 \ttile[4][8];\n\t{\n\t.reg .pred p;\n\tsetp.eq.b32 p, %r1, 0;\n\t}\n\
+                L0:\n\tret;\n}\n";
+    let program = program::Program::read(text).unwrap();
+    let k = program.function("k").unwrap();
+    assert_eq!(k.performance_directives, [".reqntid 128 , 1 , 1", ".maxnreg 64"]);
+    use function::Statement::*;
+    let kinds: Vec<String> = k
+        .statements
+        .iter()
+        .map(|s| match s {
+            OpenScope => "{".to_string(),
+            CloseScope => "}".to_string(),
+            Label(l) => format!("{l}:"),
+            Directive { text, registers } => format!("{text} ({} registers)", registers.len()),
+            Instruction(i) => i.to_string(),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ".reg .b32 %r < 3 > (1 registers)",
+            ".local .align 8 .b32 tile [ 4 ] [ 8 ] (0 registers)",
+            "{",
+            ".reg .pred p (1 registers)",
+            "setp.eq.b32 p, %r1, 0;",
+            "}",
+            "L0:",
+            "ret;",
+        ]
+    );
+}
+
+#[test]
+fn an_entry_reaches_a_function_it_only_names_as_a_pointer() {
+    let text = ".func leaf()\n{\n\tret;\n}\n.visible .entry k()\n{\n\t.reg .b64 %rd<2>;\n\
+                \tmov.u64 %rd1, leaf;\n\tret;\n}\n";
+    let program = program::Program::read(text).unwrap();
+    let entry = program.function("k").unwrap();
+    let reached: Vec<_> = program.reachable_from(entry).iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(reached, ["k", "leaf"]);
+    assert!(program.call_graph()["k"].is_empty(), "naming is not calling");
+}
+
 /// The PTX inside each committed snapshot: real output of the kernels build.
 pub(crate) fn committed_snapshot_ptx() -> Vec<(String, String)> {
     let dir = crate::layout::Layout::from_build().snapshot_dir();
