@@ -45,7 +45,8 @@ fn build_at(build: &KernelBuild, opt_level: &str) -> PathBuf {
 /// Applies `change` to the text of one entry of a PTX module.
 fn edit_entry(ptx: &str, entry: &str, change: impl Fn(&str) -> String) -> String {
     let start = ptx.find(&format!(".entry {entry}(")).unwrap_or_else(|| panic!("{entry} is in the PTX"));
-    let end = start + ptx[start..].find("\n}\n").unwrap();
+    // The function's own end: an inline-asm scope inside it also closes with `}` at column 0.
+    let end = start + ptx[start..].find("// -- End function\n}\n").unwrap();
     let changed = change(&ptx[start..end]);
     assert_ne!(changed, ptx[start..end], "the edit of {entry} changes it");
     format!("{}{changed}{}", &ptx[..start], &ptx[end..])

@@ -269,7 +269,8 @@ impl<'a, 'p> FunctionRenderer<'a, 'p> {
         };
         let carried = carrier.is_some()
             && facts::defs(instruction).first().is_some_and(|d| !matches!(self.lineage(d), Lineage::Mixed));
-        let mut text = String::new();
+        // Instructions indented, as in PTX, so that a diff reads like one.
+        let mut text = String::from("  ");
         if let Some(guard) = &instruction.guard {
             let (bang, predicate) = match guard.strip_prefix('!') {
                 Some(predicate) => ("!", predicate),

@@ -105,7 +105,7 @@ fn changed_arithmetic_is_other_with_a_short_diff() {
     let (class, diff) = class_after("vector_add", |ptx| replace_once(ptx, "add.rn.f32", "sub.rn.f32"));
     assert_eq!(class, Class::Other);
     let diff = diff.unwrap();
-    assert!(diff.contains("-add.rn.f32") && diff.contains("+sub.rn.f32"), "{diff}");
+    assert!(diff.contains("-  add.rn.f32") && diff.contains("+  sub.rn.f32"), "{diff}");
     assert!(diff.lines().count() <= DIFF_LINES + 1);
 }
 
