@@ -335,7 +335,7 @@ fn mutate(text: &str, entry: &str, mutation: &Mutation) -> Option<String> {
                         user.instruction.operands.iter().skip(1).flat_map(|o| o.names()).collect();
                     sites[..i]
                         .iter()
-                        .filter(move |def| def.block == user.block && single_line(&def) && single_line(&user))
+                        .filter(move |def| def.block == user.block && single_line(def) && single_line(&user))
                         .filter(move |def| {
                             def.instruction.operands.first().is_some_and(|d| {
                                 !d.is_address()

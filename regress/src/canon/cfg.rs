@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::ptx::function::{Function, Statement};
+use crate::ptx::instruction::Instruction;
 
 /// Blocks and their dominators.
 pub(super) struct Dominance {
@@ -19,19 +20,25 @@ impl Dominance {
         // A block starts at a label and after a branch, return, exit or trap.
         let mut block_of = Vec::with_capacity(function.statements.len());
         let mut labels: HashMap<&str, usize> = HashMap::new();
+        // Per block, its last instruction.
+        let mut last: Vec<Option<&Instruction>> = vec![None];
         let mut block = 0usize;
         let mut starts_new = false;
         for statement in &function.statements {
-            let is_label = matches!(statement, Statement::Label(_));
-            if starts_new || (is_label && block_of.iter().any(|&b| b == block)) {
+            if starts_new || (matches!(statement, Statement::Label(_)) && !block_of.is_empty()) {
                 block += 1;
+                last.push(None);
             }
             starts_new = false;
-            if let Statement::Label(label) = statement {
-                labels.insert(label, block);
-            }
-            if let Statement::Instruction(instruction) = statement {
-                starts_new = instruction.ends_block();
+            match statement {
+                Statement::Label(label) => {
+                    labels.insert(label, block);
+                }
+                Statement::Instruction(instruction) => {
+                    starts_new = instruction.ends_block();
+                    last[block] = Some(instruction);
+                }
+                _ => {}
             }
             block_of.push(block);
         }
@@ -40,19 +47,8 @@ impl Dominance {
         // unconditional transfer. An indirect branch may go to any block.
         let mut successors: Vec<Vec<usize>> = vec![Vec::new(); blocks];
         for (b, successors) in successors.iter_mut().enumerate() {
-            let last = function
-                .statements
-                .iter()
-                .zip(&block_of)
-                .filter(|(_, sb)| **sb == b)
-                .filter_map(|(s, _)| match s {
-                    Statement::Instruction(instruction) => Some(instruction),
-                    _ => None,
-                })
-                .last();
             let mut falls_through = true;
-            if let Some(last) = last.filter(|i| i.ends_block()) {
-                let unconditional = last.guard.is_none();
+            if let Some(last) = last[b].filter(|i| i.ends_block()) {
                 match last.name() {
                     "bra" => {
                         let target = last.operands.iter().flat_map(|o| o.names()).find_map(|n| labels.get(n));
@@ -64,7 +60,7 @@ impl Dominance {
                     "brx" => successors.extend(0..blocks),
                     _ => {}
                 }
-                falls_through = !unconditional;
+                falls_through = last.guard.is_some();
             }
             if falls_through && b + 1 < blocks {
                 successors.push(b + 1);

@@ -297,13 +297,13 @@ fn an_entry_reaches_a_function_it_only_names_as_a_pointer() {
 pub(crate) fn committed_snapshot_ptx() -> Vec<(String, String)> {
     let dir = crate::layout::Layout::from_build().snapshot_dir();
     let mut found = Vec::new();
+    let numbered = regex::Regex::new(r"<crate-hash-([0-9]+)>").unwrap();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|x| x == "snap") {
             let text = std::fs::read_to_string(&path).unwrap();
             // An insta snapshot: a `---` header block, then the contents.
             // The snapshots hold crate hashes numbered as `<crate-hash-N>`: put a hash back.
-            let numbered = regex::Regex::new(r"<crate-hash-([0-9]+)>").unwrap();
             let body = text.splitn(3, "---\n").nth(2).unwrap();
             let body = numbered.replace_all(body, "crateHash$1").into_owned();
             found.push((path.file_stem().unwrap().to_string_lossy().into_owned(), body));
