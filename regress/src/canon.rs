@@ -1,33 +1,59 @@
 //! canon-check: compare the PTX of two builds (two backends, two pins) entry by entry, and say
 //! what kind of difference each entry shows.
 //!
-//! Data flow: each side is one or more PTX texts → [`Program`]s → entries keyed by their name
-//! with crate hashes normalised (v0 `Cs<hash>_`, legacy `17h<hash>E`), so that two builds of
-//! the same code match → per matched pair, a canonical text of the entry and every function it
-//! calls (and module variables it names) is compared under a ladder of relaxations; the first
-//! that makes both sides equal is the class:
+//! Data flow: each side is one or more PTX texts → [`Program`]s → entries keyed by name (mangling
+//! hashes numbered, [`number_hashes`]) → per matched pair, a [`side::Side`]: the entry, every
+//! function it reaches by call or by naming it (a function pointer), and the module variables
+//! and external declarations it names → per function, [`facts`] (what each instruction does to
+//! memory and ordering, address lineage, the pointer an address is based on) → canonical lines
+//! under a view ([`render`]): signature with performance directives (`.reqntid`, `.maxntid`),
+//! declarations with alignment and array shape, scope boundaries, labels numbered by definition,
+//! immediates in one spelling, hashes numbered per crate by first appearance over the whole
+//! entry. The classes are tried in order; each is a checker that proves the pair equivalent under
+//! its one rule, and the first that does is the class:
 //!
-//! 1. **identical**: equal as written (labels are always numbered by first appearance, comments
-//!    and layout never count);
-//! 2. **register renumbering only**: equal once registers are numbered by first use (declared
-//!    register counts may differ);
-//! 3. **`ld.global` ↔ `ld.global.nc` only**: equal once `.nc` is dropped from global loads;
-//! 4. **instruction order only within blocks**: every block holds the same instructions;
-//! 5. **generic ↔ specific state space only**: equal once memory instructions lose their state
-//!    space, address conversions (`cvta`) are read as copies, and registers are renumbered;
+//! 1. **identical**: equal canonical lines (so a consistent renaming of labels or of every hash,
+//!    comments, layout and hex case never count);
+//! 2. **register renumbering only**: equal once registers are renamed by first appearance, one
+//!    bijection per declaration (declared counts may differ);
+//! 3. **`ld.global` ↔ `ld.global.nc` only**: equal once `.nc` is dropped from global loads, and
+//!    every load that changed provably reads memory nothing in the entry or its callees writes
+//!    ([`checks::read_only`]): its address is based on one `.ptr` parameter or global variable,
+//!    and every write is to another state space or based on another variable. When the only
+//!    writes that could reach it are through *other pointer parameters*, the class says so:
+//!    **`.nc` only, if pointer parameters do not overlap** (PTX cannot say that two parameters
+//!    are distinct buffers; the launch must);
+//! 4. **instruction order only**: the same dependency graph ([`checks::same_dependency_graph`]);
+//! 5. **generic ↔ specific state space only**: after renumbering, with `cvta` folded into the
+//!    registers it defines, each access is in the same space, or generic on one side and specific
+//!    on the other where its address provably lies in that space by `cvta` or symbol lineage
+//!    ([`checks::only_generic_to_specific`]); never one specific space for another;
 //! 6. **other**, with a short diff.
+//!
+//! Addresses are assumed to stay within the object they are based on (pointer plus integer
+//! offsets, as LLVM's `inbounds` promises), and address conversions to be linear within a window.
 //!
 //! The module knows nothing about files or the command line; `xtask canon-check` does.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ptx::function::Function;
-use crate::ptx::instruction::{Instruction, MEMORY_OPCODES, StateSpace};
+use crate::ptx::PtxError;
+use crate::ptx::function::{Function, Statement};
 use crate::ptx::program::Program;
-use crate::ptx::{ItemKind, PtxError};
-use crate::snapshots::normalise;
+use crate::snapshots::number_hashes;
+
+mod cfg;
+mod checks;
+mod facts;
+mod render;
+mod side;
+
+use checks::ReadOnly;
+use facts::Facts;
+use render::{Line, View};
+use side::Side;
 
 /// The kind of difference between an entry's two versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -36,16 +62,18 @@ pub enum Class {
     Identical,
     RegisterRenumbering,
     NonCoherentLoads,
+    NonCoherentLoadsIfParametersDistinct,
     OrderWithinBlocks,
     StateSpace,
     Other,
 }
 
 impl Class {
-    pub const ALL: [Class; 6] = [
+    pub const ALL: [Class; 7] = [
         Class::Identical,
         Class::RegisterRenumbering,
         Class::NonCoherentLoads,
+        Class::NonCoherentLoadsIfParametersDistinct,
         Class::OrderWithinBlocks,
         Class::StateSpace,
         Class::Other,
@@ -57,7 +85,8 @@ impl Class {
             Class::Identical => "identical",
             Class::RegisterRenumbering => "register renumbering only",
             Class::NonCoherentLoads => "ld.global <-> ld.global.nc only",
-            Class::OrderWithinBlocks => "instruction order only within blocks",
+            Class::NonCoherentLoadsIfParametersDistinct => ".nc only, if pointer parameters do not overlap",
+            Class::OrderWithinBlocks => "instruction order only (same dependencies)",
             Class::StateSpace => "generic <-> specific state space only",
             Class::Other => "other",
         }
@@ -103,13 +132,13 @@ impl CanonReport {
     /// The summary table, then every entry of class `other` with its diff.
     pub fn render_text(&self) -> String {
         let mut text = format!("canon-check\n  old: {}\n  new: {}\n\n", self.old, self.new);
-        text.push_str(&format!("  {:<40} {:>7}\n", "class", "entries"));
+        text.push_str(&format!("  {:<48} {:>7}\n", "class", "entries"));
         for (class, count) in self.counts() {
-            text.push_str(&format!("  {:<40} {:>7}\n", class.label(), count));
+            text.push_str(&format!("  {:<48} {:>7}\n", class.label(), count));
         }
-        text.push_str(&format!("  {:<40} {:>7}\n", "only in old", self.only_old.len()));
-        text.push_str(&format!("  {:<40} {:>7}\n", "only in new", self.only_new.len()));
-        text.push_str(&format!("  {:<40} {:>7}\n", "matched entries", self.entries.len()));
+        text.push_str(&format!("  {:<48} {:>7}\n", "only in old", self.only_old.len()));
+        text.push_str(&format!("  {:<48} {:>7}\n", "only in new", self.only_new.len()));
+        text.push_str(&format!("  {:<48} {:>7}\n", "matched entries", self.entries.len()));
         for entry in self.entries.iter().filter(|e| e.class == Class::Other) {
             text.push_str(&format!("\nother: {}\n", entry.entry));
             for line in entry.diff.as_deref().unwrap_or_default().lines() {
@@ -148,8 +177,8 @@ pub fn compare(
     let mut entries = Vec::new();
     for (name, (old_program, old_entry)) in &old_entries {
         if let Some((new_program, new_entry)) = new_entries.get(name) {
-            let a = canonical_entry(old_program, old_entry);
-            let b = canonical_entry(new_program, new_entry);
+            let a = Side::new(old_program, old_entry);
+            let b = Side::new(new_program, new_entry);
             let (class, diff) = classify(&a, &b);
             entries.push(EntryComparison { entry: name.clone(), class, diff });
         }
@@ -175,244 +204,89 @@ fn read_all(sources: &[(String, String)]) -> Result<Vec<Program>, CanonError> {
         .collect()
 }
 
-/// Normalised entry name → (its program, the entry). The first of equal names wins.
+/// Entry name, hashes numbered over every entry name of the side in order (so that two entries
+/// whose names differ only in a hash stay two) → (its program, the entry).
 fn entries_by_name(programs: &[Program]) -> BTreeMap<String, (&Program, &Function)> {
-    let mut entries = BTreeMap::new();
-    for program in programs {
-        for entry in program.entries() {
-            entries.entry(normalise(&entry.name)).or_insert((program, entry));
+    let entries: Vec<(&Program, &Function)> =
+        programs.iter().flat_map(|program| program.entries().map(move |entry| (program, entry))).collect();
+    let names: Vec<&str> = entries.iter().map(|(_, entry)| entry.name.as_str()).collect();
+    let numbered = number_hashes(&names.join("\n"));
+    let mut by_name = BTreeMap::new();
+    for (name, found) in numbered.split('\n').zip(entries) {
+        by_name.entry(name.to_string()).or_insert(found);
+    }
+    by_name
+}
+
+fn facts_of(side: &Side) -> Vec<Facts> {
+    side.functions.iter().map(|f| Facts::of(f.function, &side.symbol_spaces)).collect()
+}
+
+fn texts(lines: &[Line]) -> Vec<&str> {
+    lines.iter().map(|line| line.text.as_str()).collect()
+}
+
+fn classify(old: &Side, new: &Side) -> (Class, Option<String>) {
+    let (old_facts, new_facts) = (facts_of(old), facts_of(new));
+    let view = |renumber, drop_nc, state_space| View { renumber, drop_nc, state_space };
+    let exact =
+        (render::render(old, &old_facts, View::default()), render::render(new, &new_facts, View::default()));
+    if texts(&exact.0) == texts(&exact.1) {
+        return (Class::Identical, None);
+    }
+    let renumbered = |side, facts| render::render(side, facts, view(true, false, false));
+    if texts(&renumbered(old, &old_facts)) == texts(&renumbered(new, &new_facts)) {
+        return (Class::RegisterRenumbering, None);
+    }
+    let without_nc = |side, facts| render::render(side, facts, view(false, true, false));
+    if texts(&without_nc(old, &old_facts)) == texts(&without_nc(new, &new_facts)) {
+        match non_coherent_loads(old, &old_facts, &exact.0, new, &new_facts, &exact.1) {
+            ReadOnly::Proven => return (Class::NonCoherentLoads, None),
+            ReadOnly::IfParametersDistinct => return (Class::NonCoherentLoadsIfParametersDistinct, None),
+            ReadOnly::Unproven => {}
         }
     }
-    entries
+    if checks::same_dependency_graph(&exact.0, &exact.1) {
+        return (Class::OrderWithinBlocks, None);
+    }
+    let spaces = |side, facts| render::render(side, facts, view(true, false, true));
+    if checks::only_generic_to_specific(&spaces(old, &old_facts), &spaces(new, &new_facts)) {
+        return (Class::StateSpace, None);
+    }
+    (Class::Other, Some(short_diff(&texts(&exact.0), &texts(&exact.1))))
 }
 
-/// What an entry is made of, ready to compare: per function (the entry first, then what it
-/// calls), its declarations and its blocks; plus the module variables the entry names.
-#[derive(Debug, Clone)]
-struct CanonicalEntry {
-    variables: Vec<String>,
-    functions: Vec<CanonicalFunction>,
-}
-
-#[derive(Debug, Clone)]
-struct CanonicalFunction {
-    /// Kind, name, parameters: the signature line.
-    signature: String,
-    /// Variable declarations, then register declarations as (type, name, count).
-    variables: Vec<String>,
-    registers: Vec<(String, String, u64)>,
-    /// Labels numbered by first appearance; instructions with symbols normalised.
-    blocks: Vec<(Option<String>, Vec<Instruction>)>,
-    /// Which names are numbered registers, and their prefix (`%rd12` → `%rd`).
-    register_prefixes: HashMap<String, String>,
-}
-
-fn canonical_entry(program: &Program, entry: &Function) -> CanonicalEntry {
-    let item = program.module.entries().find(|item| item.name.as_deref() == Some(entry.name.as_str()));
-    let variables = item
-        .map(|item| {
-            program
-                .module
-                .reachable_from(item)
-                .into_iter()
-                .filter(|item| item.kind == ItemKind::Variable)
-                .map(|item| normalise(item.text.split_whitespace().collect::<Vec<_>>().join(" ").as_str()))
-                .collect()
-        })
-        .unwrap_or_default();
-    let functions = program.reachable_from(entry).into_iter().map(canonical_function).collect();
-    CanonicalEntry { variables, functions }
-}
-
-fn canonical_function(function: &Function) -> CanonicalFunction {
-    let params = |params: &[crate::ptx::function::Param]| -> String {
-        let rendered: Vec<String> = params
-            .iter()
-            .map(|p| {
-                let array = p.array.map(|n| format!("[{n}]")).unwrap_or_default();
-                format!("{} {}{array}", p.attributes.join(" "), normalise(&p.name))
+/// The weakest proof over every load whose `.nc` differs (the lines are aligned: they are equal
+/// once `.nc` is dropped).
+fn non_coherent_loads(
+    old: &Side,
+    old_facts: &[Facts],
+    old_lines: &[Line],
+    new: &Side,
+    new_facts: &[Facts],
+    new_lines: &[Line],
+) -> ReadOnly {
+    let mut verdict = ReadOnly::Proven;
+    for (a, b) in old_lines.iter().zip(new_lines).filter(|(a, b)| a.text != b.text) {
+        let proof = [(old, old_facts, a), (new, new_facts, b)]
+            .into_iter()
+            .filter_map(|(side, facts, line)| {
+                let at = line.instruction.as_ref()?;
+                let function = &side.functions[at.function].function;
+                let Statement::Instruction(load) = &function.statements[at.statement] else { return None };
+                load.has_modifier("nc").then(|| checks::read_only(side, facts, at.function, at.statement))
             })
-            .collect();
-        rendered.join(", ")
-    };
-    let signature = format!(
-        "{:?} ({}) {} ({})",
-        function.kind,
-        params(&function.returns),
-        normalise(&function.name),
-        params(&function.params)
-    );
-    let variables = function
-        .variables
-        .iter()
-        .map(|v| format!(".{} .{} {}[{}]", v.space, v.ty, normalise(&v.name), v.count))
-        .collect();
-    let registers = function.registers.iter().map(|r| (r.ty.clone(), r.name.clone(), r.count)).collect();
-    let mut labels: HashMap<String, String> = HashMap::new();
-    for block in function.blocks.iter().flatten() {
-        if let Some(label) = &block.label {
-            let next = format!("L{}", labels.len());
-            labels.entry(label.clone()).or_insert(next);
-        }
+            .max()
+            .unwrap_or(ReadOnly::Unproven);
+        verdict = verdict.max(proof);
     }
-    let mut register_prefixes = HashMap::new();
-    let blocks = function
-        .blocks
-        .iter()
-        .flatten()
-        .map(|block| {
-            let instructions = block
-                .instructions
-                .iter()
-                .map(|instruction| {
-                    instruction.map_names(|name| {
-                        if let Some(label) = labels.get(name) {
-                            return label.clone();
-                        }
-                        if let Some(prefix) = numbered_register_prefix(function, name) {
-                            register_prefixes.insert(name.to_string(), prefix);
-                            return name.to_string();
-                        }
-                        normalise(name)
-                    })
-                })
-                .collect();
-            (block.label.as_ref().map(|label| labels[label].clone()), instructions)
-        })
-        .collect();
-    CanonicalFunction { signature, variables, registers, blocks, register_prefixes }
-}
-
-/// The declared prefix of `name` when it is a numbered register of `function` (`%r` of `%r7`).
-fn numbered_register_prefix(function: &Function, name: &str) -> Option<String> {
-    function
-        .registers
-        .iter()
-        .filter(|decl| decl.parameterized)
-        .filter(|decl| {
-            name.strip_prefix(decl.name.as_str())
-                .is_some_and(|index| !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .map(|decl| decl.name.clone())
-        .max_by_key(String::len)
-}
-
-/// How one side is turned into text for a step of the ladder.
-#[derive(Debug, Clone, Copy, Default)]
-struct View {
-    renumber: bool,
-    drop_nc: bool,
-    erase_state_space: bool,
-    /// Compare each block's instructions as a sorted multiset.
-    sort_blocks: bool,
-}
-
-fn render(entry: &CanonicalEntry, view: View) -> Vec<String> {
-    let mut lines: Vec<String> = entry.variables.clone();
-    for function in &entry.functions {
-        lines.push(function.signature.clone());
-        lines.extend(function.variables.iter().cloned());
-        for (ty, name, count) in &function.registers {
-            // Renumbering may change how many registers are declared, not their kinds.
-            let count = if view.renumber { String::new() } else { format!("<{count}>") };
-            lines.push(format!(".reg .{ty} {name}{count}"));
-        }
-        let mut numbering: HashMap<String, String> = HashMap::new();
-        let mut per_prefix: HashMap<String, usize> = HashMap::new();
-        let mut aliases: HashMap<String, String> = HashMap::new();
-        for (label, instructions) in &function.blocks {
-            if let Some(label) = label {
-                lines.push(format!("{label}:"));
-            }
-            let mut block: Vec<String> = Vec::new();
-            for instruction in instructions {
-                let mut instruction = instruction.clone();
-                if view.erase_state_space {
-                    if let Some((destination, source)) = address_conversion(&instruction) {
-                        let source = aliases.get(&source).cloned().unwrap_or(source);
-                        aliases.insert(destination, source);
-                        continue;
-                    }
-                    instruction = instruction
-                        .map_names(|name| aliases.get(name).cloned().unwrap_or_else(|| name.to_string()));
-                    if MEMORY_OPCODES.contains(&instruction.name()) {
-                        instruction.opcode = without_modifiers(&instruction.opcode, |m| {
-                            StateSpace::from_modifier(m).is_some()
-                        });
-                    }
-                }
-                if view.drop_nc
-                    && instruction.name() == "ld"
-                    && instruction.state_space() == Some(StateSpace::Global)
-                {
-                    instruction.opcode = without_modifiers(&instruction.opcode, |m| m == "nc");
-                }
-                if view.renumber {
-                    instruction = instruction.map_names(|name| match function.register_prefixes.get(name) {
-                        Some(prefix) => numbering
-                            .entry(name.to_string())
-                            .or_insert_with(|| {
-                                let next = per_prefix.entry(prefix.clone()).or_default();
-                                *next += 1;
-                                format!("{prefix}#{next}")
-                            })
-                            .clone(),
-                        None => name.to_string(),
-                    });
-                }
-                block.push(format!("  {instruction}"));
-            }
-            if view.sort_blocks {
-                block.sort();
-            }
-            lines.extend(block);
-        }
-    }
-    lines
-}
-
-/// `cvta[.to].<space>.<type> d, s` as (d, s).
-fn address_conversion(instruction: &Instruction) -> Option<(String, String)> {
-    if instruction.name() != "cvta" || instruction.guard.is_some() {
-        return None;
-    }
-    match instruction.operands.as_slice() {
-        [destination, source] => match (destination.names().as_slice(), source.names().as_slice()) {
-            ([d], [s]) if destination.0.len() == 1 && source.0.len() == 1 => {
-                Some((d.to_string(), s.to_string()))
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn without_modifiers(opcode: &str, drop: impl Fn(&str) -> bool) -> String {
-    let mut parts = opcode.split('.');
-    let base = parts.next().unwrap_or_default().to_string();
-    parts.filter(|m| !drop(m)).fold(base, |text, m| format!("{text}.{m}"))
-}
-
-fn classify(old: &CanonicalEntry, new: &CanonicalEntry) -> (Class, Option<String>) {
-    let ladder = [
-        (Class::Identical, View::default()),
-        (Class::RegisterRenumbering, View { renumber: true, ..View::default() }),
-        (Class::NonCoherentLoads, View { drop_nc: true, ..View::default() }),
-        (Class::OrderWithinBlocks, View { sort_blocks: true, ..View::default() }),
-        (Class::StateSpace, View { erase_state_space: true, renumber: true, ..View::default() }),
-    ];
-    for (class, view) in ladder {
-        if render(old, view) == render(new, view) {
-            return (class, None);
-        }
-    }
-    (Class::Other, Some(short_diff(&render(old, View::default()), &render(new, View::default()))))
+    verdict
 }
 
 /// The changed lines with one line of context, at most this many lines.
 const DIFF_LINES: usize = 16;
 
-fn short_diff(old: &[String], new: &[String]) -> String {
+fn short_diff(old: &[&str], new: &[&str]) -> String {
     let old = old.join("\n") + "\n";
     let new = new.join("\n") + "\n";
     let diff = similar::TextDiff::from_lines(&old, &new);

@@ -5,8 +5,8 @@
 //! an entry reaches by name; the snapshot suite needs no more. Below it, [`function`] reads an
 //! entry's or function's inside (parameters, register declarations by class, `.local` and other
 //! variables, basic blocks of [`instruction::Instruction`]s with opcode, modifiers, state space
-//! and operands), and [`program::Program`] reads every body of a module and its call graph, for
-//! the shapes and canon-check.
+//! and operands, and the body as written, scopes included), and [`program::Program`] reads every
+//! body of a module, its call graph and what an entry reaches, for the shapes and canon-check.
 //!
 //! Data flow: text → [`Module`] (items, by braces and semicolons, comments and strings
 //! skipped) → per item, [`lexer`] tokens with positions → [`function::Function`].

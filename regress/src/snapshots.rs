@@ -4,10 +4,12 @@
 //! `.snap` file in the snapshot folder must belong to one. A case's text is the module's
 //! `.version`/`.target`/`.address_size` lines, then each item the entry reaches (shared
 //! arrays, function prototypes, called functions, transitively) and the entry itself, in module
-//! order, verbatim. Only two things are normalised, through insta filters: the crate hash
-//! inside mangled symbol names (it changes with the toolchain and crate metadata, not with the
-//! code) and the legacy-mangling hash suffix. The generator banner is a top-level comment,
-//! which is not part of any item.
+//! order, verbatim. Only the hashes inside mangled symbol names are normalised (the v0 crate
+//! disambiguator `Cs<hash>_` and the legacy suffix `17h<hash>E`: they change with the toolchain
+//! and crate metadata, not with the code), by [`number_hashes`]: each crate's hashes are
+//! numbered by first appearance, so a consistent renaming of every hash changes nothing while
+//! two functions whose names differ only in their hash stay two names. The generator banner is
+//! a top-level comment, which is not part of any item.
 
 use std::collections::HashMap;
 use std::fs;
@@ -21,7 +23,9 @@ use crate::freshness::{self, StalePtx};
 use crate::layout::Layout;
 use crate::ptx::{Module, PtxError};
 
-/// Filters applied to snapshot text before comparison: (regex, replacement).
+/// Filters that erase every mangling hash to one placeholder: (regex, replacement). This merges
+/// hash twins, so neither the snapshots nor canon-check use it; it serves tools that name one
+/// symbol at a time (the ptxas table, the driver's tests), through [`normalise`].
 pub const NORMALISATION_FILTERS: &[(&str, &str)] = &[
     // v0 mangling: a crate root is `C`, an optional disambiguator `s<base-62>_` (the crate
     // hash), then the crate name's length and the name: `_RNvCs1a2B3c_7kernels6helper`.
@@ -60,7 +64,7 @@ pub struct EntryCase {
     pub entry: String,
     /// The Rust file that defines the kernel, relative to the repository root, if found.
     pub source_file: Option<PathBuf>,
-    /// The snapshot text, before normalisation.
+    /// The snapshot text, hashes numbered ([`number_hashes`]).
     pub text: String,
 }
 
@@ -126,9 +130,6 @@ impl EntryCase {
         if let Some(source) = &self.source_file {
             settings.set_input_file(source);
         }
-        for (pattern, replacement) in NORMALISATION_FILTERS {
-            settings.add_filter(pattern, *replacement);
-        }
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             settings.bind(|| insta::assert_snapshot!(self.entry.as_str(), self.text.as_str()));
         }));
@@ -153,14 +154,79 @@ impl EntryCase {
     }
 }
 
-/// The snapshot text of `entry`: module directives, then every reached item.
+/// The snapshot text of `entry`: module directives, then every reached item, hashes numbered.
 pub fn render(module: &Module, entry: &crate::ptx::Item) -> String {
     let mut sections: Vec<String> = Vec::new();
     sections.push(module.directives().map(|d| d.text.as_str()).collect::<Vec<_>>().join("\n"));
     for item in module.reachable_from(entry) {
         sections.push(item.text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n"));
     }
-    sections.join("\n\n") + "\n"
+    number_hashes(&(sections.join("\n\n") + "\n"))
+}
+
+/// Mangled symbols: v0 (`_R…`) and legacy (`_ZN…E`) names, as whole identifiers.
+static MANGLED_SYMBOL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b_(R|ZN)[0-9A-Za-z_$]+").expect("a valid regex"));
+/// Inside a v0 symbol, a crate root with a disambiguator: `Cs<hash>_<length><name>`.
+static V0_CRATE_ROOT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"Cs([0-9A-Za-z]*)_([0-9]+)").expect("a valid regex"));
+/// A legacy symbol's first path segment and hash: `_ZN<length><crate>…17h<16 hex digits>E`,
+/// perhaps with a suffix (`…E_param_0`).
+static LEGACY_SYMBOL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^_ZN([0-9]+)(.*?)17h([0-9a-f]{16})E").expect("a valid regex"));
+
+/// Replaces every mangling hash in `text` by its number among the hashes of the same crate,
+/// counted by first appearance in `text`: `_RNvCs9xK2_7kernels6helper` becomes
+/// `_RNvCs<crate-hash-1>_7kernels6helper`, and a second hash of crate `kernels` anywhere in the
+/// text `<crate-hash-2>`; a legacy `…17h0123456789abcdefE` becomes `…17h<hash-1>E`, numbered
+/// per first path segment. The numbering is a bijection: two texts come out equal exactly when
+/// one is the other with each crate's hashes consistently renamed.
+pub fn number_hashes(text: &str) -> String {
+    let mut numbers: HashMap<(String, String), usize> = HashMap::new();
+    let mut per_crate: HashMap<String, usize> = HashMap::new();
+    let mut number = |krate: &str, hash: &str| -> usize {
+        let key = (krate.to_string(), hash.to_string());
+        if let Some(&n) = numbers.get(&key) {
+            return n;
+        }
+        let next = per_crate.entry(krate.to_string()).or_default();
+        *next += 1;
+        numbers.insert(key, *next);
+        *next
+    };
+    MANGLED_SYMBOL
+        .replace_all(text, |symbol: &regex::Captures| {
+            let symbol = &symbol[0];
+            if let Some(legacy) = LEGACY_SYMBOL.captures(symbol) {
+                let krate = crate_name(&legacy[1], &legacy[2]);
+                let n = number(&format!("legacy {krate}"), &legacy[3]);
+                let hash = legacy.get(3).expect("the hash is captured");
+                return format!("{}<hash-{n}>{}", &symbol[..hash.start()], &symbol[hash.end()..]);
+            }
+            if !symbol.starts_with("_R") {
+                return symbol.to_string();
+            }
+            let mut out = String::new();
+            let mut last = 0;
+            for root in V0_CRATE_ROOT.captures_iter(symbol) {
+                let hash = root.get(1).expect("the hash is captured");
+                let length = root.get(2).expect("the length is captured");
+                let krate = crate_name(length.as_str(), &symbol[length.end()..]);
+                let n = number(&format!("v0 {krate}"), hash.as_str());
+                out.push_str(&symbol[last..hash.start()]);
+                out.push_str(&format!("<crate-hash-{n}>"));
+                last = hash.end();
+            }
+            out.push_str(&symbol[last..]);
+            out
+        })
+        .into_owned()
+}
+
+/// The `length` characters of `rest` (a mangled identifier's name), or all of it if shorter.
+fn crate_name<'a>(length: &str, rest: &'a str) -> &'a str {
+    let length = length.parse::<usize>().unwrap_or(usize::MAX).min(rest.len());
+    rest.get(..length).unwrap_or(rest)
 }
 
 /// [`NORMALISATION_FILTERS`], compiled once: canon-check and the ptxas reader normalise every
@@ -232,6 +298,43 @@ mod tests {
              .func _ZN7kernels6helper17h<hash>E()\n\
              add.s32 %r1, %r2, 16384;"
         );
+    }
+
+    #[test]
+    fn hashes_are_numbered_per_crate_by_first_appearance() {
+        let ptx = "call.uni (retval0), _RNvNtCsjp2ULkaxRYT_7kernels13shared_helper5local, (param0);\n\
+                   .func _RNvCsnXywQCMrDN_14kernel_helpers13blur3_clamped(\n\
+                   call.uni _RNvCsOTHER_7kernels6helper, ();\n\
+                   call.uni _RNvNtCsjp2ULkaxRYT_7kernels13shared_helper5local, ();\n\
+                   .func _ZN7kernels6helper17h0123456789abcdefE()\n\
+                   .func _ZN7kernels6helper17hfedcba9876543210E()\n\
+                   add.s32 %r1, %r2, 16384; // Cs12_3abc outside a symbol";
+        assert_eq!(
+            number_hashes(ptx),
+            "call.uni (retval0), _RNvNtCs<crate-hash-1>_7kernels13shared_helper5local, (param0);\n\
+             .func _RNvCs<crate-hash-1>_14kernel_helpers13blur3_clamped(\n\
+             call.uni _RNvCs<crate-hash-2>_7kernels6helper, ();\n\
+             call.uni _RNvNtCs<crate-hash-1>_7kernels13shared_helper5local, ();\n\
+             .func _ZN7kernels6helper17h<hash-1>E()\n\
+             .func _ZN7kernels6helper17h<hash-2>E()\n\
+             add.s32 %r1, %r2, 16384; // Cs12_3abc outside a symbol"
+        );
+    }
+
+    #[test]
+    fn a_consistent_rename_changes_nothing_and_a_swap_of_twins_changes_the_text() {
+        // Two call sites, then the two definitions: a swap of the call sites makes each site
+        // reach the other body.
+        let text = "call.uni _RNvCsAAA_7kernels6helper, (); call.uni _RNvCsBBB_7kernels6helper, ();\n\
+                    .func _RNvCsAAA_7kernels6helper() { add.s32 %r1, %r1, 1; }\n\
+                    .func _RNvCsBBB_7kernels6helper() { add.s32 %r1, %r1, 2; }";
+        let renamed = text.replace("AAA", "x1").replace("BBB", "y2");
+        let (calls, definitions) = text.split_once('\n').unwrap();
+        let swapped_calls = calls.replace("AAA", "TMP").replace("BBB", "AAA").replace("TMP", "BBB");
+        let swapped = format!("{swapped_calls}\n{definitions}");
+        assert_eq!(number_hashes(&renamed), number_hashes(text));
+        assert_ne!(number_hashes(&swapped), number_hashes(text));
+        assert_eq!(normalise(&swapped), normalise(text), "the placeholder filters merge the twins");
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! the body as basic blocks of instructions.
 //!
 //! Nested scopes (`{ // callseq … }`, inline-assembly blocks with their own `.reg`) are
-//! flattened into the function: their declarations count as the function's, their instructions
-//! stay in order. A block ends at a label and after a branch, return, exit or trap.
+//! flattened into the function's blocks: their declarations count as the function's, their
+//! instructions stay in order. A block ends at a label and after a branch, return, exit or trap.
+//! The body is also kept as written, as [`Statement`]s with the scope boundaries in place, for
+//! readers to whom a scope matters (which register a name means, what may move where).
 
 use super::PtxError;
 use super::instruction::{Atom, Instruction, Operand};
@@ -79,6 +81,23 @@ impl VariableDecl {
     }
 }
 
+/// One statement of a body in source order, scope boundaries included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Statement {
+    /// `{`: a nested scope opens.
+    OpenScope,
+    /// `}`: the innermost nested scope closes.
+    CloseScope,
+    Label(String),
+    /// A declaration or other directive, its tokens joined by single spaces (`.local .align 8
+    /// .b8 __local_depot0 [ 32 ]`), with the registers it declares (none for other directives).
+    Directive {
+        text: String,
+        registers: Vec<RegisterDecl>,
+    },
+    Instruction(Instruction),
+}
+
 /// A straight-line run of instructions: from a label (or the start, or the end of the
 /// previous block) to the next label or past a branch.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -98,6 +117,11 @@ pub struct Function {
     pub variables: Vec<VariableDecl>,
     /// Directives in the body other than declarations, verbatim (`.pragma "nounroll"`).
     pub other_directives: Vec<String>,
+    /// Performance directives between the signature and the body, each as its tokens joined by
+    /// single spaces (`.reqntid 128 , 1 , 1`), in order.
+    pub performance_directives: Vec<String>,
+    /// The body as written, with nested scopes (empty for a prototype).
+    pub statements: Vec<Statement>,
     /// `None` for a prototype (`.func f(…);`).
     pub blocks: Option<Vec<Block>>,
     pub line: usize,
@@ -210,6 +234,8 @@ impl<'t> Parser<'_, 't> {
             registers: Vec::new(),
             variables: Vec::new(),
             other_directives: Vec::new(),
+            performance_directives: Vec::new(),
+            statements: Vec::new(),
             blocks: None,
             line: first.line,
             column: first.column,
@@ -221,14 +247,25 @@ impl<'t> Parser<'_, 't> {
                 break;
             }
             if token.is_punct('{') {
-                let mut body = Body { blocks: vec![Block::default()] };
+                let mut body = Body { blocks: vec![Block::default()], statements: Vec::new() };
                 self.body(&mut function, &mut body)?;
                 body.blocks.retain(|block| block.label.is_some() || !block.instructions.is_empty());
                 function.blocks = Some(body.blocks);
+                function.statements = body.statements;
                 break;
             }
-            if !matches!(token.kind, TokenKind::Word | TokenKind::Number) && !token.is_punct(',') {
-                return Err(error(token, "expected a performance directive, `{` or `;`"));
+            match token.kind {
+                TokenKind::Word if token.text.starts_with('.') => {
+                    function.performance_directives.push(token.text.to_string());
+                }
+                TokenKind::Word | TokenKind::Number | TokenKind::Punct(',') => {
+                    let Some(directive) = function.performance_directives.last_mut() else {
+                        return Err(error(token, "expected a performance directive, `{` or `;`"));
+                    };
+                    directive.push(' ');
+                    directive.push_str(token.text);
+                }
+                _ => return Err(error(token, "expected a performance directive, `{` or `;`")),
             }
         }
         if let Some(extra) = self.peek() {
@@ -286,16 +323,28 @@ impl<'t> Parser<'_, 't> {
             let token = self.next().map_err(|_| self.error_at_end("the function body is never closed"))?;
             match token.kind {
                 TokenKind::Punct('}') => return Ok(()),
-                TokenKind::Punct('{') => self.body(function, body)?,
+                TokenKind::Punct('{') => {
+                    body.statements.push(Statement::OpenScope);
+                    self.body(function, body)?;
+                    body.statements.push(Statement::CloseScope);
+                }
                 TokenKind::Punct(';') => {}
                 TokenKind::Word if self.peek().is_some_and(|t| t.is_punct(':')) => {
                     self.at += 1;
+                    body.statements.push(Statement::Label(token.text.to_string()));
                     body.blocks.push(Block { label: Some(token.text.to_string()), instructions: Vec::new() });
                 }
-                TokenKind::Word if token.text.starts_with('.') => self.directive(function, token)?,
+                TokenKind::Word if token.text.starts_with('.') => {
+                    let declared = function.registers.len();
+                    if let Some(text) = self.directive(function, token)? {
+                        let registers = function.registers[declared..].to_vec();
+                        body.statements.push(Statement::Directive { text, registers });
+                    }
+                }
                 TokenKind::Word | TokenKind::Punct('@') => {
                     let instruction = self.instruction(token)?;
                     let ends = instruction.ends_block();
+                    body.statements.push(Statement::Instruction(instruction.clone()));
                     body.blocks.last_mut().expect("a body has a block").instructions.push(instruction);
                     if ends {
                         body.blocks.push(Block::default());
@@ -306,14 +355,15 @@ impl<'t> Parser<'_, 't> {
         }
     }
 
-    /// A directive in a body, `first` already read.
-    fn directive(&mut self, function: &mut Function, first: Token<'t>) -> Result<(), PtxError> {
+    /// A directive in a body, `first` already read; its text, except for debug-line
+    /// directives (which carry no meaning).
+    fn directive(&mut self, function: &mut Function, first: Token<'t>) -> Result<Option<String>, PtxError> {
         // Debug-line directives end at the end of their line.
         if matches!(first.text, ".loc" | ".file") {
             while self.peek().is_some_and(|t| t.line == first.line) {
                 self.at += 1;
             }
-            return Ok(());
+            return Ok(None);
         }
         let start = self.at;
         while !self.peek().is_some_and(|t| t.is_punct(';')) {
@@ -324,6 +374,8 @@ impl<'t> Parser<'_, 't> {
         }
         let words = &self.tokens[start..self.at];
         self.at += 1;
+        let text =
+            std::iter::once(first.text).chain(words.iter().map(|t| t.text)).collect::<Vec<_>>().join(" ");
         match first.text {
             ".reg" => {
                 let ty = words
@@ -379,13 +431,9 @@ impl<'t> Parser<'_, 't> {
                 let space = first.text.trim_start_matches('.').to_string();
                 function.variables.push(VariableDecl { space, name: name.text.to_string(), ty, count });
             }
-            _ => {
-                let text: Vec<&str> =
-                    std::iter::once(first.text).chain(words.iter().map(|t| t.text)).collect();
-                function.other_directives.push(text.join(" "));
-            }
+            _ => function.other_directives.push(text.clone()),
         }
-        Ok(())
+        Ok(Some(text))
     }
 
     /// An instruction: `[@[!]pred] opcode operand, …;`, its first token already read.
@@ -463,6 +511,7 @@ impl<'t> Parser<'_, 't> {
 
 struct Body {
     blocks: Vec<Block>,
+    statements: Vec<Statement>,
 }
 
 fn error(token: Token, message: &str) -> PtxError {

@@ -44,15 +44,23 @@ impl Program {
         self.functions.iter().map(|f| (f.name.as_str(), f.callees())).collect()
     }
 
-    /// `root` and every function with a body that it reaches through calls, transitively:
-    /// `root` first, then breadth-first in call order, each once.
+    /// `root` and every function with a body that it reaches, transitively, through calls or
+    /// by naming it in an operand (a function pointer, `mov.u64 %rd1, f;`, called indirectly
+    /// later): `root` first, then breadth-first in order of first mention, each once.
     pub fn reachable_from<'p>(&'p self, root: &'p Function) -> Vec<&'p Function> {
         let mut reached: Vec<&Function> = vec![root];
         let mut index = 0;
         while index < reached.len() {
-            let callees = reached[index].callees();
+            let mut mentioned: Vec<&str> = Vec::new();
+            for instruction in reached[index].instructions() {
+                for name in instruction.operands.iter().flat_map(|operand| operand.names()) {
+                    if self.by_name.contains_key(name) && !mentioned.contains(&name) {
+                        mentioned.push(name);
+                    }
+                }
+            }
             index += 1;
-            for callee in callees {
+            for callee in mentioned {
                 if let Some(function) = self.function(callee)
                     && !reached.iter().any(|f| f.name == function.name)
                 {
