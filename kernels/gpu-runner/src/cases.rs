@@ -161,6 +161,21 @@ impl Launch {
     }
 }
 
+/// 32-bit registers of one multiprocessor of the H200 (and every sm_90 part), which is also
+/// the most one block may use.
+pub const REGISTERS_PER_BLOCK: u32 = 65536;
+
+impl Launch {
+    /// Whether a kernel using `registers` per thread (as `ptxas -v` reports them) can launch
+    /// with this block: the hardware allocates registers per thread in steps of 8, and a block
+    /// whose threads need more than [`REGISTERS_PER_BLOCK`] is refused ("too many resources
+    /// requested for launch").
+    pub fn fits_registers(&self, registers: u32) -> bool {
+        let threads = self.block.0 * self.block.1;
+        registers.next_multiple_of(8) * threads <= REGISTERS_PER_BLOCK
+    }
+}
+
 impl fmt::Display for Launch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let dims = |(x, y): (u32, u32)| if y == 1 { x.to_string() } else { format!("{x}×{y}") };

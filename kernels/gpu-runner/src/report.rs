@@ -266,6 +266,19 @@ mod tests {
     }
 
     #[test]
+    fn decode_shapes_are_judged_by_the_decode_target_only() {
+        // 4 × 32,768 floats in and out: 1 MiB; in 1 µs that is 1 TB/s, 20 % of 5 TB/s.
+        let mut decode = row(Kernel::RmsNorm, "4×32768", vec![4, 32768], "<<<4, 1024, 128>>>", 1e-3, 1 << 20);
+        decode.decode = true;
+        let mut other = decode.clone();
+        (other.shape, other.dims) = ("64×32768".to_owned(), vec![64, 32768]);
+        let v = verdicts(&[decode, other], 5e12, &[]);
+        assert_eq!(v[0].targets, [("correct".to_owned(), true), ("≥ 70 % of copy".to_owned(), false)]);
+        // No target at the other decode shape, and no peer target at either.
+        assert_eq!(v[1].targets, [("correct".to_owned(), true)]);
+    }
+
+    #[test]
     fn a_missing_peer_fails_a_peer_target_and_tables_align() {
         let rows = [row(Kernel::SiluMul, "n=8", vec![8], "<<<1, 256>>>", 1.0, 1)];
         let v = verdicts(&rows, 1.0, &[]);
