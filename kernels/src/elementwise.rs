@@ -9,6 +9,10 @@ use crate::device::{global_thread_index, grid_thread_count};
 
 /// `out[i] = a[i] + b[i]` for `i < n`.
 ///
+/// Special values: IEEE addition, as PyTorch's `torch.add`: `inf + -inf` and anything with a
+/// NaN give NaN, sums beyond `f32::MAX` give ±inf, subnormals are added exactly. Any `n`
+/// (0 included) and any `f32`-aligned pointers.
+///
 /// # Safety
 /// `a`, `b` and `out` point to `n` floats of device memory; `out` may alias neither input.
 #[unsafe(no_mangle)]
@@ -24,6 +28,11 @@ pub unsafe extern "ptx-kernel" fn vector_add(a: *const f32, b: *const f32, out: 
 }
 
 /// SAXPY in place: `y[i] = alpha * x[i] + y[i]` for `i < n`, with one rounding (fused).
+///
+/// Special values: IEEE fused multiply-add, as PyTorch's `y.add_(x, alpha=)`: NaN in, NaN out;
+/// `alpha · inf + -inf` is NaN; a product beyond `f32::MAX` gives ±inf (unless `y` brings the
+/// exact sum back into range: fused, there is no intermediate overflow). Any `n` and any
+/// `f32`-aligned pointers.
 ///
 /// # Safety
 /// `x` and `y` point to `n` floats of device memory and do not overlap.
@@ -42,6 +51,11 @@ pub unsafe extern "ptx-kernel" fn saxpy(alpha: f32, x: *const f32, y: *mut f32, 
 /// The gated up-projection of a SwiGLU feed-forward layer:
 /// `out[i] = silu(gate[i]) * up[i]` with `silu(g) = g / (1 + e^-g)`, for `i < n`.
 /// The division is an approximate reciprocal (`rcp.approx`) times `g`.
+///
+/// Special values, as PyTorch's `F.silu(gate) * up`: `silu(-inf) = -inf · 0` is NaN (PyTorch:
+/// `-inf / inf`), `silu(+inf) = +inf`; large negative gates give -0 or tiny negative numbers
+/// (subnormal results are kept), never NaN; NaN in either input gives NaN. Any `n` and any
+/// `f32`-aligned pointers.
 ///
 /// # Safety
 /// `gate`, `up` and `out` point to `n` floats of device memory; `out` may alias neither input.

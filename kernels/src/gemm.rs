@@ -12,6 +12,10 @@ const TILE: usize = 16;
 /// threads stage one tile of `a` and one of `b` in shared memory (zero outside the matrices),
 /// synchronise, and accumulate with fused multiply-adds in increasing `k`.
 ///
+/// Special values, as `torch.matmul` in `f32`: `c[i][j]` is NaN when a product is NaN (a NaN
+/// input, `inf · 0`) or the products hold both infinities, ±inf when they hold one; subnormals
+/// count at their value. `k = 0` gives zeros.
+///
 /// Launch: `blockDim = (16, 16)`, `gridDim = (ceil(n / 16), ceil(m / 16))`; dynamic shared
 /// memory `2 * 16 * 16 * 4 = 2048` bytes.
 ///

@@ -1,28 +1,36 @@
 //! Decode-style matrix-vector product over half-precision weights.
 
 use crate::device::math::{f16_bits_to_f32, fma};
-use crate::device::reduce::warp_sum;
+use crate::device::reduce::block_sum;
+use crate::device::row::FourFloats;
 use crate::device::strided::strided;
-use crate::device::{WARP_SIZE, block_dim_x, block_idx_x, grid_dim_x, lane_id, warp_id};
+use crate::device::{block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, thread_idx_x};
 
 /// Eight IEEE binary16 values, aligned so that one 16-byte load fetches them.
 #[repr(C, align(16))]
 #[derive(Clone, Copy)]
 struct EightHalves([u16; 8]);
 
-/// Four floats, aligned so that one 16-byte load fetches them.
-#[repr(C, align(16))]
-#[derive(Clone, Copy)]
-struct FourFloats([f32; 4]);
-
 /// `y[r] = sum_c f16(weights[r][c]) * x[c]` for `r < rows`: the projection a transformer runs
 /// once per generated token. `weights` is row-major IEEE binary16 (`rows × cols`, as raw
 /// bits); products are accumulated in `f32` with fused multiply-adds.
 ///
-/// Launch: one-dimensional; a warp per row (`blockDim.x` a multiple of 32; grid-stride over
-/// rows, so any grid works); no shared memory. When `cols` is a multiple of 8 and `weights` and
-/// `x` are 16-byte aligned, each lane loads eight weights and eight `x` values at a time (three
-/// 16-byte loads), several chunks in flight ([`strided`]); otherwise one weight at a time.
+/// A block per row: each thread accumulates its share of the row, then the block adds the
+/// threads' sums ([`block_sum`]). A row's loads are spread over the whole block, so a row is
+/// done after few round trips to memory, and the last, partly filled wave of rows (the GPU
+/// runs as many rows at once as blocks fit) is short. When `cols` is a multiple of 8 and
+/// `weights` and `x` are 16-byte aligned, each thread loads eight weights and eight `x` values
+/// at a time (three 16-byte loads), several chunks in flight ([`strided`]); otherwise one
+/// weight at a time, so any half-aligned `weights` and `f32`-aligned `x` work.
+///
+/// Special values, as PyTorch's `torch.mv(weights.float(), x)`: an infinite or NaN weight
+/// widens exactly (`cvt.f32.f16`), so `y[r]` is NaN when a product is NaN (a NaN weight or
+/// `x`, `inf · 0`) or the products hold both infinities, and ±inf when they hold one; subnormal
+/// halves and `x` values count at their value. `rows = 0` writes nothing; `cols = 0` gives 0.
+///
+/// Launch: one-dimensional; a block per row (grid-stride over rows, so any grid works);
+/// `blockDim.x` a multiple of 32, at most 1024; dynamic shared memory 128 bytes (the block
+/// reduction's scratch).
 ///
 /// # Safety
 /// `weights` points to `rows * cols` halves, `x` to `cols` floats and `y` to `rows` floats of
@@ -35,14 +43,12 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
     rows: usize,
     cols: usize,
 ) {
-    let warps_per_block = (block_dim_x() / WARP_SIZE) as usize;
-    let lane = lane_id() as usize;
-    let lanes = WARP_SIZE as usize;
+    let scratch = dynamic_shared_base::<f32>();
+    let (thread, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
     let vectorised =
         cols.is_multiple_of(8) && (weights as usize).is_multiple_of(16) && (x as usize).is_multiple_of(16);
 
-    let mut row = block_idx_x() as usize * warps_per_block + warp_id() as usize;
-    let row_step = grid_dim_x() as usize * warps_per_block;
+    let mut row = block_idx_x() as usize;
     while row < rows {
         let w_row = weights.wrapping_add(row * cols);
         let mut acc = 0.0f32;
@@ -50,9 +56,9 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
             let chunks = w_row as *const EightHalves;
             let x_quads = x as *const FourFloats;
             strided(
-                lane,
+                thread,
                 cols / 8,
-                lanes,
+                threads,
                 // SAFETY: `chunk * 8 + 7 < cols`; the row start is 16-byte aligned because the
                 // matrix is and `cols` is a multiple of 8; `x` is 16-byte aligned.
                 |chunk| unsafe {
@@ -70,19 +76,19 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
             );
         } else {
             strided(
-                lane,
+                thread,
                 cols,
-                lanes,
+                threads,
                 // SAFETY: `row < rows`, and `strided` passes columns below `cols`.
                 |c| unsafe { (*w_row.add(c), *x.add(c)) },
                 |_, (bits, x_c)| acc = fma(f16_bits_to_f32(bits), x_c, acc),
             );
         }
-        let total = warp_sum(acc);
-        if lane == 0 {
+        let total = block_sum(acc, scratch);
+        if thread == 0 {
             // SAFETY: `row < rows`.
             unsafe { *y.add(row) = total };
         }
-        row += row_step;
+        row += grid_dim_x() as usize;
     }
 }

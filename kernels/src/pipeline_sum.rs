@@ -26,6 +26,9 @@ const SCRATCH_OFFSET: u32 = BARRIERS_OFFSET + pipeline_barrier_bytes(STAGES);
 /// (stride 128, so no bank conflicts), and releases the stage to the producer. See
 /// [`crate::device::pipeline`] for the protocol.
 ///
+/// Special values: as `block_reduce_sum`, a block's partial is NaN when
+/// its tiles hold a NaN or both infinities, ±inf when they hold one or overflow.
+///
 /// Launch: one-dimensional, `blockDim.x = 160`; dynamic shared memory
 /// `4 * 4096 + 64 + 128 = 16 576` bytes.
 ///

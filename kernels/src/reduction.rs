@@ -11,6 +11,10 @@ use crate::device::{
 /// partials (or launches this kernel again on them). Each thread batches its loads
 /// ([`strided`]), so several are in flight.
 ///
+/// Special values: a block's partial is NaN when its elements hold a NaN or both infinities,
+/// ±inf when they hold one infinity or sum beyond `f32::MAX`, as PyTorch's `torch.sum` over
+/// the same elements. `n = 0` writes zeros; `input` needs only `f32` alignment.
+///
 /// Launch: one-dimensional; `blockDim.x` a power of two (at most 1024); dynamic shared memory
 /// `blockDim.x * 4` bytes. The tree reduction in shared memory halves the active threads per
 /// step, with a barrier between steps.

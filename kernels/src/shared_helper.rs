@@ -49,6 +49,10 @@ fn stage_tile(input: *const f32, n: usize) -> (*mut f32, usize, Option<usize>) {
 /// `blockDim.x` elements, times `scale`; computed by a **local** `#[inline(never)]` helper
 /// that receives the dynamic-shared-memory tile as an ordinary `*const f32`.
 ///
+/// Special values: IEEE arithmetic in the reference's order, `(l + c + r) · (1/3) · scale`, so
+/// an infinity or NaN reaches its neighbours' outputs (`inf + -inf` is NaN), and sums beyond
+/// `f32::MAX` overflow to ±inf before the division by 3. Any `n` and `f32`-aligned pointers.
+///
 /// Launch: one-dimensional, one tile per block, `gridDim.x * blockDim.x >= n`; dynamic shared
 /// memory `blockDim.x * 4` bytes.
 ///
@@ -73,7 +77,7 @@ pub unsafe extern "ptx-kernel" fn shared_memory_helper_local(
 /// The same computation as [`shared_memory_helper_local`], but the helper that receives the
 /// shared tile is `kernel_helpers::blur3_clamped`, `#[inline(never)]` in **another crate**.
 ///
-/// Launch: as [`shared_memory_helper_local`].
+/// Launch and special values: as [`shared_memory_helper_local`].
 ///
 /// # Safety
 /// As [`shared_memory_helper_local`].

@@ -2,62 +2,97 @@
 
 use crate::device::math::exp;
 use crate::device::reduce::{block_max, block_sum};
+use crate::device::row::RowLayout;
 use crate::device::strided::strided;
 use crate::device::{block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, thread_idx_x};
 
 /// `out[r][c] = e^(x[r][c] - m) / sum_c e^(x[r][c] - m)` with `m` the row's maximum, so that
 /// no exponential overflows; row-major, `rows × cols`, `cols > 0`.
 ///
-/// Two passes over each row. The first finds the maximum and the sum of exponentials together
-/// ("online" softmax): each thread keeps its running maximum and a sum relative to it, and
-/// rescales the sum when the maximum grows; the block then combines the threads' pairs. The
-/// second pass writes the outputs, recomputing the exponentials rather than storing them.
+/// One read of each row when it fits in the block's registers (`cols ≤ 16 · blockDim.x`) and
+/// can move in 16-byte groups (`cols` a multiple of 4, `x` and `out` 16-byte aligned; see
+/// [`RowLayout`]): the block finds the maximum, then the sum of the exponentials, which
+/// replace the values in registers, then writes them scaled. Other rows take two reads: the
+/// first finds the maximum and the sum together ("online" softmax: each thread rescales its
+/// sum when its maximum grows, and the block combines the threads' pairs), the second writes.
+///
+/// Special values, as PyTorch's `torch.softmax`: a `-inf` (a masked position) gives 0 and the
+/// rest of the row a proper softmax; a row that is all `-inf` (fully masked) is NaN, as is a
+/// row holding a NaN or a `+inf` (`inf - inf`); values near `f32::MAX` are safe (their
+/// differences overflow to `-inf`, whose exponential is 0). Outputs below the normal range are
+/// subnormal, as far as the approximate `ex2` delivers them (within 2^-126).
 ///
 /// Launch: one-dimensional; a block per row (grid-stride over rows); `blockDim.x` a multiple
-/// of 32, at most 1024; dynamic shared memory 128 bytes. Rows longer than the block are
-/// strided over, with batched loads ([`strided`]).
+/// of 32, at most 1024; dynamic shared memory 128 bytes. Pointers need only `f32` alignment.
 ///
 /// # Safety
 /// `x` and `out` point to `rows * cols` floats of device memory and do not overlap.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, rows: usize, cols: usize) {
     let scratch = dynamic_shared_base::<f32>();
-    let (first, step) = (thread_idx_x() as usize, block_dim_x() as usize);
-    let mut row = block_idx_x() as usize;
-    while row < rows {
-        let x_row = x.wrapping_add(row * cols);
-        let out_row = out.wrapping_add(row * cols);
-
-        // This thread's maximum and its sum of e^(v - maximum); e^-inf = 0 starts both.
-        let mut local_max = f32::NEG_INFINITY;
-        let mut local_sum = 0.0f32;
-        strided(
-            first,
-            cols,
-            step,
-            // SAFETY: `row < rows`, and `strided` passes columns below `cols`.
-            |c| unsafe { *x_row.add(c) },
-            |_, v| {
-                if v > local_max {
-                    local_sum = local_sum * exp(local_max - v) + 1.0;
-                    local_max = v;
-                } else {
-                    local_sum += exp(v - local_max);
-                }
-            },
-        );
-        let row_max = block_max(local_max, scratch);
-        // A thread that saw no element has sum 0 and maximum -inf: it adds 0 · e^-inf = 0.
-        let inverse_sum = 1.0 / block_sum(local_sum * exp(local_max - row_max), scratch);
-
-        strided(
-            first,
-            cols,
-            step,
-            // SAFETY: as above.
-            |c| unsafe { *x_row.add(c) },
-            |c, v| unsafe { *out_row.add(c) = exp(v - row_max) * inverse_sum },
-        );
-        row += grid_dim_x() as usize;
+    let (first_row, row_step) = (block_idx_x() as usize, grid_dim_x() as usize);
+    let mut row = first_row;
+    // Each path has its loop, so that their hoisted offsets are not live together.
+    if let Some(layout) = RowLayout::new(cols, &[x as usize, out as usize]) {
+        while row < rows {
+            // SAFETY: `row < rows`: the row holds `cols` floats; the layout checked alignment.
+            let mut values = unsafe { layout.load(x.wrapping_add(row * cols), f32::NEG_INFINITY) };
+            let mut local_max = f32::NEG_INFINITY;
+            layout.for_each(&values, |v| local_max = local_max.max(v));
+            let row_max = block_max(local_max, scratch);
+            // A fully masked row has maximum -inf: e^(-inf - -inf) = e^NaN makes it NaN.
+            RowLayout::map(&mut values, |v| exp(v - row_max));
+            let mut local_sum = 0.0f32;
+            layout.for_each(&values, |e| local_sum += e);
+            let inverse_sum = 1.0 / block_sum(local_sum, scratch);
+            RowLayout::map(&mut values, |e| e * inverse_sum);
+            // SAFETY: `out` holds the row too, aligned as `x`.
+            unsafe { layout.store(out.wrapping_add(row * cols), &values, None) };
+            row += row_step;
+        }
+        return;
     }
+    while row < rows {
+        two_reads(x.wrapping_add(row * cols), out.wrapping_add(row * cols), cols, scratch);
+        row += row_step;
+    }
+}
+
+/// The two-read softmax of one row (see [`softmax_rows`]).
+#[inline(always)]
+fn two_reads(x_row: *const f32, out_row: *mut f32, cols: usize, scratch: *mut f32) {
+    let (first, step) = (thread_idx_x() as usize, block_dim_x() as usize);
+    // This thread's maximum and its sum of e^(v - maximum); e^-inf = 0 starts both.
+    let mut local_max = f32::NEG_INFINITY;
+    let mut local_sum = 0.0f32;
+    strided(
+        first,
+        cols,
+        step,
+        // SAFETY: the caller's row holds `cols` floats; `strided` passes columns below `cols`.
+        |c| unsafe { *x_row.add(c) },
+        |_, v| {
+            if v > local_max {
+                local_sum = local_sum * exp(local_max - v) + 1.0;
+                local_max = v;
+            } else {
+                // While the maximum is still -inf, a -inf adds e^-inf = 0 (not e^(-inf - -inf),
+                // which is NaN); a NaN still makes the sum NaN.
+                let base = if local_max == f32::NEG_INFINITY { 0.0 } else { local_max };
+                local_sum += exp(v - base);
+            }
+        },
+    );
+    let row_max = block_max(local_max, scratch);
+    // A thread that saw no element, or only -inf, has sum 0 and maximum -inf: it adds
+    // 0 · e^-inf = 0, unless the whole row is -inf, when e^(-inf - -inf) = NaN makes it NaN.
+    let inverse_sum = 1.0 / block_sum(local_sum * exp(local_max - row_max), scratch);
+    strided(
+        first,
+        cols,
+        step,
+        // SAFETY: as above.
+        |c| unsafe { *x_row.add(c) },
+        |c, v| unsafe { *out_row.add(c) = exp(v - row_max) * inverse_sum },
+    );
 }

@@ -44,6 +44,18 @@ pub enum Tolerance {
     SumBound { terms: usize },
 }
 
+impl Tolerance {
+    /// The tolerance against PyTorch's output for the same input: the kernel's own, except
+    /// that "exact" allows two ulps (PyTorch may contract or reorder the same operations
+    /// differently; the host reference holds the kernel to exactness).
+    pub fn against_peer(self) -> Tolerance {
+        match self {
+            Tolerance::Exact => Tolerance::Relative { rel: 2.0 * f64::from(f32::EPSILON), abs: 0.0 },
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for Tolerance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -173,6 +185,11 @@ fn element_error(got: f32, want: f32, tolerance: Tolerance, magnitude: Option<f3
         let both = want.is_nan() && got.is_nan();
         return (if both { 0.0 } else { f64::NAN }, both);
     }
+    if want.is_infinite() || got.is_infinite() {
+        // An infinity matches only the same infinity; no bound admits a finite value for it.
+        let same = got == want;
+        return (if same { 0.0 } else { f64::INFINITY }, same);
+    }
     match tolerance {
         Tolerance::Exact => {
             let ulps = ulp_distance(got, want);
@@ -249,6 +266,21 @@ mod tests {
         assert_eq!(c.worst_index, Some(0));
         let c = compare(&with_guard(&[f32::NAN]), &[f32::NAN], tolerance, None).unwrap();
         assert!(c.passed());
+    }
+
+    #[test]
+    fn infinities_match_only_the_same_infinity() {
+        let tolerance = Tolerance::Relative { rel: 1e-3, abs: 1.0 };
+        let inf = f32::INFINITY;
+        let same = compare(&with_guard(&[inf, -inf]), &[inf, -inf], tolerance, None).unwrap();
+        assert!(same.passed(), "{}", same.summary());
+        for (got, want) in [(inf, -inf), (f32::MAX, inf), (inf, f32::MAX)] {
+            let c = compare(&with_guard(&[got]), &[want], tolerance, None).unwrap();
+            assert!(!c.passed(), "{got} passed for {want}");
+        }
+        let sums = Tolerance::SumBound { terms: 4 };
+        let c = compare(&with_guard(&[inf]), &[inf], sums, Some(&[inf])).unwrap();
+        assert!(c.passed(), "{}", c.summary());
     }
 
     #[test]

@@ -12,7 +12,10 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchCon
 use cudarc::nvrtc::Ptx;
 
 use crate::cases::{Case, Inputs, Kernel, output_len};
-use crate::compare::{GUARD, POISON, with_guard};
+use crate::compare::{GUARD, POISON, with_guard, written_past_end};
+
+/// The binary16 NaN that pads the half-precision buffers.
+const HALF_POISON: u16 = 0x7e01;
 
 /// A context on device 0 with the kernels' module loaded.
 pub struct Gpu {
@@ -72,16 +75,22 @@ impl Gpu {
         Ok(Gpu { stream: context.default_stream(), functions, name, multiprocessors, l2_bytes })
     }
 
+    /// Uploads a case's buffers: `case.offset` poisoned elements, the values, [`GUARD`]
+    /// poisoned elements. The kernel sees each buffer from `case.offset` on.
     fn upload(&self, case: &Case, inputs: &Inputs) -> Result<DeviceCase> {
+        let poison = f32::from_bits(POISON);
         let mut floats = Vec::new();
         for values in &inputs.floats {
-            floats.push(self.stream.clone_htod(&with_guard(values))?);
+            let mut padded = vec![poison; case.offset];
+            padded.extend(with_guard(values));
+            floats.push(self.stream.clone_htod(&padded)?);
         }
         let halves = match &inputs.halves {
             Some(bits) => {
-                let mut padded = bits.clone();
-                // A binary16 NaN in the guard: a read past the end poisons the result.
-                padded.extend(std::iter::repeat_n(0x7e01u16, GUARD));
+                // A binary16 NaN around the data: a read outside it poisons the result.
+                let mut padded = vec![HALF_POISON; case.offset];
+                padded.extend_from_slice(bits);
+                padded.extend(std::iter::repeat_n(HALF_POISON, GUARD));
                 Some(self.stream.clone_htod(&padded)?)
             }
             None => None,
@@ -90,7 +99,7 @@ impl Gpu {
         let output = if case.kernel == Kernel::Saxpy {
             floats.pop().context("saxpy needs x and y")?
         } else {
-            self.stream.clone_htod(&vec![f32::from_bits(POISON); output_len(case) + GUARD])?
+            self.stream.clone_htod(&vec![poison; case.offset + output_len(case) + GUARD])?
         };
         Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar })
     }
@@ -103,20 +112,23 @@ impl Gpu {
             shared_mem_bytes: case.launch.shared_bytes,
         };
         let mut args = self.stream.launch_builder(function);
-        let f = &buffers.floats;
+        let offset = case.offset;
+        let f: Vec<_> = buffers.floats.iter().map(|buffer| buffer.slice(offset..)).collect();
+        let halves = buffers.halves.as_ref().map(|buffer| buffer.slice(offset..));
+        let mut output = buffers.output.slice_mut(offset..);
         match (case.kernel, case.shape) {
             (Kernel::VectorAdd | Kernel::SiluMul, crate::cases::Shape::Elements(n)) => {
-                args.arg(&f[0]).arg(&f[1]).arg(&mut buffers.output).arg(&n);
+                args.arg(&f[0]).arg(&f[1]).arg(&mut output).arg(&n);
                 // SAFETY: the buffers hold `n` floats (plus guards), as the contract asks.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::Saxpy, crate::cases::Shape::Elements(n)) => {
-                args.arg(&buffers.scalar).arg(&f[0]).arg(&mut buffers.output).arg(&n);
+                args.arg(&buffers.scalar).arg(&f[0]).arg(&mut output).arg(&n);
                 // SAFETY: as above; `y` is the output buffer.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::BlockReduceSum, crate::cases::Shape::Elements(n)) => {
-                args.arg(&f[0]).arg(&mut buffers.output).arg(&n);
+                args.arg(&f[0]).arg(&mut output).arg(&n);
                 // SAFETY: `n` inputs, `gridDim.x` partials, `blockDim.x * 4` shared bytes.
                 unsafe { args.launch(config) }?;
             }
@@ -124,39 +136,34 @@ impl Gpu {
                 Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate,
                 crate::cases::Shape::Elements(n),
             ) => {
-                args.arg(&f[0]).arg(&mut buffers.output).arg(&n).arg(&buffers.scalar);
+                args.arg(&f[0]).arg(&mut output).arg(&n).arg(&buffers.scalar);
                 // SAFETY: `n` floats each; the grid covers `n`; `blockDim.x * 4` shared bytes.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::RmsNorm, crate::cases::Shape::Matrix { rows, cols }) => {
-                args.arg(&f[0])
-                    .arg(&f[1])
-                    .arg(&mut buffers.output)
-                    .arg(&rows)
-                    .arg(&cols)
-                    .arg(&buffers.scalar);
+                args.arg(&f[0]).arg(&f[1]).arg(&mut output).arg(&rows).arg(&cols).arg(&buffers.scalar);
                 // SAFETY: `rows * cols` floats in and out, `cols` weights, 128 shared bytes.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::SoftmaxRows, crate::cases::Shape::Matrix { rows, cols }) => {
-                args.arg(&f[0]).arg(&mut buffers.output).arg(&rows).arg(&cols);
+                args.arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols);
                 // SAFETY: `rows * cols` floats in and out, 128 shared bytes.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::GemvF16, crate::cases::Shape::Matrix { rows, cols }) => {
-                let weights = buffers.halves.as_ref().context("gemv_f16 needs its weights")?;
-                args.arg(weights).arg(&f[0]).arg(&mut buffers.output).arg(&rows).arg(&cols);
+                let weights = halves.as_ref().context("gemv_f16 needs its weights")?;
+                args.arg(weights).arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols);
                 // SAFETY: `rows * cols` halves, `cols` floats in, `rows` floats out.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::GemmTiled, crate::cases::Shape::Gemm { m, n, k }) => {
-                args.arg(&f[0]).arg(&f[1]).arg(&mut buffers.output).arg(&m).arg(&n).arg(&k);
+                args.arg(&f[0]).arg(&f[1]).arg(&mut output).arg(&m).arg(&n).arg(&k);
                 // SAFETY: `m*k`, `k*n` and `m*n` floats; 16×16 blocks covering `c`; 2048 bytes.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::PipelineSum, crate::cases::Shape::Tiles(tiles)) => {
                 let tiles = u32::try_from(tiles).context("pipeline_sum counts tiles in u32")?;
-                args.arg(&f[0]).arg(&tiles).arg(&mut buffers.output);
+                args.arg(&f[0]).arg(&tiles).arg(&mut output);
                 // SAFETY: whole tiles, 256-byte aligned (cudaMalloc), `gridDim.x` partials,
                 // 160 threads and the ring's 16 576 shared bytes.
                 unsafe { args.launch(config) }?;
@@ -167,13 +174,19 @@ impl Gpu {
     }
 
     /// Launches a case once on its uploaded buffers, waits for it and returns its output
-    /// buffer, guard elements included.
+    /// buffer from `case.offset` on, guard elements included; a write before that offset is
+    /// an error.
     fn launch_and_read(&self, case: &Case, buffers: &mut DeviceCase) -> Result<Vec<f32>> {
         self.launch(case, buffers).with_context(|| format!("launching {} {}", case.kernel, case.launch))?;
         self.stream
             .synchronize()
             .with_context(|| format!("{} {} failed on the device", case.kernel, case.launch))?;
-        Ok(self.stream.clone_dtoh(&buffers.output)?)
+        let mut output = self.stream.clone_dtoh(&buffers.output)?;
+        let before = written_past_end(&output[..case.offset]);
+        if before > 0 {
+            bail!("{} {} wrote {before} elements before the start of its output", case.kernel, case.launch);
+        }
+        Ok(output.split_off(case.offset))
     }
 
     /// Runs a case once and returns its output buffer, guard elements included.

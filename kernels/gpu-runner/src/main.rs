@@ -79,7 +79,7 @@ fn main() -> Result<()> {
     };
 
     let mut rows = Vec::new();
-    let mut failures = 0;
+    let mut specials = Vec::new();
     for (number, &kernel) in kernels.iter().enumerate() {
         let started = Instant::now();
         let mut cases = Vec::new();
@@ -90,18 +90,45 @@ fn main() -> Result<()> {
         if !cli.correctness_only {
             cases.extend(cases::timing_cases(kernel, gpu.multiprocessors));
         }
+        let large = cases.len();
+        if !cli.correctness_only {
+            cases.extend(cases::decode_cases(kernel));
+        }
+        // Random inputs are shared by the cases of one shape; special ones belong to their case
+        // (where they are planted depends on the launch).
         let mut inputs_by_shape: HashMap<String, cases::Inputs> = HashMap::new();
         for (index, case) in cases.iter().enumerate() {
-            let timing_shape = index >= correctness;
-            let key = case.shape.to_string();
-            let inputs =
-                inputs_by_shape.entry(key).or_insert_with(|| cases::inputs(kernel, case.shape, &mut rng));
-            let row = run_case(&gpu, case, inputs, timing_shape, launch_once, &cli)
-                .with_context(|| format!("{kernel} on {} with {}", case.shape, case.launch))?;
-            if !row.passed {
-                failures += 1;
+            let kind = match index {
+                i if i < correctness => CaseKind::Correctness,
+                i if i < large => CaseKind::Large,
+                _ => CaseKind::Decode,
+            };
+            let special_inputs;
+            let inputs = if case.values == cases::Values::Special {
+                special_inputs = cases::inputs(case, &mut rng);
+                &special_inputs
+            } else {
+                inputs_by_shape.entry(case.shape.to_string()).or_insert_with(|| cases::inputs(case, &mut rng))
+            };
+            // A case that cannot run (a launch the device refuses) is a failed row, so that the
+            // other cases still run and the table shows which one.
+            match run_case(&gpu, case, inputs, kind, launch_once, &cli) {
+                Ok((row, output)) => {
+                    if case.values == cases::Values::Special && peer::output_request(case).is_some() {
+                        specials.push(SpecialRun {
+                            row: rows.len(),
+                            case: *case,
+                            inputs: inputs.clone(),
+                            output,
+                        });
+                    }
+                    rows.push(row);
+                }
+                Err(error) => {
+                    eprintln!("{kernel} on {} with {}: {error:#}", case.label(), case.launch);
+                    rows.push(failed_row(case, kind, &error));
+                }
             }
-            rows.push(row);
         }
         eprintln!(
             "[{}/{}] {kernel}: {} cases in {:.1} s",
@@ -111,6 +138,18 @@ fn main() -> Result<()> {
             started.elapsed().as_secs_f64()
         );
     }
+
+    match (&cli.peer_script, launch_once) {
+        (Some(script), false) if peer::torch_available() => {
+            eprintln!("peer: PyTorch's outputs on {} special-value cases", specials.len());
+            compare_with_peer(script, &specials, &mut rows)?;
+        }
+        (Some(_), false) => {
+            eprintln!("peer: python3 cannot import torch with a GPU here; no PyTorch outputs")
+        }
+        _ => {}
+    }
+    let failures = rows.iter().filter(|row| !row.passed).count();
 
     let peers = match (&cli.peer_script, launch_once) {
         (Some(script), false) if peer::torch_available() => {
@@ -153,19 +192,60 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// Runs (and, unless `launch_once`, times) one case and compares its output.
+/// Which list a case came from.
+#[derive(Clone, Copy, PartialEq)]
+enum CaseKind {
+    Correctness,
+    Large,
+    Decode,
+}
+
+/// A special-value case as it ran: what the peer needs to compute PyTorch's output, and ours.
+struct SpecialRun {
+    row: usize,
+    case: Case,
+    inputs: cases::Inputs,
+    /// Our output, guard elements included.
+    output: Vec<f32>,
+}
+
+/// Compares each special-value case's output with PyTorch's on the same inputs, under the
+/// kernel's tolerance ([`gpu_runner::compare::Tolerance::against_peer`]), and records the
+/// verdict in its row: a case passes only if it matches both the host reference and PyTorch.
+fn compare_with_peer(script: &std::path::Path, specials: &[SpecialRun], rows: &mut [Row]) -> Result<()> {
+    let folder = tempfile::tempdir().context("a temporary folder for the peer's inputs and outputs")?;
+    let requests: Vec<_> = specials.iter().map(|s| (s.case, &s.inputs)).collect::<Vec<_>>();
+    let outputs = peer::outputs(script, folder.path(), &requests)?;
+    for (special, torch) in specials.iter().zip(outputs) {
+        let expected = cases::expected(&special.case, &special.inputs);
+        let comparison = compare(
+            &special.output,
+            &torch,
+            expected.tolerance.against_peer(),
+            expected.magnitudes.as_deref(),
+        )
+        .with_context(|| format!("{} {}: PyTorch's output", special.case.kernel, special.case.label()))?;
+        let row = &mut rows[special.row];
+        row.passed &= comparison.passed();
+        row.result = format!("{}; torch: {}", row.result, comparison.summary());
+    }
+    Ok(())
+}
+
+/// Runs (and, unless `launch_once`, times) one case and compares its output; returns the row
+/// and the output (guard elements included).
 fn run_case(
     gpu: &Gpu,
     case: &Case,
     inputs: &cases::Inputs,
-    timing_shape: bool,
+    kind: CaseKind,
     launch_once: bool,
     cli: &Cli,
-) -> Result<Row> {
+) -> Result<(Row, Vec<f32>)> {
     let (output, median_ms) = if launch_once {
         (gpu.run(case, inputs)?, f64::NAN)
     } else {
-        let (warmup, repeats) = if timing_shape { (5, cli.repeats) } else { (2, 10) };
+        let (warmup, repeats) = if kind == CaseKind::Correctness { (2, 10) } else { (5, cli.repeats) };
         let timed = gpu.time(case, inputs, warmup, repeats)?;
         (timed.first_output, timed.median_ms)
     };
@@ -186,9 +266,9 @@ fn run_case(
         )
     };
     let work = cases::work(case.kernel, case.shape);
-    Ok(Row {
+    let row = Row {
         kernel: case.kernel.entry().to_owned(),
-        shape: case.shape.to_string(),
+        shape: case.label(),
         dims: case.shape.dims(),
         launch: case.launch.to_string(),
         passed: result.0,
@@ -196,15 +276,35 @@ fn run_case(
         median_ms,
         bytes: work.bytes,
         flops: work.flops,
-        timing_shape,
-    })
+        timing_shape: kind != CaseKind::Correctness,
+        decode: kind == CaseKind::Decode,
+    };
+    Ok((row, output))
+}
+
+/// The row of a case that could not run.
+fn failed_row(case: &Case, kind: CaseKind, error: &anyhow::Error) -> Row {
+    let work = cases::work(case.kernel, case.shape);
+    Row {
+        kernel: case.kernel.entry().to_owned(),
+        shape: case.label(),
+        dims: case.shape.dims(),
+        launch: case.launch.to_string(),
+        passed: false,
+        result: format!("FAIL: did not run ({})", error.root_cause()),
+        median_ms: f64::NAN,
+        bytes: work.bytes,
+        flops: work.flops,
+        timing_shape: kind != CaseKind::Correctness,
+        decode: kind == CaseKind::Decode,
+    }
 }
 
 /// One peer request per kernel and timing shape.
 fn peer_shapes(kernels: &[Kernel], sms: usize) -> Vec<peer::PeerRequest> {
     let mut requests = Vec::new();
     for &kernel in kernels {
-        for case in cases::timing_cases(kernel, sms) {
+        for case in cases::timing_cases(kernel, sms).into_iter().chain(cases::decode_cases(kernel)) {
             if let Some(request) = peer::request(kernel, case.shape)
                 && !requests.contains(&request)
             {

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::cases::{Kernel, Shape};
+use crate::cases::{Case, Inputs, Kernel, Shape, output_len};
 
 /// One shape for the peer to time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -49,6 +49,99 @@ pub fn peer_dims(kernel: Kernel, dims: &[usize]) -> Vec<usize> {
     } else {
         dims.to_vec()
     }
+}
+
+/// One special-value case for the peer to compute PyTorch's output on. Its inputs are raw
+/// little-endian files in the exchange folder: `f32` for `floats`, binary16 bits for `halves`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutputRequest {
+    pub kernel: String,
+    /// The shape's dimensions ([`Shape::dims`]; tiles in tiles).
+    pub dims: Vec<usize>,
+    pub grid: u32,
+    pub block: u32,
+    /// SAXPY's `alpha`, RMSNorm's `eps`.
+    pub scalar: f32,
+    pub floats: Vec<String>,
+    pub halves: Option<String>,
+    /// Where the script writes PyTorch's output (raw little-endian `f32`).
+    pub output: String,
+}
+
+/// The output request for a case, without its file names, or `None` where PyTorch has no
+/// counterpart (the shared-memory helper stencils).
+pub fn output_request(case: &Case) -> Option<OutputRequest> {
+    if matches!(case.kernel, Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate) {
+        return None;
+    }
+    Some(OutputRequest {
+        kernel: case.kernel.entry().to_owned(),
+        dims: case.shape.dims(),
+        grid: case.launch.grid.0,
+        block: case.launch.block.0,
+        scalar: 0.0,
+        floats: Vec::new(),
+        halves: None,
+        output: String::new(),
+    })
+}
+
+fn write_raw(path: &Path, bytes: impl Iterator<Item = u8>) -> Result<()> {
+    std::fs::write(path, bytes.collect::<Vec<u8>>()).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Has the peer script compute PyTorch's output for each case on its inputs (`--outputs
+/// FOLDER`, the inputs and outputs exchanged as files in `folder`), and returns the outputs
+/// in the order of `cases`.
+pub fn outputs(script: &Path, folder: &Path, cases: &[(Case, &Inputs)]) -> Result<Vec<Vec<f32>>> {
+    let mut requests = Vec::new();
+    for (index, (case, inputs)) in cases.iter().enumerate() {
+        let mut request = output_request(case).with_context(|| format!("PyTorch has no {}", case.kernel))?;
+        request.scalar = inputs.scalar;
+        for (k, values) in inputs.floats.iter().enumerate() {
+            let name = format!("case{index}-in{k}.f32");
+            write_raw(&folder.join(&name), values.iter().flat_map(|v| v.to_le_bytes()))?;
+            request.floats.push(name);
+        }
+        if let Some(bits) = &inputs.halves {
+            let name = format!("case{index}-halves.f16");
+            write_raw(&folder.join(&name), bits.iter().flat_map(|v| v.to_le_bytes()))?;
+            request.halves = Some(name);
+        }
+        request.output = format!("case{index}-out.f32");
+        requests.push(request);
+    }
+    let listing = folder.join("requests.json");
+    std::fs::write(&listing, serde_json::to_string(&requests)?)
+        .with_context(|| format!("writing {}", listing.display()))?;
+    let status = Command::new("python3")
+        .arg(script)
+        .arg("--outputs")
+        .arg(folder)
+        .stdin(Stdio::null())
+        .status()
+        .with_context(|| format!("could not start python3 {}", script.display()))?;
+    if !status.success() {
+        bail!("python3 {} --outputs failed ({status})", script.display());
+    }
+    let mut outputs = Vec::new();
+    for (request, (case, _)) in requests.iter().zip(cases) {
+        let path = folder.join(&request.output);
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("reading PyTorch's output {}", path.display()))?;
+        let values: Vec<f32> = bytes.as_chunks::<4>().0.iter().map(|b| f32::from_le_bytes(*b)).collect();
+        if values.len() != output_len(case) {
+            bail!(
+                "PyTorch's output for {} {} holds {} values, not {}",
+                case.kernel,
+                case.label(),
+                values.len(),
+                output_len(case)
+            );
+        }
+        outputs.push(values);
+    }
+    Ok(outputs)
 }
 
 /// Parses the script's output, checking that it answers exactly the shapes asked.

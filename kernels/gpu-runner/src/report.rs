@@ -22,8 +22,11 @@ pub struct Row {
     pub median_ms: f64,
     pub bytes: u64,
     pub flops: u64,
-    /// A timing shape (large, several times the L2) rather than a correctness edge case.
+    /// A timing shape (large, several times the L2, or a decode shape) rather than a
+    /// correctness edge case.
     pub timing_shape: bool,
+    /// A decode shape: few rows, inside the L2, judged by the decode targets.
+    pub decode: bool,
 }
 
 /// What the row achieved: bytes per second, FLOP per second.
@@ -125,6 +128,7 @@ pub fn verdicts(rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> Ve
             let fraction = match kernel.roofline() {
                 Roofline::Bandwidth { target } => {
                     let fraction = best.fraction_of_copy(copy_bytes_per_s);
+                    let target = if best.decode { kernel.decode_target(&best.dims) } else { target };
                     if let Some(target) = target {
                         targets.push((format!("≥ {:.0} % of copy", target * 100.0), fraction >= target));
                     }
@@ -132,8 +136,13 @@ pub fn verdicts(rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> Ve
                 }
                 Roofline::Arithmetic => None,
             };
-            if kernel.must_match_peer() {
-                targets.push(("≤ peer's time".to_owned(), ratio.is_some_and(|r| r <= 1.0)));
+            if let Some(limit) = kernel.peer_ratio_target().filter(|_| !best.decode) {
+                let what = if limit < 1.0 {
+                    format!("≥ {:.2}× peer's speed", 1.0 / limit)
+                } else {
+                    "≤ peer's time".to_owned()
+                };
+                targets.push((what, ratio.is_some_and(|r| r <= limit)));
             }
             verdicts.push(Verdict {
                 kernel: kernel.entry().to_owned(),
@@ -215,6 +224,7 @@ mod tests {
             bytes,
             flops: 0,
             timing_shape: true,
+            decode: false,
         }
     }
 
@@ -237,7 +247,7 @@ mod tests {
         let add = &v[0];
         assert_eq!(add.kernel, "vector_add");
         assert!((add.fraction_of_copy.unwrap() - 0.64).abs() < 1e-12);
-        assert_eq!(add.targets, [("correct".to_owned(), true), ("≥ 85 % of copy".to_owned(), false)]);
+        assert_eq!(add.targets, [("correct".to_owned(), true), ("≥ 96 % of copy".to_owned(), false)]);
         let softmax = &v[1];
         assert_eq!(softmax.median_ms, 1.0);
         assert!(softmax.rate.ends_with("<<<2, 128>>>"));
@@ -246,13 +256,26 @@ mod tests {
             softmax.targets,
             [
                 ("correct".to_owned(), true),
-                ("≥ 70 % of copy".to_owned(), true),
-                ("≤ peer's time".to_owned(), false)
+                ("≥ 90 % of copy".to_owned(), false),
+                ("≥ 1.25× peer's speed".to_owned(), false)
             ]
         );
         let table = summary_table(&v);
-        assert!(table.contains("≤ peer's time: MISSED"), "{table}");
+        assert!(table.contains("≥ 1.25× peer's speed: MISSED"), "{table}");
         assert!(table.contains("80 %"), "{table}");
+    }
+
+    #[test]
+    fn decode_shapes_are_judged_by_the_decode_target_only() {
+        // 4 × 32,768 floats in and out: 1 MiB; in 1 µs that is 1 TB/s, 20 % of 5 TB/s.
+        let mut decode = row(Kernel::RmsNorm, "4×32768", vec![4, 32768], "<<<4, 1024, 128>>>", 1e-3, 1 << 20);
+        decode.decode = true;
+        let mut other = decode.clone();
+        (other.shape, other.dims) = ("64×32768".to_owned(), vec![64, 32768]);
+        let v = verdicts(&[decode, other], 5e12, &[]);
+        assert_eq!(v[0].targets, [("correct".to_owned(), true), ("≥ 70 % of copy".to_owned(), false)]);
+        // No target at the other decode shape, and no peer target at either.
+        assert_eq!(v[1].targets, [("correct".to_owned(), true)]);
     }
 
     #[test]

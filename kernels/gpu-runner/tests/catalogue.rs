@@ -1,14 +1,16 @@
 //! The catalogue is consistent: every case of every kernel has inputs, an expected output of
 //! the length the kernel writes, and a launch its contract allows.
 
-use gpu_runner::cases::{Kernel, Shape, correctness_cases, expected, inputs, output_len, timing_cases, work};
+use gpu_runner::cases::{
+    Kernel, Launch, Shape, correctness_cases, decode_cases, expected, inputs, output_len, timing_cases, work,
+};
 
 #[test]
 fn every_case_has_an_expectation_of_the_written_length() {
     let mut rng = fastrand::Rng::with_seed(1);
     for kernel in Kernel::ALL {
         for case in correctness_cases(kernel, 132) {
-            let data = inputs(kernel, case.shape, &mut rng);
+            let data = inputs(&case, &mut rng);
             let expected = expected(&case, &data);
             assert_eq!(expected.values.len(), output_len(&case), "{kernel} {}", case.shape);
         }
@@ -26,10 +28,9 @@ fn launches_follow_the_contracts() {
                 Kernel::BlockReduceSum => {
                     assert!(block.0.is_power_of_two() && case.launch.shared_bytes == 4 * block.0)
                 }
-                Kernel::RmsNorm | Kernel::SoftmaxRows => {
+                Kernel::RmsNorm | Kernel::SoftmaxRows | Kernel::GemvF16 => {
                     assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 128)
                 }
-                Kernel::GemvF16 => assert!(block.0.is_multiple_of(32)),
                 Kernel::PipelineSum => assert_eq!((block.0, case.launch.shared_bytes), (160, 16_576)),
                 Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
                     let Shape::Elements(n) = case.shape else { panic!("{kernel} takes elements") };
@@ -59,4 +60,67 @@ fn every_entry_name_round_trips() {
         assert_eq!(Kernel::from_entry(kernel.entry()), Some(kernel));
     }
     assert_eq!(Kernel::from_entry("no_such_kernel"), None);
+}
+
+/// The registers per thread of each kernel entry in the last `ptxas -arch=sm_90 -v` report
+/// recorded on the H200 (`regress/ptxas-sm90.tsv`).
+fn recorded_registers() -> Vec<(String, u32)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../regress/ptxas-sm90.tsv");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            (fields.get(1) == Some(&"entry"))
+                .then(|| (fields[0].to_owned(), fields[2].parse().expect("registers")))
+        })
+        .collect()
+}
+
+#[test]
+fn every_launch_fits_the_registers_ptxas_gave_its_kernel() {
+    // rms_norm and softmax_rows keep 16 floats of a row per thread in registers and are
+    // launched with 1024-thread blocks, which allow 64 registers per thread: a kernel change
+    // that needs more fails here (once the ptxas figures are re-recorded) instead of as a
+    // launch the GPU refuses.
+    let registers = recorded_registers();
+    for kernel in Kernel::ALL {
+        let used = registers
+            .iter()
+            .find(|(name, _)| name == kernel.entry())
+            .unwrap_or_else(|| panic!("regress/ptxas-sm90.tsv has no row for {kernel}"))
+            .1;
+        let cases = correctness_cases(kernel, 132)
+            .into_iter()
+            .chain(timing_cases(kernel, 132))
+            .chain(decode_cases(kernel));
+        for case in cases {
+            assert!(
+                case.launch.fits_registers(used),
+                "{kernel} uses {used} registers: {} cannot launch",
+                case.launch
+            );
+        }
+    }
+}
+
+#[test]
+fn the_register_check_refuses_what_the_gpu_refuses() {
+    let block = |threads| Launch { grid: (1, 1), block: (threads, 1), shared_bytes: 0 };
+    assert!(block(1024).fits_registers(64));
+    assert!(block(1024).fits_registers(57), "57 rounds up to 64");
+    assert!(!block(1024).fits_registers(65), "65 rounds up to 72: 73,728 registers");
+    assert!(block(256).fits_registers(255));
+    assert!(!Launch { grid: (1, 1), block: (16, 16), shared_bytes: 0 }.fits_registers(256 + 8));
+}
+
+#[test]
+fn decode_shapes_are_few_long_rows() {
+    for kernel in Kernel::ALL {
+        for case in decode_cases(kernel) {
+            let Shape::Matrix { rows, cols } = case.shape else { panic!("{kernel}: decode shapes are rows") };
+            assert!((1..=64).contains(&rows) && (4096..=32768).contains(&cols), "{kernel} {}", case.shape);
+        }
+    }
+    assert!(decode_cases(Kernel::RmsNorm).iter().any(|c| c.shape == Shape::Matrix { rows: 4, cols: 32768 }));
 }

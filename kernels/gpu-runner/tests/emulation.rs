@@ -5,7 +5,7 @@
 //! pass, and a one-ulp-scale corruption of any output must fail, so the tolerances can neither
 //! be too tight for the kernels' arithmetic nor too loose to notice a wrong element.
 
-use gpu_runner::cases::{Case, Inputs, Kernel, Shape, correctness_cases, expected, inputs};
+use gpu_runner::cases::{Case, Inputs, Kernel, Shape, correctness_cases, expected, inputs, special_cases};
 use gpu_runner::compare::{Tolerance, compare, with_guard};
 use kernels_reference::PIPELINE_TILE_FLOATS;
 
@@ -40,9 +40,53 @@ fn strided(first: usize, end: usize, step: usize) -> impl Iterator<Item = usize>
     (first..end).step_by(step)
 }
 
+/// Whether `rms_norm` and `softmax_rows` hold a row of `cols` floats in registers
+/// (`device::row::RowLayout`: 16 floats per thread in 16-byte groups, so `cols` a multiple of
+/// 4 and the buffers, 256-byte aligned plus `offset` floats, 16-byte aligned) rather than
+/// reading it twice.
+fn one_read(case: &Case, cols: usize) -> bool {
+    cols <= 16 * case.launch.block.0 as usize && cols.is_multiple_of(4) && case.offset.is_multiple_of(4)
+}
+
+/// The columns thread `t` of a row kernel visits, in its order: on the one-read path its
+/// 16-byte groups `t + k·block`, on the two-read path the strided loop.
+fn row_columns(case: &Case, cols: usize, t: usize) -> Box<dyn Iterator<Item = usize>> {
+    let block = case.launch.block.0 as usize;
+    if !one_read(case, cols) {
+        return Box::new(strided(t, cols, block));
+    }
+    let columns = (0..16).map(move |slot| 4 * (t + slot / 4 * block) + slot % 4);
+    Box::new(columns.filter(move |c| *c < cols))
+}
+
 /// The kernels' `exp`: `2^(x·log2 e)` (the device's `ex2.approx` is a close relative of exp2).
 fn device_exp(x: f32) -> f32 {
     (x * std::f32::consts::LOG2_E).exp2()
+}
+
+/// The two-read softmax of one row: each thread's online (maximum, sum) pair, combined by the
+/// block. `fixed: false` is the update before the masked-row fix: while a thread's maximum is
+/// still `-inf`, a `-inf` adds `e^(-inf - -inf)` = NaN.
+fn online_softmax(row: &[f32], block: usize, fixed: bool) -> Vec<f32> {
+    let cols = row.len();
+    let pairs: Vec<(f32, f32)> = (0..block)
+        .map(|t| {
+            strided(t, cols, block).fold((f32::NEG_INFINITY, 0.0f32), |(max, sum), c| {
+                let v = row[c];
+                if v > max {
+                    (v, sum * device_exp(max - v) + 1.0)
+                } else {
+                    let base = if fixed && max == f32::NEG_INFINITY { 0.0 } else { max };
+                    (max, sum + device_exp(v - base))
+                }
+            })
+        })
+        .collect();
+    let maxima: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+    let row_max = block_reduce(&maxima, f32::NEG_INFINITY, f32::max);
+    let scaled: Vec<f32> = pairs.iter().map(|(max, sum)| sum * device_exp(max - row_max)).collect();
+    let inverse_sum = 1.0 / block_reduce(&scaled, 0.0, |a, b| a + b);
+    row.iter().map(|v| device_exp(v - row_max) * inverse_sum).collect()
 }
 
 fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
@@ -97,7 +141,7 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             let mut out = Vec::new();
             for row in f[0].chunks(cols.max(1)).take(rows) {
                 let squares: Vec<f32> = (0..block)
-                    .map(|t| strided(t, cols, block).fold(0.0, |s, c| s + row[c] * row[c]))
+                    .map(|t| row_columns(case, cols, t).fold(0.0, |s, c| s + row[c] * row[c]))
                     .collect();
                 let total = block_reduce(&squares, 0.0, |a, b| a + b);
                 let inverse_rms = 1.0 / (total / cols as f32 + data.scalar).sqrt();
@@ -105,51 +149,52 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             }
             out
         }
-        (Kernel::SoftmaxRows, Shape::Matrix { rows, cols }) => {
-            let mut out = Vec::new();
-            for row in f[0].chunks(cols.max(1)).take(rows) {
-                let pairs: Vec<(f32, f32)> = (0..block)
-                    .map(|t| {
-                        strided(t, cols, block).fold((f32::NEG_INFINITY, 0.0f32), |(max, sum), c| {
-                            let v = row[c];
-                            if v > max {
-                                (v, sum * device_exp(max - v) + 1.0)
-                            } else {
-                                (max, sum + device_exp(v - max))
-                            }
-                        })
-                    })
+        (Kernel::SoftmaxRows, Shape::Matrix { rows, cols }) if one_read(case, cols) => {
+            let mut out = vec![0.0; rows * cols];
+            for (row, written) in f[0].chunks(cols.max(1)).zip(out.chunks_mut(cols.max(1))).take(rows) {
+                let maxima: Vec<f32> = (0..block)
+                    .map(|t| row_columns(case, cols, t).fold(f32::NEG_INFINITY, |m, c| m.max(row[c])))
                     .collect();
-                let maxima: Vec<f32> = pairs.iter().map(|p| p.0).collect();
                 let row_max = block_reduce(&maxima, f32::NEG_INFINITY, f32::max);
-                let scaled: Vec<f32> =
-                    pairs.iter().map(|(max, sum)| sum * device_exp(max - row_max)).collect();
-                let inverse_sum = 1.0 / block_reduce(&scaled, 0.0, |a, b| a + b);
-                out.extend(row.iter().map(|v| device_exp(v - row_max) * inverse_sum));
+                let sums: Vec<f32> = (0..block)
+                    .map(|t| row_columns(case, cols, t).fold(0.0, |s, c| s + device_exp(row[c] - row_max)))
+                    .collect();
+                let inverse_sum = 1.0 / block_reduce(&sums, 0.0, |a, b| a + b);
+                for (c, slot) in written.iter_mut().enumerate() {
+                    *slot = device_exp(row[c] - row_max) * inverse_sum;
+                }
             }
             out
+        }
+        (Kernel::SoftmaxRows, Shape::Matrix { rows, cols }) => {
+            f[0].chunks(cols.max(1)).take(rows).flat_map(|row| online_softmax(row, block, true)).collect()
         }
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => {
             let weights = data.halves.as_ref().unwrap();
             let weight = |i: usize| half::f16::from_bits(weights[i]).to_f32();
+            // 16-byte loads need `weights` (offset · 2 bytes) and `x` (offset · 4) aligned.
+            let vectorised = cols.is_multiple_of(8) && case.offset.is_multiple_of(8);
             (0..rows)
                 .map(|r| {
-                    let mut lanes = [0.0f32; WARP];
-                    for (lane, acc) in lanes.iter_mut().enumerate() {
-                        if cols % 8 == 0 {
-                            for chunk in strided(lane, cols / 8, WARP) {
-                                for k in 0..8 {
-                                    let c = chunk * 8 + k;
-                                    *acc = weight(r * cols + c).mul_add(f[0][c], *acc);
+                    let sums: Vec<f32> = (0..block)
+                        .map(|t| {
+                            let mut acc = 0.0f32;
+                            if vectorised {
+                                for chunk in strided(t, cols / 8, block) {
+                                    for k in 0..8 {
+                                        let c = chunk * 8 + k;
+                                        acc = weight(r * cols + c).mul_add(f[0][c], acc);
+                                    }
+                                }
+                            } else {
+                                for c in strided(t, cols, block) {
+                                    acc = weight(r * cols + c).mul_add(f[0][c], acc);
                                 }
                             }
-                        } else {
-                            for c in strided(lane, cols, WARP) {
-                                *acc = weight(r * cols + c).mul_add(f[0][c], *acc);
-                            }
-                        }
-                    }
-                    warp_reduce(lanes, |a, b| a + b)
+                            acc
+                        })
+                        .collect();
+                    block_reduce(&sums, 0.0, |a, b| a + b)
                 })
                 .collect()
         }
@@ -172,10 +217,10 @@ fn emulated_kernels_pass_and_corrupted_outputs_fail() {
     let mut rng = fastrand::Rng::with_seed(0x5eed);
     for kernel in Kernel::ALL {
         for case in correctness_cases(kernel, 4) {
-            let data = inputs(kernel, case.shape, &mut rng);
+            let data = inputs(&case, &mut rng);
             let want = expected(&case, &data);
             let got = emulate(&case, &data);
-            let label = format!("{kernel} {} {}", case.shape, case.launch);
+            let label = format!("{kernel} {} {}", case.label(), case.launch);
             let checked =
                 compare(&with_guard(&got), &want.values, want.tolerance, want.magnitudes.as_deref());
             let checked = checked.unwrap_or_else(|e| panic!("{label}: {e}"));
@@ -184,7 +229,13 @@ fn emulated_kernels_pass_and_corrupted_outputs_fail() {
             // The same output with one element moved must fail: by one ulp for exact kernels,
             // by a relative 1e-3 for relative tolerances, by 1e-3 of its terms' magnitude for
             // sums (all far above the bounds the kernels are held to).
-            let Some(index) = got.iter().position(|v| *v != 0.0) else { continue };
+            // A normal element (a subnormal one sits below the absolute part of a relative
+            // tolerance) whose terms do not overflow.
+            let finite_terms = |i: usize| want.magnitudes.as_ref().is_none_or(|m| m[i].is_finite());
+            let Some(index) = got.iter().enumerate().position(|(i, v)| v.is_normal() && finite_terms(i))
+            else {
+                continue;
+            };
             let mut corrupted = got;
             corrupted[index] = match want.tolerance {
                 Tolerance::Exact => f32::from_bits(corrupted[index].to_bits() + 1),
@@ -198,4 +249,28 @@ fn emulated_kernels_pass_and_corrupted_outputs_fail() {
             assert!(!checked.unwrap().passed(), "{label}: a corrupted element passed");
         }
     }
+}
+
+#[test]
+fn special_values_catch_the_unfixed_masked_softmax() {
+    // The two-read path with the update from before the fix: a row whose first columns of some
+    // thread are -inf (masks, a masked prefix) turns NaN, which the special-value case reports.
+    let mut rng = fastrand::Rng::with_seed(7);
+    let case = special_cases(Kernel::SoftmaxRows)
+        .into_iter()
+        .find(|case| matches!(case.shape, Shape::Matrix { cols, .. } if cols > 16 * case.launch.block.0 as usize))
+        .expect("a special case with rows too long for registers");
+    let Shape::Matrix { rows, cols } = case.shape else { unreachable!() };
+    let data = inputs(&case, &mut rng);
+    let want = expected(&case, &data);
+    let block = case.launch.block.0 as usize;
+    let unfixed: Vec<f32> =
+        data.floats[0].chunks(cols).take(rows).flat_map(|row| online_softmax(row, block, false)).collect();
+    let checked = compare(&with_guard(&unfixed), &want.values, want.tolerance, None).unwrap();
+    assert!(!checked.passed(), "the unfixed softmax passed: {}", checked.summary());
+    // The masked rows, not the ordinary one, are where it fails: every thread's first column
+    // lies in the masked prefix of row 3.
+    assert_eq!(gpu_runner::cases::ROW_PATTERNS[3], gpu_runner::cases::RowPattern::MaskPrefix);
+    assert!(unfixed[..cols].iter().all(|v| v.is_finite()));
+    assert!(unfixed[3 * cols..4 * cols].iter().all(|v| v.is_nan()));
 }

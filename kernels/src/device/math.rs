@@ -2,7 +2,13 @@
 //!
 //! `core` has no `exp` without a math library, so the exponential goes through the hardware
 //! `ex2.approx` unit (as CUDA's `__expf` does): relative error about 2^-22 of `2^(x·log2 e)`,
-//! plus the rounding of `x·log2 e`, which grows with |x|. Subnormal results flush to zero.
+//! plus the rounding of `x·log2 e`, which grows with |x|.
+//!
+//! The approximate instructions are the variants without `.ftz`: subnormal inputs and results
+//! are kept rather than flushed to zero, as PyTorch's (non-fast-math) kernels keep them, so
+//! that `silu(-88)` is a tiny negative number and not 0. Special values follow IEEE:
+//! `exp(-inf) = 0`, `exp(+inf) = +inf`, `rsqrt(+inf) = 0`, `rsqrt(0) = +inf`,
+//! `1/inf = 0`, and NaN in gives NaN out.
 
 /// One pure PTX instruction `OP {result}, {input};` as an expression of type `$result`.
 macro_rules! pure_instruction {
@@ -24,20 +30,20 @@ macro_rules! pure_instruction {
 /// `e^x`, approximately; `exp(-inf) = 0`.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
-    pure_instruction!("ex2.approx.ftz.f32 {result}, {input};", x * core::f32::consts::LOG2_E, reg32 => f32)
+    pure_instruction!("ex2.approx.f32 {result}, {input};", x * core::f32::consts::LOG2_E, reg32 => f32)
 }
 
 /// `1/sqrt(x)`, approximately (`rsqrt.approx`, relative error about 2^-23).
 #[inline(always)]
 pub fn rsqrt(x: f32) -> f32 {
-    pure_instruction!("rsqrt.approx.ftz.f32 {result}, {input};", x, reg32 => f32)
+    pure_instruction!("rsqrt.approx.f32 {result}, {input};", x, reg32 => f32)
 }
 
 /// `1/x`, approximately (`rcp.approx`, relative error about 2^-23), instead of the dozen
 /// instructions of a correctly rounded division.
 #[inline(always)]
 pub fn reciprocal(x: f32) -> f32 {
-    pure_instruction!("rcp.approx.ftz.f32 {result}, {input};", x, reg32 => f32)
+    pure_instruction!("rcp.approx.f32 {result}, {input};", x, reg32 => f32)
 }
 
 /// `a * b + c` with one rounding (`fma.rn.f32`).

@@ -1,5 +1,6 @@
 //! The device API shared by every kernel: thread geometry, dynamic shared memory, barriers,
-//! warp and block reductions, fast math, strided loops with batched loads, and the mbarrier pipeline protocol.
+//! warp and block reductions, fast math, strided loops with batched loads, rows held in registers,
+//! and the mbarrier pipeline protocol.
 //!
 //! Kernels call these functions instead of writing `asm!` themselves, so that the instructions a
 //! kernel depends on live in one place and the compiler-pass plugin can recognise the calls that
@@ -10,6 +11,7 @@ pub mod geometry;
 pub mod math;
 pub mod pipeline;
 pub mod reduce;
+pub mod row;
 pub mod shared;
 pub mod strided;
 
