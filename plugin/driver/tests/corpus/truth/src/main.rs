@@ -50,7 +50,7 @@ enum Task {
         #[arg(long)]
         compute_sanitizer: Option<PathBuf>,
         /// The limit of each calibration run of a correct kernel, in seconds.
-        #[arg(long, default_value_t = 60)]
+        #[arg(long, default_value_t = 20)]
         calibration_limit: u64,
         /// Also write the result text here.
         #[arg(long)]

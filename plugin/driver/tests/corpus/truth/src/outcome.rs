@@ -35,22 +35,32 @@ pub struct SanitizerRecord {
 }
 
 impl SanitizerRecord {
-    /// Errors the tool reported: its `ERROR SUMMARY: N errors` line, or its error exit status.
-    /// `None` where the tool did not finish (timed out) or printed no summary.
+    /// Errors the tool reported: the count in its summary line (`ERROR SUMMARY: N errors`, or
+    /// racecheck's `RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)`), else 1 for
+    /// its error exit status. `None` where the tool did not finish (timed out) or printed no
+    /// summary.
     pub fn errors(&self) -> Option<usize> {
         if self.process.timed_out {
             return None;
         }
-        let summary = self.process.output.lines().rev().find_map(|line| {
-            let rest = line.split("ERROR SUMMARY:").nth(1)?;
-            rest.split_whitespace().next()?.parse::<usize>().ok()
-        });
+        let summary = self.process.output.lines().rev().find_map(summary_errors);
         match summary {
             Some(count) => Some(count),
             None if self.process.exit_code == Some(EXIT_SANITIZER_ERRORS) => Some(1),
             None => None,
         }
     }
+}
+
+/// The error count of a compute-sanitizer summary line, if `line` is one.
+fn summary_errors(line: &str) -> Option<usize> {
+    let rest = line.split("SUMMARY:").nth(1)?;
+    // Racecheck puts the errors in parentheses after the hazards it displayed.
+    let counted = match rest.split_once('(') {
+        Some((_, inside)) => inside,
+        None => rest,
+    };
+    counted.split_whitespace().next()?.parse::<usize>().ok()
 }
 
 /// The outcome of a kernel: the plain run decides hang, fault and wrong result; a run that
@@ -114,6 +124,14 @@ mod tests {
         );
         let quiet = sanitizer(0, "========= ERROR SUMMARY: 0 errors\n");
         assert_eq!(racy.errors(), Some(3));
+        let racecheck = sanitizer(
+            EXIT_SANITIZER_ERRORS,
+            "========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)\n",
+        );
+        assert_eq!(racecheck.errors(), Some(1));
+        let racecheck_quiet =
+            sanitizer(0, "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n");
+        assert_eq!(racecheck_quiet.errors(), Some(0));
         assert_eq!(quiet.errors(), Some(0));
         assert_eq!(classify(&right, &[quiet.clone(), racy]), Outcome::Race);
         assert_eq!(classify(&right, &[quiet]), Outcome::Clean);

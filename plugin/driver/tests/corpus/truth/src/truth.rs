@@ -26,7 +26,7 @@ pub const WATCHDOG_FACTOR: u32 = 5;
 /// The watchdog is never shorter than this.
 pub const WATCHDOG_FLOOR: Duration = Duration::from_secs(3);
 /// A sanitizer run may take this many times the watchdog (it serialises and instruments).
-pub const SANITIZER_FACTOR: u32 = 20;
+pub const SANITIZER_FACTOR: u32 = 10;
 /// The compute-sanitizer tools run on every kernel that finished.
 pub const SANITIZER_TOOLS: [&str; 2] = ["racecheck", "synccheck"];
 
