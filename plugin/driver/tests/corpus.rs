@@ -44,7 +44,9 @@ fn corpus_cargo() -> Command {
 
 fn check_verdicts() -> Result<(), Failed> {
     let (corpus, known) = read_expectations()?;
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verifier-corpus");
+    // The compile-fail test's target folder: the build-std `core` (same target settings) is
+    // built once for both.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver-fixtures");
     let built =
         xtask::verifier_truth::build_corpus(corpus_cargo, &target).map_err(|error| format!("{error:#}"))?;
     let (judgements, unexpected) = judge(&corpus, &corpus_truth::judge::verdicts(&built.report));
