@@ -153,7 +153,7 @@ mod tests {
             line: 12,
         });
         report.push(rejected);
-        assert_eq!(report.import_seconds, 1.0);
+        assert_eq!(report.import_seconds, 1.5);
         assert_eq!(report.verify_seconds, 0.25);
         let path = report.write_into(&dir.path().join("new")).unwrap();
         assert_eq!(path, dir.path().join("new/kernels.json"));
