@@ -62,3 +62,7 @@ verify-ir +FILES:
 # Run every kernel on the GPU (needs an NVIDIA GPU): correctness, time, roofline, PyTorch peer.
 gpu *ARGS:
     cargo xtask gpu {{ARGS}}
+
+# Build the verifier corpus in report mode, judge its verdicts, run every corpus kernel on the GPU (`--bundle DIR` for a GPU machine without Rust).
+verifier-truth *ARGS:
+    cargo xtask verifier-truth {{ARGS}}

@@ -14,6 +14,11 @@ use serde::{Deserialize, Serialize};
 /// a kernels build, read by the driver).
 pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
 
+/// The environment variable that turns the driver's report mode on (`KERNELS_VERIFY_MODE=report`):
+/// rejections go into the crate report instead of failing the build, and code generation
+/// continues, so a crate of deliberately broken kernels still builds to PTX.
+pub const MODE_VAR: &str = "KERNELS_VERIFY_MODE";
+
 /// What happened to one kernel scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -42,8 +47,23 @@ pub struct ScopeReport {
     pub adaptations: usize,
     /// Rejections (0 unless the verdict is `rejected`).
     pub rejections: usize,
+    /// Each rejection's rule and position (empty unless the verdict is `rejected`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
     pub import_seconds: f64,
     pub verify_seconds: f64,
+}
+
+/// One rejection of a scope: the rule's stable name (`consumer-order`, or `import` where the
+/// scope could not be imported at all), the message, and where it points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub rule: String,
+    pub message: String,
+    /// The source file as rustc names it (relative to the crate for a local crate), and the
+    /// 1-based line; empty and 0 where the operation carries no position.
+    pub file: String,
+    pub line: u32,
 }
 
 /// One crate's report.
@@ -112,6 +132,7 @@ mod tests {
             verdict,
             adaptations: 0,
             rejections: 0,
+            findings: Vec::new(),
             import_seconds: 0.5,
             verify_seconds,
         }
@@ -123,7 +144,16 @@ mod tests {
         let mut report = CrateReport::new("kernels".into());
         report.push(scope("a", Verdict::Verified, 0.25));
         report.push(scope("b", Verdict::Skipped, 0.0));
-        assert_eq!(report.import_seconds, 1.0);
+        let mut rejected = scope("c", Verdict::Rejected, 0.0);
+        rejected.rejections = 1;
+        rejected.findings.push(Finding {
+            rule: "consumer-order".into(),
+            message: "read before wait".into(),
+            file: "src/lib.rs".into(),
+            line: 12,
+        });
+        report.push(rejected);
+        assert_eq!(report.import_seconds, 1.5);
         assert_eq!(report.verify_seconds, 0.25);
         let path = report.write_into(&dir.path().join("new")).unwrap();
         assert_eq!(path, dir.path().join("new/kernels.json"));
@@ -131,6 +161,11 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value["crate"], "kernels");
         assert_eq!(value["scopes"][1]["verdict"], "skipped");
+        // Findings round-trip with their rule and line; a scope without any omits the field.
+        assert!(value["scopes"][1].get("findings").is_none());
+        let back: CrateReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.scopes[2].findings[0].rule, "consumer-order");
+        assert_eq!(back.scopes[2].findings[0].line, 12);
         // Nothing but the report is left in the folder: the temporary file was renamed.
         assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
     }

@@ -26,5 +26,6 @@ pub mod setup;
 pub mod shapes;
 pub mod timing;
 pub mod toolchain;
+pub mod verifier_truth;
 pub mod verify_ir;
 pub mod verify_report;

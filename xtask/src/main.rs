@@ -81,6 +81,17 @@ enum Task {
         #[arg(last = true)]
         runner_args: Vec<String>,
     },
+    /// Build the verifier corpus in report mode, judge its verdicts, then run every corpus kernel
+    /// on the GPU (watchdog, compute-sanitizer): the verdict × outcome table.
+    VerifierTruth {
+        /// Instead of running, copy corpus-truth, the corpus PTX, expected.toml and the verdicts
+        /// into this folder, for a GPU machine without Rust.
+        #[arg(long)]
+        bundle: Option<std::path::PathBuf>,
+        /// Arguments for `corpus-truth run` (`-- --help` lists them).
+        #[arg(last = true)]
+        runner_args: Vec<String>,
+    },
     /// Turn a captured `ptxas -arch=sm_90 -v` report into regress/ptxas-sm90.tsv.
     PtxasTsv {
         /// The report (default: regress/fixtures/ptxas-sm90-h200.txt).
@@ -175,6 +186,9 @@ fn run(task: Task) -> Result<()> {
         Task::Report => xtask::report::report(&layout),
         Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
         Task::Gpu { bundle, runner_args } => xtask::gpu::gpu(&layout, bundle.as_deref(), &runner_args),
+        Task::VerifierTruth { bundle, runner_args } => {
+            xtask::verifier_truth::verifier_truth(&layout, bundle.as_deref(), &runner_args)
+        }
         Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
         Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
     }

@@ -12,7 +12,9 @@
 //! point into shared memory; [`import`] turns the scope into the verifier library's IR
 //! (recognising the device API's protocol calls through [`device_api`]); [`pass`] runs
 //! `plugin::verify` on it and reports rejections as rustc errors ([`diagnostics`]), which stop
-//! the build before code generation. Otherwise code generation continues untouched. After the
+//! the build before code generation. Otherwise code generation continues untouched. In report
+//! mode (`KERNELS_VERIFY_MODE=report`, [`settings`]) rejections go only into the crate report,
+//! with their rules and lines, and code generation continues. After the
 //! compile, the crate's report goes to `KERNELS_VERIFY_REPORT_DIR` ([`plugin::build_report`]) and, on
 //! request, each scope's IR to `KERNELS_VERIFY_DUMP` ([`settings`]).
 //!
@@ -59,9 +61,9 @@ struct KernelsCallbacks {
 
 impl rustc_driver::Callbacks for KernelsCallbacks {
     fn after_analysis<'tcx>(&mut self, _compiler: &interface::Compiler, tcx: TyCtxt<'tcx>) -> Compilation {
-        let outcome = pass::verify_crate(tcx, self.settings.dump_dir.as_deref());
+        let outcome = pass::verify_crate(tcx, self.settings.dump_dir.as_deref(), self.settings.mode);
         self.report = Some(outcome.report);
-        if outcome.rejected { Compilation::Stop } else { Compilation::Continue }
+        if outcome.stop { Compilation::Stop } else { Compilation::Continue }
     }
 }
 

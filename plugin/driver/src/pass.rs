@@ -1,5 +1,6 @@
 //! The verifier pass: for each kernel of the crate, collect its scope, import it, verify it,
-//! and turn the outcome into the crate report, rustc errors and (on request) IR dumps.
+//! and turn the outcome into the crate report, rustc errors and (on request) IR dumps. In report
+//! mode ([`VerifyMode::Report`]) rejections go only into the report, and the crate compiles on.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -9,17 +10,20 @@ use plugin::verify::{ScopeStatus, verify_module};
 use rustc_middle::ty::TyCtxt;
 
 use crate::import::import_scope;
+use crate::settings::VerifyMode;
 use crate::{diagnostics, scope};
-use plugin::build_report::{CrateReport, ScopeReport, Verdict, write_atomically};
+use plugin::build_report::{CrateReport, Finding, ScopeReport, Verdict, write_atomically};
 
-/// What verifying a crate gave: its report, and whether any scope was rejected.
+/// What verifying a crate gave: its report, and whether the compile must stop (a scope was
+/// rejected, in enforce mode).
 pub struct CrateOutcome {
     pub report: CrateReport,
-    pub rejected: bool,
+    pub stop: bool,
 }
 
 /// Verifies every kernel scope of the crate being compiled.
-pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
+pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>, mode: VerifyMode) -> CrateOutcome {
+    let enforce = mode == VerifyMode::Enforce;
     let crate_name = tcx.crate_name(rustc_hir::def_id::LOCAL_CRATE).to_string();
     let mut report = CrateReport::new(crate_name.clone());
     let mut rejected = false;
@@ -41,11 +45,20 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
         let imported = match import_scope(tcx, &collected) {
             Ok(imported) => imported,
             Err(error) => {
-                tcx.dcx().span_err(
-                    tcx.def_span(kernel),
-                    format!("kernel verifier: could not import the scope of `{}`: {error}", collected.name),
-                );
-                rejected = true;
+                let message =
+                    format!("kernel verifier: could not import the scope of `{}`: {error}", collected.name);
+                if enforce {
+                    tcx.dcx().span_err(tcx.def_span(kernel), message);
+                    rejected = true;
+                } else {
+                    report.push(unimported_scope(
+                        tcx,
+                        kernel,
+                        &collected,
+                        message,
+                        started.elapsed().as_secs_f64(),
+                    ));
+                }
                 continue;
             }
         };
@@ -60,10 +73,23 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
             Ok(_) => (Verdict::Verified, 0),
             Err(rejections) => (Verdict::Rejected, rejections.len()),
         };
+        let mut findings = Vec::new();
         if let Err(rejections) = &outcome {
-            rejected = true;
             for rejection in rejections {
-                diagnostics::emit(tcx, &collected.name, rejection, &imported.locations);
+                if enforce {
+                    rejected = true;
+                    diagnostics::emit(tcx, &collected.name, rejection, &imported.locations);
+                }
+                findings.push(Finding {
+                    rule: rejection.rule.name().to_string(),
+                    message: rejection.message.clone(),
+                    file: rejection
+                        .location
+                        .as_ref()
+                        .map(|at| at.file.display().to_string())
+                        .unwrap_or_default(),
+                    line: rejection.location.as_ref().map_or(0, |at| at.line),
+                });
             }
         }
         let scope_report = ScopeReport {
@@ -75,6 +101,7 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
             verdict,
             adaptations: imported.stats.adaptations,
             rejections,
+            findings,
             import_seconds,
             verify_seconds,
         };
@@ -87,7 +114,37 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>) -> CrateOutcome {
         }
         report.push(scope_report);
     }
-    CrateOutcome { report, rejected }
+    CrateOutcome { report, stop: rejected }
+}
+
+/// Report mode: a scope the import could not build is rejected, with the import error as its
+/// one finding at the kernel's definition.
+fn unimported_scope(
+    tcx: TyCtxt<'_>,
+    kernel: rustc_hir::def_id::LocalDefId,
+    collected: &scope::KernelScope<'_>,
+    message: String,
+    import_seconds: f64,
+) -> ScopeReport {
+    let position = tcx.sess.source_map().lookup_char_pos(tcx.def_span(kernel).lo());
+    ScopeReport {
+        kernel: collected.name.clone(),
+        functions: collected.functions.len(),
+        blocks: 0,
+        operations: 0,
+        opaque_operations: 0,
+        verdict: Verdict::Rejected,
+        adaptations: 0,
+        rejections: 1,
+        findings: vec![Finding {
+            rule: "import".into(),
+            message,
+            file: position.file.name.prefer_local_unconditionally().to_string(),
+            line: position.line as u32,
+        }],
+        import_seconds,
+        verify_seconds: 0.0,
+    }
 }
 
 /// `KERNELS_VERIFY_DUMP`: each scope's IR as text, and a table of per-scope times.

@@ -5,13 +5,16 @@
 //!   `just kernels` sums up).
 //! - `KERNELS_VERIFY_DUMP=<dir>`: write each scope's imported IR as text (`<dir>/<crate>/<kernel>.pir`,
 //!   readable by `just verify-ir`) and the per-scope times (`<dir>/<crate>/times.tsv`).
+//! - `KERNELS_VERIFY_MODE=report`: rejections go into the crate report (with their rules and
+//!   lines) instead of failing the build, and code generation continues; `enforce` (or unset)
+//!   is the default. Used to build the verifier's ground-truth corpus of broken kernels.
 //!
 //! The repository root is the nearest folder above the crate being compiled (cargo's
 //! `CARGO_MANIFEST_DIR`) that holds `rust-toolchain.toml`; the current folder is never used.
 
 use std::path::{Path, PathBuf};
 
-use plugin::build_report::REPORT_DIR_VAR;
+use plugin::build_report::{MODE_VAR, REPORT_DIR_VAR};
 use thiserror::Error;
 
 pub const DUMP_DIR_VAR: &str = "KERNELS_VERIFY_DUMP";
@@ -21,6 +24,17 @@ pub const DUMP_DIR_VAR: &str = "KERNELS_VERIFY_DUMP";
 pub struct Settings {
     pub report_dir: Option<PathBuf>,
     pub dump_dir: Option<PathBuf>,
+    pub mode: VerifyMode,
+}
+
+/// What a rejection does to the build.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum VerifyMode {
+    /// A rejection is a rustc error and stops the compile before code generation.
+    #[default]
+    Enforce,
+    /// A rejection is recorded in the crate report only; code generation continues.
+    Report,
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -30,6 +44,11 @@ pub enum SettingsError {
          lies above {manifest_dir}; give an absolute path"
     )]
     NoRepositoryRoot { variable: &'static str, value: String, manifest_dir: String },
+    #[error(
+        "{MODE_VAR}={value} is not a verify mode; use `report` (record rejections, keep building) or \
+         `enforce` (the default: a rejection fails the build)"
+    )]
+    UnknownMode { value: String },
 }
 
 impl Settings {
@@ -59,7 +78,12 @@ impl Settings {
                 }),
             }
         };
-        Ok(Settings { report_dir: resolve(REPORT_DIR_VAR)?, dump_dir: resolve(DUMP_DIR_VAR)? })
+        let mode = match var(MODE_VAR).unwrap_or_default().as_str() {
+            "" | "enforce" => VerifyMode::Enforce,
+            "report" => VerifyMode::Report,
+            other => return Err(SettingsError::UnknownMode { value: other.to_string() }),
+        };
+        Ok(Settings { report_dir: resolve(REPORT_DIR_VAR)?, dump_dir: resolve(DUMP_DIR_VAR)?, mode })
     }
 }
 
@@ -98,6 +122,18 @@ mod tests {
         let settings = Settings::from_vars(vars(&[(DUMP_DIR_VAR, "")]), None).unwrap();
         assert_eq!(settings.report_dir, None);
         assert_eq!(settings.dump_dir, None);
+        assert_eq!(settings.mode, VerifyMode::Enforce);
+    }
+
+    #[test]
+    fn report_mode_is_read_and_an_unknown_mode_is_refused_by_name() {
+        let report = Settings::from_vars(vars(&[(MODE_VAR, "report")]), None).unwrap();
+        assert_eq!(report.mode, VerifyMode::Report);
+        let enforce = Settings::from_vars(vars(&[(MODE_VAR, "enforce")]), None).unwrap();
+        assert_eq!(enforce.mode, VerifyMode::Enforce);
+        let error = Settings::from_vars(vars(&[(MODE_VAR, "lenient")]), None).unwrap_err();
+        assert_eq!(error, SettingsError::UnknownMode { value: "lenient".into() });
+        assert!(error.to_string().contains("KERNELS_VERIFY_MODE=lenient"));
     }
 
     #[test]

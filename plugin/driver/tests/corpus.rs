@@ -1,0 +1,124 @@
+//! The verifier corpus's verdicts: every kernel of `tests/corpus/` against its expected verdict.
+//!
+//! Data flow: one cargo run builds the corpus crate through this build's `kernels-rustc` in
+//! report mode (`KERNELS_VERIFY_MODE=report`: rejections go into the crate report and the crate
+//! still compiles to PTX); `corpus_truth::judge` compares each kernel scope's verdict with
+//! `tests/corpus/expected.toml` and prints the confusion matrix (expected × verdict). The
+//! verifier is not yet right on every kernel, so `tests/corpus/known-misjudged.toml` lists the
+//! kernels it currently misjudges, each with why; the test fails on a misjudgment that is not
+//! listed and on a listed kernel that is now judged right, so the list only shrinks.
+//!
+//! The second test runs the same comparison on synthetic reports of the committed corpus, to
+//! show the ratchet fires both ways.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use corpus_truth::expected::{Corpus, Expect};
+use corpus_truth::judge::{KnownMisjudged, Misjudgment, Ratchet, Verdict, confusion_matrix, judge};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+fn read_expectations() -> Result<(Corpus, KnownMisjudged), Failed> {
+    let corpus = Corpus::read(&corpus_dir().join("expected.toml")).map_err(|error| error.to_string())?;
+    let known = KnownMisjudged::read(&corpus_dir().join("known-misjudged.toml"))
+        .map_err(|error| error.to_string())?;
+    Ok((corpus, known))
+}
+
+/// Cargo in the corpus workspace with this build's driver as the workspace wrapper.
+fn corpus_cargo() -> Command {
+    let mut command = xtask::kernels::kernels_cargo(&corpus_dir());
+    command.env_remove("RUSTC_WRAPPER");
+    let sysroot = Command::new("rustc").args(["--print", "sysroot"]).output().expect("rustc runs");
+    let sysroot = String::from_utf8(sysroot.stdout).expect("a UTF-8 sysroot");
+    command
+        .env("RUSTC_WORKSPACE_WRAPPER", env!("CARGO_BIN_EXE_kernels-rustc"))
+        .env("LD_LIBRARY_PATH", Path::new(sysroot.trim()).join("lib"));
+    command
+}
+
+fn check_verdicts() -> Result<(), Failed> {
+    let (corpus, known) = read_expectations()?;
+    // The compile-fail test's target folder: the build-std `core` (same target settings) is
+    // built once for both.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver-fixtures");
+    let built =
+        xtask::verifier_truth::build_corpus(corpus_cargo, &target).map_err(|error| format!("{error:#}"))?;
+    let (judgements, unexpected) = judge(&corpus, &corpus_truth::judge::verdicts(&built.report));
+    eprintln!(
+        "corpus: {} kernels ({} correct, {} broken), built through the driver in report mode in {:.1} s",
+        corpus.kernels.len(),
+        corpus.kernels.iter().filter(|kernel| kernel.expect == Expect::Accept).count(),
+        corpus.kernels.iter().filter(|kernel| kernel.expect == Expect::Reject).count(),
+        built.seconds
+    );
+    eprint!("{}", confusion_matrix(&judgements));
+    let ratchet = Ratchet::of(&judgements, unexpected, &known);
+    if !ratchet.holds() {
+        return Err(format!("the corpus verdicts moved:\n{}", ratchet.explain()).into());
+    }
+    Ok(())
+}
+
+/// The committed expectations, judged on synthetic reports: a verifier that is right on every
+/// kernel must empty the known list, and one new misjudgment must fail.
+fn check_ratchet_fires() -> Result<(), Failed> {
+    let (corpus, known) = read_expectations()?;
+    let perfect: BTreeMap<String, Verdict> = corpus
+        .kernels
+        .iter()
+        .map(|kernel| {
+            let verdict = match kernel.expect {
+                Expect::Accept => Verdict::Accepted,
+                Expect::Reject => Verdict::Rejected(vec![kernel.rules[0].clone()]),
+            };
+            (kernel.name.clone(), verdict)
+        })
+        .collect();
+    let (judgements, unexpected) = judge(&corpus, &perfect);
+    let ratchet = Ratchet::of(&judgements, unexpected, &known);
+    let listed: Vec<String> = known.kernels.iter().map(|entry| entry.name.clone()).collect();
+    if ratchet.now_right != listed || !ratchet.new_misjudgments.is_empty() {
+        return Err(format!("a perfect verifier should clear exactly the known list: {ratchet:?}").into());
+    }
+    // One correct kernel rejected, one broken kernel accepted, neither listed: both are named.
+    let unlisted = |expect: Expect| {
+        corpus
+            .kernels
+            .iter()
+            .find(|kernel| kernel.expect == expect && !listed.contains(&kernel.name))
+            .map(|kernel| kernel.name.clone())
+    };
+    let mut regressed = perfect.clone();
+    let mut expected = Vec::new();
+    if let Some(name) = unlisted(Expect::Accept) {
+        regressed.insert(name.clone(), Verdict::Rejected(vec!["consumer-order".into()]));
+        expected.push((name, Misjudgment::RejectedCorrect));
+    }
+    if let Some(name) = unlisted(Expect::Reject) {
+        regressed.insert(name.clone(), Verdict::Accepted);
+        expected.push((name, Misjudgment::AcceptedBroken));
+    }
+    let (judgements, unexpected) = judge(&corpus, &regressed);
+    let mut found = Ratchet::of(&judgements, unexpected, &KnownMisjudged::default()).new_misjudgments;
+    expected.sort();
+    found.sort();
+    if expected.is_empty() || found != expected {
+        return Err(format!("the ratchet should name {expected:?}, named {found:?}").into());
+    }
+    Ok(())
+}
+
+fn main() {
+    let arguments = Arguments::from_args();
+    let trials = vec![
+        Trial::test("corpus::verdicts_match_expectations_or_the_known_list", check_verdicts),
+        Trial::test("corpus::ratchet_fires_on_synthetic_reports", check_ratchet_fires),
+    ];
+    libtest_mimic::run(&arguments, trials).exit();
+}

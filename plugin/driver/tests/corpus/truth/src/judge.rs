@@ -1,0 +1,405 @@
+//! The verifier's verdicts on the corpus against `expected.toml`, and the ratchet of known
+//! misjudgments (`known-misjudged.toml`), which may only shrink.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use plugin::build_report::{CrateReport, Verdict as ScopeVerdict};
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::expected::{Corpus, Expect};
+
+/// The verifier's verdict on one kernel, from the crate report of a report-mode build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Accepted,
+    /// Rejected, naming these rules (deduplicated, sorted).
+    Rejected(Vec<String>),
+}
+
+impl Verdict {
+    pub fn accepted(&self) -> bool {
+        matches!(self, Verdict::Accepted)
+    }
+}
+
+/// Every kernel scope's verdict in a crate report (verified and skipped scopes are accepted).
+pub fn verdicts(report: &CrateReport) -> BTreeMap<String, Verdict> {
+    report
+        .scopes
+        .iter()
+        .map(|scope| {
+            let verdict = match scope.verdict {
+                ScopeVerdict::Verified | ScopeVerdict::Skipped => Verdict::Accepted,
+                ScopeVerdict::Rejected => {
+                    let rules: BTreeSet<String> =
+                        scope.findings.iter().map(|finding| finding.rule.clone()).collect();
+                    Verdict::Rejected(rules.into_iter().collect())
+                }
+            };
+            (scope.kernel.clone(), verdict)
+        })
+        .collect()
+}
+
+/// How a verdict differs from its expectation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Misjudgment {
+    /// A broken kernel was accepted (a false negative: the worst kind).
+    AcceptedBroken,
+    /// A correct kernel was rejected (a false positive).
+    RejectedCorrect,
+    /// A broken kernel was rejected, but for none of the expected rules.
+    WrongRule,
+    /// The build reported no verdict for the kernel.
+    NoVerdict,
+}
+
+impl Misjudgment {
+    pub fn name(self) -> &'static str {
+        match self {
+            Misjudgment::AcceptedBroken => "broken kernel accepted",
+            Misjudgment::RejectedCorrect => "correct kernel rejected",
+            Misjudgment::WrongRule => "rejected for another rule",
+            Misjudgment::NoVerdict => "no verdict in the report",
+        }
+    }
+}
+
+/// One kernel: its expectation, its verdict, and how they differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    pub kernel: String,
+    pub expect: Expect,
+    pub expected_rules: Vec<String>,
+    pub verdict: Option<Verdict>,
+    pub misjudgment: Option<Misjudgment>,
+}
+
+/// Judges every expected kernel; kernels in the report that `expected.toml` lacks are returned
+/// apart (a kernel without an expectation is an error of the corpus, not of the verifier).
+pub fn judge(corpus: &Corpus, verdicts: &BTreeMap<String, Verdict>) -> (Vec<Judgement>, Vec<String>) {
+    let judgements = corpus
+        .kernels
+        .iter()
+        .map(|expectation| {
+            let verdict = verdicts.get(&expectation.name).cloned();
+            let misjudgment = match (&verdict, expectation.expect) {
+                (None, _) => Some(Misjudgment::NoVerdict),
+                (Some(Verdict::Accepted), Expect::Accept) => None,
+                (Some(Verdict::Accepted), Expect::Reject) => Some(Misjudgment::AcceptedBroken),
+                (Some(Verdict::Rejected(_)), Expect::Accept) => Some(Misjudgment::RejectedCorrect),
+                (Some(Verdict::Rejected(rules)), Expect::Reject) => {
+                    if rules.iter().any(|rule| expectation.rules.contains(rule)) {
+                        None
+                    } else {
+                        Some(Misjudgment::WrongRule)
+                    }
+                }
+            };
+            Judgement {
+                kernel: expectation.name.clone(),
+                expect: expectation.expect,
+                expected_rules: expectation.rules.clone(),
+                verdict,
+                misjudgment,
+            }
+        })
+        .collect();
+    let unexpected = verdicts.keys().filter(|name| corpus.kernel(name).is_none()).cloned().collect();
+    (judgements, unexpected)
+}
+
+/// `known-misjudged.toml`: the kernels today's verifier is known to get wrong, each with why.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownMisjudged {
+    #[serde(default, rename = "kernel")]
+    pub kernels: Vec<KnownEntry>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownEntry {
+    pub name: String,
+    pub why: String,
+}
+
+#[derive(Debug, Error)]
+pub enum KnownError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{path} is not a valid known-misjudged list: {source}")]
+    Parse { path: String, source: toml::de::Error },
+}
+
+impl KnownMisjudged {
+    pub fn read(path: &Path) -> Result<KnownMisjudged, KnownError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| KnownError::Read { path: shown.clone(), source })?;
+        toml::from_str(&text).map_err(|source| KnownError::Parse { path: shown, source })
+    }
+
+    fn names(&self) -> BTreeSet<&str> {
+        self.kernels.iter().map(|entry| entry.name.as_str()).collect()
+    }
+}
+
+/// The ratchet's findings: each list must be empty for the verdict test to pass.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Ratchet {
+    /// Misjudged, and not in the known list: a regression (or a new kernel to list).
+    pub new_misjudgments: Vec<(String, Misjudgment)>,
+    /// In the known list, but now judged right: remove them from the list.
+    pub now_right: Vec<String>,
+    /// In the known list, but not a corpus kernel.
+    pub unknown: Vec<String>,
+    /// Kernels of the build that `expected.toml` does not list.
+    pub unexpected: Vec<String>,
+}
+
+impl Ratchet {
+    pub fn of(judgements: &[Judgement], unexpected: Vec<String>, known: &KnownMisjudged) -> Ratchet {
+        let listed = known.names();
+        let mut ratchet = Ratchet { unexpected, ..Ratchet::default() };
+        for judgement in judgements {
+            match (judgement.misjudgment, listed.contains(judgement.kernel.as_str())) {
+                (Some(misjudgment), false) => {
+                    ratchet.new_misjudgments.push((judgement.kernel.clone(), misjudgment))
+                }
+                (None, true) => ratchet.now_right.push(judgement.kernel.clone()),
+                _ => {}
+            }
+        }
+        let corpus: BTreeSet<&str> = judgements.iter().map(|judgement| judgement.kernel.as_str()).collect();
+        ratchet.unknown =
+            listed.iter().filter(|name| !corpus.contains(*name)).map(|name| name.to_string()).collect();
+        ratchet
+    }
+
+    pub fn holds(&self) -> bool {
+        self.new_misjudgments.is_empty()
+            && self.now_right.is_empty()
+            && self.unknown.is_empty()
+            && self.unexpected.is_empty()
+    }
+
+    /// What to fix, one line per kernel, naming the file to edit.
+    pub fn explain(&self) -> String {
+        let mut text = String::new();
+        for (kernel, misjudgment) in &self.new_misjudgments {
+            let _ = writeln!(
+                text,
+                "{kernel}: {} (not in known-misjudged.toml: fix the verifier, or list it with why)",
+                misjudgment.name()
+            );
+        }
+        for kernel in &self.now_right {
+            let _ = writeln!(text, "{kernel}: now judged right; remove it from known-misjudged.toml");
+        }
+        for kernel in &self.unknown {
+            let _ = writeln!(text, "{kernel}: listed in known-misjudged.toml but not in expected.toml");
+        }
+        for kernel in &self.unexpected {
+            let _ = writeln!(text, "{kernel}: a corpus kernel without an entry in expected.toml; add one");
+        }
+        text
+    }
+}
+
+/// The confusion matrix, expected × verdict, as a text table, and the broken kernels rejected
+/// for none of their expected rules.
+pub fn confusion_matrix(judgements: &[Judgement]) -> String {
+    let mut counts = [[0usize; 3]; 2];
+    for judgement in judgements {
+        let row = if judgement.expect == Expect::Accept { 0 } else { 1 };
+        let column = match &judgement.verdict {
+            Some(Verdict::Accepted) => 0,
+            Some(Verdict::Rejected(_)) => 1,
+            None => 2,
+        };
+        counts[row][column] += 1;
+    }
+    let mut text =
+        format!("{:<20} {:>10} {:>10} {:>10}\n", "expected \\ verdict", "accepted", "rejected", "none");
+    for (row, name) in ["correct (accept)", "broken (reject)"].iter().enumerate() {
+        let [accepted, rejected, none] = counts[row];
+        let _ = writeln!(text, "{name:<20} {accepted:>10} {rejected:>10} {none:>10}");
+    }
+    let wrong_rule =
+        judgements.iter().filter(|judgement| judgement.misjudgment == Some(Misjudgment::WrongRule)).count();
+    let _ = writeln!(text, "broken kernels rejected for another rule than expected: {wrong_rule}");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plugin::build_report::{Finding, ScopeReport};
+
+    fn corpus() -> Corpus {
+        Corpus::parse(
+            r#"
+[contract]
+block_threads = 64
+grid_blocks = 8
+tiles = 64
+shared_bytes = 8192
+tile_floats = 256
+consumers = 32
+
+[[kernel]]
+name = "good"
+class = "c"
+expect = "accept"
+hazard = "none"
+why = "w"
+
+[[kernel]]
+name = "broken"
+class = "c"
+expect = "reject"
+rules = ["consumer-order"]
+hazard = "hang"
+why = "w"
+
+[[kernel]]
+name = "broken_other"
+class = "c"
+expect = "reject"
+rules = ["producer-order"]
+hazard = "hang"
+why = "w"
+"#,
+            "synthetic",
+        )
+        .unwrap()
+    }
+
+    fn scope(kernel: &str, rules: &[&str]) -> ScopeReport {
+        ScopeReport {
+            kernel: kernel.into(),
+            functions: 1,
+            blocks: 1,
+            operations: 1,
+            opaque_operations: 0,
+            verdict: if rules.is_empty() { ScopeVerdict::Verified } else { ScopeVerdict::Rejected },
+            adaptations: 0,
+            rejections: rules.len(),
+            findings: rules
+                .iter()
+                .map(|rule| Finding {
+                    rule: rule.to_string(),
+                    message: String::new(),
+                    file: "src/lib.rs".into(),
+                    line: 1,
+                })
+                .collect(),
+            import_seconds: 0.0,
+            verify_seconds: 0.0,
+        }
+    }
+
+    fn report(scopes: Vec<ScopeReport>) -> CrateReport {
+        let mut report = CrateReport::new("verifier_corpus".into());
+        for scope in scopes {
+            report.push(scope);
+        }
+        report
+    }
+
+    fn known(names: &[&str]) -> KnownMisjudged {
+        KnownMisjudged {
+            kernels: names
+                .iter()
+                .map(|name| KnownEntry { name: name.to_string(), why: "w".into() })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn every_kind_of_misjudgment_is_found() {
+        let report = report(vec![
+            scope("good", &["well-formed"]),
+            scope("broken", &[]),
+            scope("broken_other", &["consumer-order"]),
+        ]);
+        let (judgements, unexpected) = judge(&corpus(), &verdicts(&report));
+        let kinds: Vec<Option<Misjudgment>> =
+            judgements.iter().map(|judgement| judgement.misjudgment).collect();
+        assert_eq!(
+            kinds,
+            [
+                Some(Misjudgment::RejectedCorrect),
+                Some(Misjudgment::AcceptedBroken),
+                Some(Misjudgment::WrongRule)
+            ]
+        );
+        assert!(unexpected.is_empty());
+        let (judgements, _) = judge(&corpus(), &verdicts(&self::report(vec![])));
+        assert!(judgements.iter().all(|judgement| judgement.misjudgment == Some(Misjudgment::NoVerdict)));
+    }
+
+    #[test]
+    fn the_ratchet_fails_on_an_unlisted_misjudgment_and_on_a_listed_kernel_now_right() {
+        let right = report(vec![
+            scope("good", &[]),
+            scope("broken", &["consumer-order"]),
+            scope("broken_other", &["producer-order"]),
+        ]);
+        let (judgements, unexpected) = judge(&corpus(), &verdicts(&right));
+        assert!(Ratchet::of(&judgements, unexpected.clone(), &known(&[])).holds());
+        // A listed kernel that is now judged right must leave the list.
+        let stale = Ratchet::of(&judgements, unexpected, &known(&["broken"]));
+        assert_eq!(stale.now_right, ["broken"]);
+        assert!(!stale.holds());
+        assert!(stale.explain().contains("broken: now judged right; remove it"));
+
+        let wrong = report(vec![
+            scope("good", &[]),
+            scope("broken", &[]),
+            scope("broken_other", &["producer-order"]),
+        ]);
+        let (judgements, unexpected) = judge(&corpus(), &verdicts(&wrong));
+        let fresh = Ratchet::of(&judgements, unexpected.clone(), &known(&[]));
+        assert_eq!(fresh.new_misjudgments, [("broken".to_string(), Misjudgment::AcceptedBroken)]);
+        assert!(!fresh.holds());
+        // Listed with a reason, the same misjudgment is tolerated.
+        assert!(Ratchet::of(&judgements, unexpected, &known(&["broken"])).holds());
+    }
+
+    #[test]
+    fn a_kernel_without_expectation_or_a_listed_stranger_fails_the_ratchet() {
+        let extra = report(vec![
+            scope("good", &[]),
+            scope("broken", &["consumer-order"]),
+            scope("broken_other", &["producer-order"]),
+            scope("newcomer", &[]),
+        ]);
+        let (judgements, unexpected) = judge(&corpus(), &verdicts(&extra));
+        let ratchet = Ratchet::of(&judgements, unexpected, &known(&["ghost"]));
+        assert_eq!(ratchet.unexpected, ["newcomer"]);
+        assert_eq!(ratchet.unknown, ["ghost"]);
+        assert!(!ratchet.holds());
+    }
+
+    #[test]
+    fn the_confusion_matrix_counts_expected_against_verdict() {
+        let report = report(vec![
+            scope("good", &[]),
+            scope("broken", &[]),
+            scope("broken_other", &["consumer-order"]),
+        ]);
+        let (judgements, _) = judge(&corpus(), &verdicts(&report));
+        let table = confusion_matrix(&judgements);
+        let rows: Vec<Vec<&str>> =
+            table.lines().skip(1).map(|line| line.split_whitespace().collect()).collect();
+        // Correct: 1 accepted; broken: 1 accepted, 1 rejected (for another rule).
+        assert_eq!(rows[0][2..], ["1", "0", "0"]);
+        assert_eq!(rows[1][2..], ["1", "1", "0"]);
+        assert!(table.ends_with("rejected for another rule than expected: 1\n"), "{table}");
+    }
+}
