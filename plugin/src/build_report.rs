@@ -44,6 +44,9 @@ pub struct ScopeReport {
     pub rejections: usize,
     pub import_seconds: f64,
     pub verify_seconds: f64,
+    /// What the scope holds that the verifier's model does not check (`plugin/MODEL.md`).
+    #[serde(default)]
+    pub not_checked: Vec<String>,
 }
 
 /// One crate's report.
@@ -114,6 +117,7 @@ mod tests {
             rejections: 0,
             import_seconds: 0.5,
             verify_seconds,
+            not_checked: vec!["pipeline identity".into()],
         }
     }
 
