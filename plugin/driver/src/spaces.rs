@@ -163,10 +163,13 @@ fn copy_paths<'tcx>(views: &mut Views<'tcx>, source: &PlacePath, destination: &P
 }
 
 /// The view after a cast of a pointer viewing `view` to a pointer of type `to`: a byte view
-/// takes the new pointee, a typed view keeps its own.
+/// takes the new pointee, and so does a cast to an array of the viewed type; any other typed
+/// view keeps its own.
 pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
     match (view.kind(), to.builtin_deref(true)) {
         (ty::Uint(ty::UintTy::U8) | ty::Int(ty::IntTy::I8), Some(pointee)) => pointee,
+        // An array of the viewed type is the same memory, seen a tile at a time.
+        (_, Some(pointee)) if matches!(pointee.kind(), ty::Array(element, _) if *element == view) => pointee,
         _ => view,
     }
 }

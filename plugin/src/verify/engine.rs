@@ -18,7 +18,7 @@ use super::{
 use crate::{
     ir::{
         builder::SourceLoc,
-        mir::{constant::ConstIntOp, opaque::OpaqueOp, pointer_type_of},
+        mir::{opaque::OpaqueOp, pointer_type_of},
         semantic::{
             memory::BulkCopyOp,
             pipeline::{ProducerExpectTxOp, StateNewOp},
@@ -176,7 +176,7 @@ fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
         };
         if let Some(i) = bytes_operand {
             let bytes = op.deref(ctx).get_operand(i);
-            if bytes.defining_op().and_then(|def| Operation::get_op::<ConstIntOp>(def, ctx)).is_none() {
+            if typestate::constant_value(ctx, bytes, 4).is_none() {
                 variable_bytes += 1;
             }
         }

@@ -33,7 +33,7 @@ use super::{
 };
 use crate::ir::{
     mir::{
-        arith::{BinOp, CastKind, CastOp},
+        arith::{BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
         control::{CondBrOp, ReturnOp},
         memory::{FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
@@ -631,12 +631,36 @@ fn transition(step: &Step, producer: bool) -> (u16, u16, Rule, &'static str) {
     }
 }
 
-/// The value of operand `i` of `op` when it is a `mir.const_int`.
+/// The value of operand `i` of `op` when it is a constant (see [`constant_value`]).
 fn constant_operand(ctx: &Context, op: Ptr<Operation>, i: usize) -> Option<i64> {
-    let value = op.deref(ctx).get_operand(i);
+    constant_value(ctx, op.deref(ctx).get_operand(i), 4)
+}
+
+/// The value of a `mir.const_int`, or of arithmetic on constants up to `depth` operations
+/// deep (`2 * TILE_BYTES` and `TILE_BYTES / 2` reach MIR as operations on two constants).
+pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<i64> {
     let def = value.defining_op()?;
-    let constant = Operation::get_op::<ConstIntOp>(def, ctx)?;
-    Some(constant.get_attr_int_value(ctx)?.value().to_u64() as i64)
+    if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
+        return Some(constant.get_attr_int_value(ctx)?.value().to_u64() as i64);
+    }
+    let binop = Operation::get_op::<BinOp>(def, ctx)?;
+    if depth == 0 {
+        return None;
+    }
+    let (lhs, rhs) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let (a, b) = (constant_value(ctx, lhs, depth - 1)?, constant_value(ctx, rhs, depth - 1)?);
+    match binop.kind(ctx)? {
+        BinOpKind::Add => a.checked_add(b),
+        BinOpKind::Sub => a.checked_sub(b),
+        BinOpKind::Mul => a.checked_mul(b),
+        BinOpKind::Div => a.checked_div(b),
+        BinOpKind::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
+        BinOpKind::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+        _ => None,
+    }
 }
 
 /// The state whose stage a `mir.load` or `mir.store` accesses: its address points into
