@@ -52,6 +52,9 @@ pub struct ScopeReport {
     pub findings: Vec<Finding>,
     pub import_seconds: f64,
     pub verify_seconds: f64,
+    /// What the scope holds that the verifier's model does not check (`plugin/MODEL.md`).
+    #[serde(default)]
+    pub not_checked: Vec<String>,
 }
 
 /// One rejection of a scope: the rule's stable name (`consumer-order`, or `import` where the
@@ -135,6 +138,7 @@ mod tests {
             findings: Vec::new(),
             import_seconds: 0.5,
             verify_seconds,
+            not_checked: vec!["pipeline identity".into()],
         }
     }
 

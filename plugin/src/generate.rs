@@ -413,10 +413,12 @@ pub fn pipeline_chain(ctx: &mut Context, blocks: usize, with_semantic_ops: bool)
     let at = |line: usize| SourceLoc::new(file, line as u32 + 1, 5);
     let module = ModuleBuilder::new(ctx, "generated").expect("a valid symbol");
     let u32_ty = u32_type(ctx);
+    let source_ty: TypeHandle =
+        ptr_type(ctx, AddressSpace::Global, Mutability::Const, PointerKind::Raw, u32_ty.into()).into();
     let mut f = module
-        .function(ctx, "pipeline_chain", FnKind::Kernel, &[u32_ty.into()], &[], &at(0))
+        .function(ctx, "pipeline_chain", FnKind::Kernel, &[u32_ty.into(), source_ty], &[], &at(0))
         .expect("a valid symbol");
-    let tiles = f.params(ctx)[0];
+    let (tiles, source) = (f.params(ctx)[0], f.params(ctx)[1]);
     let adt = AdtType::get(ctx, "PipelineState".to_string()).into();
     let state = f.alloca(ctx, adt, &at(0));
     let index_field = f.field_addr(ctx, state, 0, u32_ty.into(), &at(0));
@@ -443,6 +445,8 @@ pub fn pipeline_chain(ctx: &mut Context, blocks: usize, with_semantic_ops: bool)
         let (i2, p2) = if with_semantic_ops {
             f.producer_acquire(ctx, i, p, &at(line));
             f.producer_expect_tx(ctx, i, bytes, &at(line));
+            let destination = f.binop(ctx, BinOpKind::Mul, i, bytes, &at(line));
+            f.bulk_copy(ctx, destination, source, bytes, i, &at(line));
             f.state_advance(ctx, i, p, &at(line))
         } else {
             let i2 = f.binop(ctx, BinOpKind::Add, i, bytes, &at(line));

@@ -8,7 +8,10 @@ use plugin::{
         builder::{FnKind, FunctionBuilder, ModuleBuilder, SourceLoc},
         mir::arith::{BinOpKind, CmpPredicate},
         semantic::pipeline::PipelineRole,
-        types::{AdtType, shorthand::u32_type},
+        types::{
+            AddressSpace, AdtType, Mutability, PointerKind,
+            shorthand::{int_type, ptr_type, u32_type},
+        },
     },
     scope::scopes_of_module,
     verify::{ScopeStatus, analyze_scope},
@@ -21,6 +24,7 @@ enum Step {
     NewState(bool),
     Acquire(u8, u8),
     ExpectTx(u8),
+    Copy(u8),
     Advance(u8, u8),
     Tail(u8, u8),
     Wait(u8, u8),
@@ -50,6 +54,7 @@ fn step() -> impl Strategy<Value = Step> {
         any::<bool>().prop_map(Step::NewState),
         (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Step::Acquire(a, b)),
         any::<u8>().prop_map(Step::ExpectTx),
+        any::<u8>().prop_map(Step::Copy),
         (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Step::Advance(a, b)),
         (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Step::Tail(a, b)),
         (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Step::Wait(a, b)),
@@ -82,8 +87,13 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
     let at = SourceLoc::new("generated.rs", 1, 1);
     let module = ModuleBuilder::new(ctx, "generated").expect("symbol");
     let u32_ty = u32_type(ctx);
-    let mut f: FunctionBuilder =
-        module.function(ctx, "kernel", FnKind::Kernel, &[u32_ty.into()], &[], &at).expect("symbol");
+    let bool_ty = int_type(ctx, 1, false);
+    let source_ty = ptr_type(ctx, AddressSpace::Global, Mutability::Const, PointerKind::Raw, u32_ty.into());
+    let mut f: FunctionBuilder = module
+        .function(ctx, "kernel", FnKind::Kernel, &[u32_ty.into(), bool_ty.into(), source_ty.into()], &[], &at)
+        .expect("symbol");
+    // A flag every branch may test: correlated guards for the typestate's path sensitivity.
+    let (flag, source) = (f.params(ctx)[1], f.params(ctx)[2]);
     let adt = AdtType::get(ctx, "PipelineState".to_string()).into();
     let place = f.alloca(ctx, adt, &at);
     let fields =
@@ -121,6 +131,10 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
                 Step::ExpectTx(a) => {
                     f.producer_expect_tx(ctx, pick(&values, a), values[1], &at);
                 }
+                Step::Copy(a) => {
+                    let stage = pick(&values, a);
+                    f.bulk_copy(ctx, stage, source, values[1], stage, &at);
+                }
                 Step::Advance(a, b) => {
                     let (i, p) = f.state_advance(ctx, pick(&values, a), pick(&values, b), &at);
                     values.extend([i, p]);
@@ -155,7 +169,11 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
                 f.goto(ctx, blocks[target], &args, &at);
             }
             End::Branch(c, t, e) if !without_args.is_empty() => {
-                let cond = f.cmp(ctx, CmpPredicate::Lt, pick(&values, c), param, &at);
+                let cond = if c % 2 == 0 {
+                    flag
+                } else {
+                    f.cmp(ctx, CmpPredicate::Lt, pick(&values, c), param, &at)
+                };
                 let then = blocks[without_args[t as usize % without_args.len()]];
                 let otherwise = blocks[without_args[e as usize % without_args.len()]];
                 f.cond_br(ctx, cond, then, otherwise, &at);

@@ -56,6 +56,8 @@ pub struct Summary {
     pub compile_seconds: f64,
     /// The scope the verifier spent longest on: (kernel, seconds).
     pub slowest: Option<(String, f64)>,
+    /// What verified scopes hold outside the verifier's model: (what, scopes holding it).
+    pub not_checked: Vec<(String, usize)>,
 }
 
 impl Summary {
@@ -73,6 +75,7 @@ impl Summary {
             slowest: scopes()
                 .max_by(|a, b| a.verify_seconds.total_cmp(&b.verify_seconds))
                 .map(|scope| (scope.kernel.clone(), scope.verify_seconds)),
+            not_checked: not_checked(scopes()),
         }
     }
 
@@ -93,8 +96,30 @@ impl Summary {
             timing.push_str(&format!(" (slowest scope: {kernel}, {seconds:.4} s)"));
         }
         lines.push(timing);
+        if !self.not_checked.is_empty() {
+            let items: Vec<String> =
+                self.not_checked.iter().map(|(what, scopes)| format!("{what} ({scopes} scopes)")).collect();
+            lines.push(format!("verifier: not checked: {}", items.join("; ")));
+        }
         lines
     }
+}
+
+/// Each kind of "not checked" line of the scopes, in first-seen order, with how many scopes
+/// reported it (the count stripped of a leading number, so "3 opaque operations" and "5 opaque
+/// operations" are one kind).
+fn not_checked<'a>(scopes: impl Iterator<Item = &'a ScopeReport>) -> Vec<(String, usize)> {
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for scope in scopes {
+        for line in &scope.not_checked {
+            let kind = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ').to_string();
+            match kinds.iter_mut().find(|(known, _)| *known == kind) {
+                Some((_, count)) => *count += 1,
+                None => kinds.push((kind, 1)),
+            }
+        }
+    }
+    kinds
 }
 
 /// Reads the reports in `dir` and prints the summary lines to stderr.
@@ -114,7 +139,8 @@ mod tests {
       "crate": "kernels",
       "scopes": [
         {"kernel": "pipeline_sum", "functions": 14, "blocks": 80, "operations": 400, "opaque_operations": 2,
-         "verdict": "verified", "adaptations": 0, "rejections": 0, "import_seconds": 0.002, "verify_seconds": 0.004},
+         "verdict": "verified", "adaptations": 0, "rejections": 0, "import_seconds": 0.002, "verify_seconds": 0.004,
+         "not_checked": ["pipeline identity (which pipeline's barriers each operation uses)", "2 operations the import left opaque"]},
         {"kernel": "saxpy", "functions": 4, "blocks": 9, "operations": 30, "opaque_operations": 0,
          "verdict": "skipped", "adaptations": 0, "rejections": 0, "import_seconds": 0.001, "verify_seconds": 0.0},
         {"kernel": "shared_memory_helper_local", "functions": 7, "blocks": 20, "operations": 90, "opaque_operations": 0,
@@ -139,6 +165,10 @@ mod tests {
         let lines = summary.lines();
         assert!(lines[0].starts_with("verifier: 2 kernel scopes verified, 1 skipped"), "{}", lines[0]);
         assert!(lines[1].contains("of 10.0 s compiling"), "{}", lines[1]);
+        // What the model leaves out is said, never passed silently; older reports have none.
+        assert_eq!(summary.not_checked.len(), 2);
+        assert!(lines[2].starts_with("verifier: not checked: pipeline identity"), "{}", lines[2]);
+        assert!(lines[2].contains("operations the import left opaque (1 scopes)"), "{}", lines[2]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use rustc_middle::ty::{self, TyCtxt};
 /// call into an ordinary function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeviceOp {
-    /// `PipelineState::new`: the consumer's starting state.
+    /// `PipelineState::new` (or `default`): the consumer's starting state.
     ConsumerStateNew,
     /// `PipelineState::producer_start`: the producer's starting state.
     ProducerStateNew,
@@ -49,6 +49,8 @@ pub enum DeviceOp {
 const PATHS: &[(&str, DeviceOp)] = &[
     ("device::pipeline::PipelineState::new", DeviceOp::ConsumerStateNew),
     ("device::pipeline::PipelineState::producer_start", DeviceOp::ProducerStateNew),
+    // `Default` is the consumer's start (`new`).
+    ("device::pipeline::PipelineState::default", DeviceOp::ConsumerStateNew),
     ("device::pipeline::PipelineState::advance", DeviceOp::StateAdvance),
     ("device::pipeline::PipelineState::index", DeviceOp::StateIndex),
     ("device::pipeline::Pipeline::producer_acquire", DeviceOp::ProducerAcquire),
@@ -76,11 +78,12 @@ impl DeviceOp {
     }
 }
 
-/// The names on the way from the crate root to `def_id`; an inherent impl's items are named
-/// by the impl's self type (`device::pipeline::Pipeline::consumer_wait`).
+/// The names on the way from the crate root to `def_id`; an impl's items (inherent or of a
+/// trait) are named by the impl's self type (`device::pipeline::Pipeline::consumer_wait`,
+/// `device::pipeline::PipelineState::default`).
 pub fn path_below_crate_root(tcx: TyCtxt<'_>, def_id: DefId) -> Vec<String> {
     if let Some(parent) = tcx.opt_parent(def_id)
-        && matches!(tcx.def_kind(parent), DefKind::Impl { of_trait: false })
+        && matches!(tcx.def_kind(parent), DefKind::Impl { .. })
     {
         let mut path = match tcx.type_of(parent).instantiate_identity().skip_normalization().kind() {
             ty::Adt(adt, _) => path_below_crate_root(tcx, adt.did()),

@@ -23,6 +23,9 @@ pub fn story(rule: Rule) -> &'static str {
         Rule::PointerAdaptation => {
             "pointer provenance: a shared-memory pointer crosses a call only as an explicit adaptation"
         }
+        Rule::ExpectTxBytes => {
+            "the pipeline story: the copies into a stage deliver exactly the bytes its expect_tx announced"
+        }
     }
 }
 

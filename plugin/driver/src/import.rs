@@ -67,6 +67,9 @@ pub struct ImportStats {
     pub operations: usize,
     pub opaque: usize,
     pub adaptations: usize,
+    /// Shared pointers that cross a call inside a struct or tuple, or through a call the import
+    /// cannot resolve (a function pointer): the adaptation rule does not see them.
+    pub hidden_shared: usize,
 }
 
 /// One imported scope.
@@ -302,7 +305,8 @@ impl<'tcx> Importer<'_, 'tcx> {
 
     // ---- types ------------------------------------------------------------------------------
 
-    /// The IR type of a Rust type; a pointer into shared memory is `Shared`, viewing `view`.
+    /// The IR type of a Rust type; a pointer or reference into shared memory is `Shared`,
+    /// viewing `view`.
     fn ir_type(&mut self, ty: Ty<'tcx>, view: Option<Ty<'tcx>>) -> TypeHandle {
         let pointer_bits = self.tcx.data_layout.pointer_size().bits() as u32;
         match ty.kind() {
@@ -329,15 +333,14 @@ impl<'tcx> Importer<'_, 'tcx> {
                     .into()
             }
             ty::Ref(_, pointee, mutability) => {
-                let pointee = self.ir_type(*pointee, None);
-                PointerType::get(
-                    self.ctx,
-                    AddressSpace::Generic,
-                    ir_mutability(*mutability),
-                    PointerKind::Ref,
-                    pointee,
-                )
-                .into()
+                // A reference reborrowed from a shared pointer points into shared memory.
+                let (space, pointee) = match view {
+                    Some(view) => (AddressSpace::Shared, view),
+                    None => (AddressSpace::Generic, *pointee),
+                };
+                let pointee = self.ir_type(pointee, None);
+                PointerType::get(self.ctx, space, ir_mutability(*mutability), PointerKind::Ref, pointee)
+                    .into()
             }
             _ => AdtType::get(self.ctx, ty.to_string()).into(),
         }
@@ -834,7 +837,15 @@ impl<'tcx> Importer<'_, 'tcx> {
         at: &SourceLoc,
     ) -> Result<(), BuildError> {
         let func_ty = func.ty(function.body, self.tcx);
-        let Some(callee) = resolve_callee(self.tcx, func_ty) else {
+        let resolved = resolve_callee(self.tcx, func_ty);
+        for arg in args {
+            let Some(path) = arg.node.place().and_then(|place| field_path(&place)) else { continue };
+            let whole = self.shared.view(function.instance, &path).is_some();
+            if self.shared.holds_below(function.instance, &path) || (whole && resolved.is_none()) {
+                self.stats.hidden_shared += 1;
+            }
+        }
+        let Some(callee) = resolved else {
             let values: Vec<Value> =
                 args.iter().filter_map(|arg| self.operand(function, builder, &arg.node, at)).collect();
             let ty = self.ir_type(destination.ty(function.body, self.tcx).ty, None);
@@ -851,8 +862,20 @@ impl<'tcx> Importer<'_, 'tcx> {
             self.write_place(function, builder, destination, pointer, at);
             return Ok(());
         }
+        if self.pointer_write(function, builder, callee, args, at) {
+            return Ok(());
+        }
         let name =
             self.names.get(&callee).cloned().unwrap_or_else(|| symbol(&readable_path(self.tcx, callee)));
+        // A state handed to a call (`helper(&mut state)`, `mem::replace(&mut state, …)`) may be
+        // changed there in ways the verifier does not follow: its slots escape, so what the
+        // verifier knew of them is forgotten and later pipeline operations on it are rejected.
+        for position in 0..args.len() {
+            if let Some((index_slot, phase_slot)) = function.state_arg(args, position) {
+                let what = format!("a pipeline state passed to `{name}`, which the verifier does not follow");
+                self.opaque(builder, &what, &[index_slot, phase_slot], &[], at);
+            }
+        }
         let signature = self
             .tcx
             .normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
@@ -874,8 +897,12 @@ impl<'tcx> Importer<'_, 'tcx> {
         Ok(())
     }
 
-    /// `ptr.add(n)`, `ptr.wrapping_add(n)`, `ptr.offset(n)`, `ptr.wrapping_offset(n)` of the
-    /// standard library, as `mir.index_addr`.
+    /// The standard library's raw-pointer methods the IR models: `add`, `wrapping_add`,
+    /// `offset`, `wrapping_offset` as `mir.index_addr`; `sub` and `wrapping_sub` as
+    /// `mir.index_addr` by the negated count; `cast`, `cast_mut` and `cast_const` as the pointer
+    /// itself (the destination's inferred type decides the cast, see [`Self::write_place`]);
+    /// `read`, `read_volatile` and `read_unaligned` (method or `core::ptr::` function) as
+    /// `mir.load`. Returns the call's value; `None` when the callee is none of these.
     fn pointer_arithmetic(
         &mut self,
         function: &FunctionImport<'_, 'tcx>,
@@ -884,19 +911,63 @@ impl<'tcx> Importer<'_, 'tcx> {
         args: &[Spanned<Operand<'tcx>>],
         at: &SourceLoc,
     ) -> Option<Value> {
-        if self.tcx.crate_name(callee.def_id().krate).as_str() != "core" || args.len() != 2 {
-            return None;
-        }
-        let name = self.tcx.item_name(callee.def_id());
-        if !matches!(name.as_str(), "add" | "wrapping_add" | "offset" | "wrapping_offset") {
+        if self.tcx.crate_name(callee.def_id().krate).as_str() != "core" || args.is_empty() {
             return None;
         }
         if !args[0].node.ty(function.body, self.tcx).is_raw_ptr() {
             return None;
         }
-        let pointer = self.operand(function, builder, &args[0].node, at)?;
-        let index = self.operand(function, builder, &args[1].node, at)?;
-        Some(builder.index_addr(self.ctx, pointer, index, at))
+        let name = self.tcx.item_name(callee.def_id());
+        match (name.as_str(), args.len()) {
+            ("add" | "wrapping_add" | "offset" | "wrapping_offset", 2) => {
+                let pointer = self.operand(function, builder, &args[0].node, at)?;
+                let index = self.operand(function, builder, &args[1].node, at)?;
+                Some(builder.index_addr(self.ctx, pointer, index, at))
+            }
+            ("sub" | "wrapping_sub", 2) => {
+                let pointer = self.operand(function, builder, &args[0].node, at)?;
+                let count = self.operand(function, builder, &args[1].node, at)?;
+                let int = int_type(self.ctx, count.get_type(self.ctx))?;
+                let zero = builder.const_int(self.ctx, int, 0, at);
+                let back = builder.binop(self.ctx, BinOpKind::Sub, zero, count, at);
+                Some(builder.index_addr(self.ctx, pointer, back, at))
+            }
+            ("cast" | "cast_mut" | "cast_const", 1) => self.operand(function, builder, &args[0].node, at),
+            ("read" | "read_volatile" | "read_unaligned", 1) => {
+                let pointer = self.operand(function, builder, &args[0].node, at)?;
+                pointer_pointee(self.ctx, pointer)?;
+                Some(builder.load(self.ctx, pointer, at))
+            }
+            _ => None,
+        }
+    }
+
+    /// `ptr.write(v)`, `write_volatile` and `write_unaligned` (method or `core::ptr::`
+    /// function) as `mir.store`; false when the callee is none of these.
+    fn pointer_write(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        callee: Instance<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        at: &SourceLoc,
+    ) -> bool {
+        if self.tcx.crate_name(callee.def_id().krate).as_str() != "core"
+            || args.len() != 2
+            || !args[0].node.ty(function.body, self.tcx).is_raw_ptr()
+        {
+            return false;
+        }
+        let name = self.tcx.item_name(callee.def_id());
+        if !matches!(name.as_str(), "write" | "write_volatile" | "write_unaligned") {
+            return false;
+        }
+        let Some(pointer) = self.operand(function, builder, &args[0].node, at) else { return false };
+        let Some(pointee) = pointer_pointee(self.ctx, pointer) else { return false };
+        let Some(value) = self.operand(function, builder, &args[1].node, at) else { return false };
+        let value = self.coerce(builder, value, pointee, at);
+        builder.store(self.ctx, value, pointer, at);
+        true
     }
 
     /// Emits the semantic operation of a device-API call; `false` when the call's arguments
@@ -930,12 +1001,12 @@ impl<'tcx> Importer<'_, 'tcx> {
                 builder.store(self.ctx, phase, phase_slot, at);
             }
             DeviceOp::StateAdvance => {
-                let Some((index_slot, phase_slot)) = function.state_arg(args, 0) else { return false };
-                let index = builder.load(self.ctx, index_slot, at);
-                let phase = builder.load(self.ctx, phase_slot, at);
+                let (index, phase) = self.state_operands(function, builder, args, 0, at);
                 let (index, phase) = builder.state_advance(self.ctx, index, phase, at);
-                builder.store(self.ctx, index, index_slot, at);
-                builder.store(self.ctx, phase, phase_slot, at);
+                if let Some((index_slot, phase_slot)) = function.state_arg(args, 0) {
+                    builder.store(self.ctx, index, index_slot, at);
+                    builder.store(self.ctx, phase, phase_slot, at);
+                }
             }
             DeviceOp::StateIndex | DeviceOp::ProducerBarrier => {
                 // `state.index()` is the stage index; `producer_barrier(&state)` selects the
@@ -946,9 +1017,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                 self.write_place(function, builder, destination, index, at);
             }
             DeviceOp::ProducerAcquire | DeviceOp::ProducerTail | DeviceOp::ConsumerWait => {
-                let Some((index_slot, phase_slot)) = function.state_arg(args, 1) else { return false };
-                let index = builder.load(self.ctx, index_slot, at);
-                let phase = builder.load(self.ctx, phase_slot, at);
+                let (index, phase) = self.state_operands(function, builder, args, 1, at);
                 match op {
                     DeviceOp::ProducerAcquire => builder.producer_acquire(self.ctx, index, phase, at),
                     DeviceOp::ProducerTail => builder.producer_tail(self.ctx, index, phase, at),
@@ -956,17 +1025,15 @@ impl<'tcx> Importer<'_, 'tcx> {
                 };
             }
             DeviceOp::ConsumerRelease => {
-                let Some((index_slot, _)) = function.state_arg(args, 1) else { return false };
-                let index = builder.load(self.ctx, index_slot, at);
+                let (index, _) = self.state_operands(function, builder, args, 1, at);
                 builder.consumer_release(self.ctx, index, at);
             }
             DeviceOp::ProducerExpectTx => {
-                let Some((index_slot, _)) = function.state_arg(args, 1) else { return false };
                 let Some(bytes) = args.get(2).and_then(|arg| self.operand(function, builder, &arg.node, at))
                 else {
                     return false;
                 };
-                let index = builder.load(self.ctx, index_slot, at);
+                let (index, _) = self.state_operands(function, builder, args, 1, at);
                 builder.producer_expect_tx(self.ctx, index, bytes, at);
             }
             DeviceOp::BulkCopy => {
@@ -993,6 +1060,38 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
         }
         true
+    }
+}
+
+impl<'tcx> Importer<'_, 'tcx> {
+    /// The stage index and phase of the state argument `position` names, loaded from its
+    /// slots. A state the import cannot follow (reached through a parameter, a field, a tuple
+    /// or an array) gives opaque values instead, so the verifier rejects the operation by
+    /// rule `state-provenance` rather than passing a protocol step it cannot see.
+    fn state_operands(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        args: &[Spanned<Operand<'tcx>>],
+        position: usize,
+        at: &SourceLoc,
+    ) -> (Value, Value) {
+        match function.state_arg(args, position) {
+            Some((index_slot, phase_slot)) => {
+                (builder.load(self.ctx, index_slot, at), builder.load(self.ctx, phase_slot, at))
+            }
+            None => {
+                let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
+                let values = self.opaque(
+                    builder,
+                    "a pipeline state the import cannot follow (a parameter, field, tuple or array element)",
+                    &[],
+                    &[u32_ty, u32_ty],
+                    at,
+                );
+                (values[0], values[1])
+            }
+        }
     }
 }
 

@@ -104,6 +104,7 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>, mode: VerifyMode) 
             findings,
             import_seconds,
             verify_seconds,
+            not_checked: not_checked(&outcome, imported.stats.hidden_shared),
         };
         if let Some(dump) = dump.as_mut() {
             let text = imported.module.disp(&imported.ctx).to_string();
@@ -145,6 +146,27 @@ fn unimported_scope(
         import_seconds,
         verify_seconds: 0.0,
     }
+}
+
+/// What the verified scopes of one module hold outside the model, each kind once.
+fn not_checked(
+    outcome: &Result<Vec<plugin::verify::ScopeReport>, Vec<plugin::verify::Rejection>>,
+    hidden_shared: usize,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    if hidden_shared > 0 {
+        lines.push(format!(
+            "{hidden_shared} shared pointers crossing a call inside a struct or tuple or through a function pointer"
+        ));
+    }
+    for report in outcome.iter().flatten() {
+        for line in &report.not_checked {
+            if !lines.contains(line) {
+                lines.push(line.clone());
+            }
+        }
+    }
+    lines
 }
 
 /// `KERNELS_VERIFY_DUMP`: each scope's IR as text, and a table of per-scope times.

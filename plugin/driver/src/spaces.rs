@@ -8,15 +8,18 @@
 //! the first field of a returned tuple) that holds a shared pointer, over the whole scope:
 //!
 //! - the destination of `dynamic_shared_base::<T>` is shared, viewed as `T`;
-//! - copies, moves, coercions, `Offset` and the standard library's pointer arithmetic (`add`,
-//!   `wrapping_add`, `offset`, …) keep it shared with the same view;
+//! - copies, moves, coercions, `Offset`, reborrows (`&mut *p`, `&raw const *p`) and the
+//!   standard library's pointer arithmetic (`add`, `wrapping_add`, `offset`, …) keep it shared
+//!   with the same view;
 //! - a pointer-to-pointer cast of a *byte* view (`u8`, `i8`) gives the memory the cast's
 //!   pointee (this is how shared memory is carved into typed parts); a cast of a typed view to
 //!   another pointee is a reinterpretation, and the result keeps the view it had, so that the
 //!   verifier sees what the memory really holds when the pointer reaches a call;
 //! - tuples and structs built from shared pointers hold them in the same fields;
 //! - a function whose return place holds a shared pointer at some path gives its callers'
-//!   destinations the same path.
+//!   destinations the same path;
+//! - a shared pointer exposed as an integer (`p as usize`), offset by integer addition or
+//!   subtraction, and turned back into a pointer (`as *mut T`) is still shared.
 //!
 //! Parameters are never inferred shared: inside a function, a pointer parameter is what its
 //! Rust type says (generic), which is exactly why the call is an adaptation. The inference is
@@ -85,6 +88,16 @@ impl<'tcx> SharedPaths<'tcx> {
         self.by_function.get(&function).and_then(|views| views.get(path)).copied()
     }
 
+    /// Whether a shared pointer sits strictly below `path` (in a field of the struct or
+    /// tuple it names).
+    pub fn holds_below(&self, function: Instance<'tcx>, path: &PlacePath) -> bool {
+        self.by_function.get(&function).is_some_and(|views| {
+            views.keys().any(|(local, fields)| {
+                *local == path.0 && fields.len() > path.1.len() && fields.starts_with(&path.1)
+            })
+        })
+    }
+
     /// The field paths of `function`'s return place that hold shared pointers, with views.
     fn returned(&self, function: Instance<'tcx>) -> Vec<(Vec<u32>, Ty<'tcx>)> {
         self.by_function
@@ -112,6 +125,22 @@ pub fn field_path(place: &Place<'_>) -> Option<PlacePath> {
     Some((place.local, fields))
 }
 
+/// The pointer a reborrow dereferences: for `*p` (or `*p.0`), the path of `p`.
+fn reborrowed(place: &Place<'_>) -> Option<PlacePath> {
+    let (last, fields) = place.projection.split_last()?;
+    if *last != ProjectionElem::Deref {
+        return None;
+    }
+    let mut path = Vec::new();
+    for element in fields {
+        match element {
+            ProjectionElem::Field(field, _) => path.push(field.as_u32()),
+            _ => return None,
+        }
+    }
+    Some((place.local, path))
+}
+
 fn operand_path(operand: &Operand<'_>) -> Option<PlacePath> {
     match operand {
         Operand::Copy(place) | Operand::Move(place) => field_path(place),
@@ -134,10 +163,13 @@ fn copy_paths<'tcx>(views: &mut Views<'tcx>, source: &PlacePath, destination: &P
 }
 
 /// The view after a cast of a pointer viewing `view` to a pointer of type `to`: a byte view
-/// takes the new pointee, a typed view keeps its own.
+/// takes the new pointee, and so does a cast to an array of the viewed type; any other typed
+/// view keeps its own.
 pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
     match (view.kind(), to.builtin_deref(true)) {
         (ty::Uint(ty::UintTy::U8) | ty::Int(ty::IntTy::I8), Some(pointee)) => pointee,
+        // An array of the viewed type is the same memory, seen a tile at a time.
+        (_, Some(pointee)) if matches!(pointee.kind(), ty::Array(element, _) if *element == view) => pointee,
         _ => view,
     }
 }
@@ -159,6 +191,27 @@ fn infer_body<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, paths: &SharedPaths<'t
                         set.insert(destination, cast_view(view, *to));
                     }
                 }
+                // Through an integer and back (`p as usize … as *mut T`): the integer carries
+                // the view, so the pointer made from it is shared again.
+                Rvalue::Cast(CastKind::PointerExposeProvenance, operand, _) => {
+                    if let Some(view) = operand_path(operand).and_then(|source| set.get(&source).copied()) {
+                        set.insert(destination, view);
+                    }
+                }
+                Rvalue::Cast(CastKind::PointerWithExposedProvenance, operand, to) => {
+                    if let Some(view) = operand_path(operand).and_then(|source| set.get(&source).copied()) {
+                        set.insert(destination, cast_view(view, *to));
+                    }
+                }
+                Rvalue::BinaryOp(
+                    BinOp::Add | BinOp::Sub | BinOp::AddUnchecked | BinOp::SubUnchecked,
+                    operands,
+                ) if operands.0.ty(body, tcx).is_integral() => {
+                    if let Some(view) = operand_path(&operands.0).and_then(|source| set.get(&source).copied())
+                    {
+                        set.insert(destination, view);
+                    }
+                }
                 Rvalue::Cast(CastKind::PointerCoercion(..), operand, _) => {
                     if let Some(view) = operand_path(operand).and_then(|source| set.get(&source).copied()) {
                         set.insert(destination, view);
@@ -167,6 +220,12 @@ fn infer_body<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, paths: &SharedPaths<'t
                 Rvalue::BinaryOp(BinOp::Offset, operands) => {
                     if let Some(view) = operand_path(&operands.0).and_then(|source| set.get(&source).copied())
                     {
+                        set.insert(destination, view);
+                    }
+                }
+                Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed) => {
+                    // A reborrow `&mut *p` or `&raw const *p` points where `p` points.
+                    if let Some(view) = reborrowed(borrowed).and_then(|source| set.get(&source).copied()) {
                         set.insert(destination, view);
                     }
                 }

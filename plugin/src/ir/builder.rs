@@ -6,17 +6,20 @@
 //! ```
 //! use plugin::ir::builder::{FnKind, ModuleBuilder, SourceLoc};
 //! use plugin::ir::semantic::pipeline::PipelineRole;
-//! use plugin::ir::types::shorthand::u32_type;
+//! use plugin::ir::types::{AddressSpace, Mutability, PointerKind, shorthand::{ptr_type, u32_type}};
 //!
 //! let mut ctx = plugin::new_context();
 //! let ctx = &mut ctx;
 //! let module = ModuleBuilder::new(ctx, "kernels").unwrap();
 //! let at = SourceLoc::new("kernels/src/pipeline_sum.rs", 46, 9);
-//! let mut f = module.function(ctx, "pipeline_sum", FnKind::Kernel, &[], &[], &at).unwrap();
+//! let input = ptr_type(ctx, AddressSpace::Global, Mutability::Const, PointerKind::Raw, u32_type(ctx).into());
+//! let mut f = module.function(ctx, "pipeline_sum", FnKind::Kernel, &[input.into()], &[], &at).unwrap();
+//! let source = f.params(ctx)[0];
 //! let (index, phase) = f.state_new(ctx, PipelineRole::Producer, 4, &at);
 //! f.producer_acquire(ctx, index, phase, &at);
 //! let bytes = f.const_int(ctx, u32_type(ctx), 4096, &at);
 //! f.producer_expect_tx(ctx, index, bytes, &at);
+//! f.bulk_copy(ctx, index, source, bytes, index, &at);
 //! let (index, phase) = f.state_advance(ctx, index, phase, &at);
 //! f.producer_tail(ctx, index, phase, &at);
 //! f.ret(ctx, &[], &at);

@@ -22,6 +22,7 @@ pub(crate) mod engine;
 pub mod facts;
 pub(crate) mod index;
 pub(crate) mod rules;
+pub(crate) mod typestate;
 
 use std::fmt;
 
@@ -44,10 +45,12 @@ pub enum Rule {
     /// A stage index or phase bit operand does not flow from a pipeline state (through
     /// stores, loads, block arguments and call arguments), or mixes two states.
     StateProvenance,
-    /// On some path, a producer does not follow new → acquire → expect-tx → advance.
+    /// On some path, a producer does not follow new → acquire → expect-tx → copy → advance,
+    /// touches a stage it has not acquired or whose copy is in flight, or creates its state
+    /// again.
     ProducerOrder,
-    /// On some path, a consumer does not follow wait → (read the stage) → release → advance,
-    /// or reads a stage it is not waiting on.
+    /// On some path, a consumer does not follow wait → (access the stage) → release →
+    /// advance, accesses a stage it is not waiting on, or creates its state again.
     ConsumerOrder,
     /// The producer tail is reachable other than after the producer loop (inside it, with a
     /// stage acquired, or followed by more producer work), or a producer path leaves the
@@ -57,17 +60,21 @@ pub enum Rule {
     /// pointer passed to a generic parameter without `mir.addrspace_cast`, or an adaptation
     /// whose pointee, mutability or pointer kind disagree with the parameter.
     PointerAdaptation,
+    /// On some path, the constant bytes a stage's `expect_tx` announces differ from the
+    /// constant bytes its copies deliver before the producer advances.
+    ExpectTxBytes,
 }
 
 impl Rule {
     /// Every rule, in a fixed order.
-    pub const ALL: [Rule; 6] = [
+    pub const ALL: [Rule; 7] = [
         Rule::WellFormed,
         Rule::StateProvenance,
         Rule::ProducerOrder,
         Rule::ConsumerOrder,
         Rule::ProducerTail,
         Rule::PointerAdaptation,
+        Rule::ExpectTxBytes,
     ];
 
     /// The rule's stable name, e.g. `producer-order`.
@@ -79,6 +86,7 @@ impl Rule {
             Rule::ConsumerOrder => "consumer-order",
             Rule::ProducerTail => "producer-tail",
             Rule::PointerAdaptation => "pointer-adaptation",
+            Rule::ExpectTxBytes => "expect-tx-bytes",
         }
     }
 
@@ -156,6 +164,9 @@ pub struct ScopeReport {
     pub semantic_ops: usize,
     /// Provenance facts computed (zero when skipped).
     pub facts: usize,
+    /// What the scope holds that the model does not check (see `plugin/MODEL.md`), one line
+    /// per kind, e.g. "thread roles and arrival counts". Empty when skipped.
+    pub not_checked: Vec<String>,
 }
 
 /// Everything one verifier run on one scope produced.
