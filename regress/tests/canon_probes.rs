@@ -1,4 +1,4 @@
-//! canon-check's probe corpus: pairs made from the real kernels' PTX (the committed snapshots),
+//! canon-check's probe corpus: pairs made from the real kernels' PTX (frozen in `regress/probes/base/`),
 //! each with the class it must get, one test per probe (`canon_probe::<name>`); a property test
 //! that random semantic mutations of real entries never come out harmless; and the twin swap run
 //! through the snapshot suite's own comparison.
@@ -133,7 +133,12 @@ fn main() -> ExitCode {
     let args = Arguments::from_args();
     let layout = Layout::from_build();
     let dir = layout.snapshot_dir();
-    let corpus_path = layout.root().join("regress").join("probes").join("probes.json");
+    let probes_dir = layout.root().join("regress").join("probes");
+    // The probes' edits are written against the PTX of one day: they read a frozen copy of
+    // that day's snapshots, so a later codegen change (a kernel edit, a pin bump) cannot make
+    // an edit miss its text. The mutation test and the twin swap read the live snapshots.
+    let base_dir = probes_dir.join("base");
+    let corpus_path = probes_dir.join("probes.json");
     let corpus: Corpus = match fs::read_to_string(&corpus_path)
         .map_err(|e| e.to_string())
         .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
@@ -147,12 +152,12 @@ fn main() -> ExitCode {
     };
     let mut trials: Vec<Trial> = Vec::new();
     let probes = corpus.probe.clone();
-    let corpus_dir = dir.clone();
+    let corpus_dir = base_dir.clone();
     trials.push(Trial::test("canon_probe::the_corpus_covers_every_class", move || {
         corpus_covers_every_class(&probes, &corpus_dir)
     }));
     for probe in corpus.probe {
-        let dir = dir.clone();
+        let dir = base_dir.clone();
         trials.push(Trial::test(format!("canon_probe::{}", probe.name), move || run_probe(&dir, &probe)));
     }
     let mutation_dir = dir.clone();

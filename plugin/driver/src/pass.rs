@@ -145,6 +145,7 @@ fn unimported_scope(
         }],
         import_seconds,
         verify_seconds: 0.0,
+        not_checked: Vec::new(),
     }
 }
 

@@ -300,6 +300,7 @@ why = "w"
                 .collect(),
             import_seconds: 0.0,
             verify_seconds: 0.0,
+            not_checked: Vec::new(),
         }
     }
 
