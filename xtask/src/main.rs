@@ -144,6 +144,9 @@ fn run(task: Task) -> Result<()> {
                 installed.dir.display(),
                 installed.provenance.built_at
             );
+            for line in installed.provenance.verified_patches() {
+                println!("  {line}");
+            }
             Ok(())
         }
         Task::Shapes { update, reason, sm } => {
@@ -151,7 +154,7 @@ fn run(task: Task) -> Result<()> {
         }
         Task::CanonCheck { old, new, json } => xtask::canon_check::canon_check(&layout, &old, &new, json),
         Task::Report => xtask::report::report(&layout),
-        Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
+        Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)?),
         Task::Gpu { bundle, runner_args } => xtask::gpu::gpu(&layout, bundle.as_deref(), &runner_args),
         Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
         Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
