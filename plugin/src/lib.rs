@@ -8,7 +8,8 @@
 //! the scope guard, the indexed provenance fixpoint and the rules, and returns a report or
 //! rejections naming rule, operation and location → [`report`] renders them for people.
 //! With the `oracle` feature, [`oracle`] verifies the same scopes the slow, simple way, for
-//! agreement tests and the timing regression. [`build_report`] is the per-crate verification
+//! agreement tests and the timing regression; [`timing`] times the verifier on generated
+//! scopes (the timing regression's measurement). [`build_report`] is the per-crate verification
 //! report the driver writes and `just kernels` reads back.
 
 pub mod build_report;
@@ -20,12 +21,12 @@ pub mod ir {
     pub mod semantic;
     pub mod types;
 }
-pub mod dominance;
 #[cfg(feature = "oracle")]
 pub mod oracle;
 pub mod report;
 pub mod scope;
 pub mod text;
+pub mod timing;
 pub mod verify;
 
 /// A pliron context with the `mir` and `semantic` dialects registered (pliron registers every

@@ -47,8 +47,12 @@ pub fn test(layout: &Layout) -> Result<()> {
     })?;
     steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
     let counts = steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
-        // Every test binary runs, so that one failing suite does not hide another.
-        process::run_tests(process::cargo(root).args(["test", "--workspace", "--no-fail-fast"]), "the tests")
+        // Every test binary runs, so that one failing suite does not hide another. The timing
+        // regression times the verifier builds the installed default backend holds.
+        let probes = crate::timing::verifier_probes(layout)?;
+        let mut command = process::cargo(root);
+        command.args(["test", "--workspace", "--no-fail-fast"]).env(probes.0, probes.1);
+        process::run_tests(&mut command, "the tests")
     })?;
     steps.step("clippy, host workspace", || {
         process::run(

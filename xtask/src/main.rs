@@ -172,6 +172,9 @@ fn run(task: Task) -> Result<()> {
                 installed.dir.display(),
                 installed.provenance.built_at
             );
+            for line in installed.provenance.verified_patches() {
+                println!("  {line}");
+            }
             Ok(())
         }
         Task::PruneBackends { keep, dry_run, project } => {
@@ -184,7 +187,7 @@ fn run(task: Task) -> Result<()> {
         }
         Task::CanonCheck { old, new, json } => xtask::canon_check::canon_check(&layout, &old, &new, json),
         Task::Report => xtask::report::report(&layout),
-        Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)),
+        Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)?),
         Task::Gpu { bundle, runner_args } => xtask::gpu::gpu(&layout, bundle.as_deref(), &runner_args),
         Task::VerifierTruth { bundle, runner_args } => {
             xtask::verifier_truth::verifier_truth(&layout, bundle.as_deref(), &runner_args)

@@ -42,10 +42,12 @@ pub fn timing(layout: &Layout, end_to_end_only: bool) -> Result<()> {
     let mut steps = Steps::new(if end_to_end_only { 1 } else { 2 });
     if !end_to_end_only {
         steps.step("verifier sweep: generated scopes up to 102,400 blocks (release build)", || {
+            let (variable, probes) = verifier_probes(layout)?;
             let mut command = process::cargo(layout.root());
             command
                 .args(["test", "--release", "--test", "verifier_timing"])
-                .env("VERIFIER_TIMING_SWEEP", "full");
+                .env("VERIFIER_TIMING_SWEEP", "full")
+                .env(variable, probes);
             process::run(&mut command, "the verifier timing sweep")
         })?;
     }
@@ -54,6 +56,13 @@ pub fn timing(layout: &Layout, end_to_end_only: bool) -> Result<()> {
     })?;
     steps.finish("timing");
     Ok(())
+}
+
+/// The variable naming the folder of the verifier builds the timing regression times, and
+/// that folder: the installed default backend, once `check-backend` accepts it.
+pub fn verifier_probes(layout: &Layout) -> Result<(&'static str, PathBuf)> {
+    let installed = crate::backend::check_backend(layout, crate::backend::DEFAULT_BACKEND)?;
+    Ok(("KERNELS_VERIFIER_PROBES", installed.dir))
 }
 
 /// A scratch kernels crate for generated kernels.

@@ -1,5 +1,6 @@
-//! `cargo xtask build-backend NAME`: pin → materialise → apply the series to a work copy →
-//! build → install under the build's key → PROVENANCE, as numbered, timed steps. Two locks
+//! `cargo xtask build-backend NAME`: pin → materialise → apply the series to a work copy (for
+//! the packages an in-tree backend carries, then run their own test suites there) → build →
+//! install under the build's key → PROVENANCE, as numbered, timed steps. Two locks
 //! make concurrent runs safe: one per backend in the project (the vendor tree and the build
 //! folder are shared by every key) and one per key in the backends root (the install). A run
 //! that finds a matching install says so and does nothing.
@@ -12,7 +13,8 @@ use regress::layout::Layout;
 use tempfile::TempDir;
 
 use super::apply::apply_series;
-use super::description::{Upstream, read_backend};
+use super::carried::{self, CarriedRecord};
+use super::description::{Build, PRISTINE_SUFFIX, Upstream, read_backend};
 use super::error::BackendError;
 use super::guard::{Installed, source_differences, verify};
 use super::inputs::{BuildInputs, FileHash, hash_sources};
@@ -77,28 +79,53 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
                 in_work_copy(&slot, materialised, package::work_copy)
             }
             Upstream::InTree { .. } => {
-                eprintln!("built in-tree from {} source files: nothing to fetch", inputs.sources.len());
+                eprintln!("built in-tree from {} source files", inputs.sources.len());
                 Ok((inputs.rustc.commit_hash.clone(), None))
             }
         })?;
-    let build_dir = work.as_ref().map_or_else(|| root.to_owned(), |(_, copy)| copy.clone());
+    let mut build_dir = work.as_ref().map_or_else(|| root.to_owned(), |(_, copy)| copy.clone());
 
-    steps.step("apply the series to the work copy", || {
+    let carried = steps.step("apply the series to the work copy", || {
+        if !inputs.carried.is_empty() {
+            let prepared = carried::prepare(root, name, &inputs.carried, &slot)?;
+            for (input, (_, dir)) in inputs.carried.iter().zip(&prepared) {
+                carried::run_upstream_tests(root, name, &input.carried, dir)?;
+            }
+            return Ok(prepared);
+        }
         if inputs.series.patches.is_empty() {
             eprintln!("the series is empty: nothing to apply");
-            return Ok(());
+            return Ok(Vec::new());
         }
-        apply_series(name, &inputs.series, &build_dir, &revision)
+        apply_series(name, &inputs.series, &build_dir, &revision)?;
+        Ok(Vec::new())
     })?;
     steps.step("build", || {
-        run_build(&inputs, &build_dir)?;
+        if !carried.is_empty() {
+            let patched: Vec<_> =
+                carried.iter().map(|(record, dir)| (record.package.clone(), dir.clone())).collect();
+            build_dir = carried::workspace_copy(root, name, &patched)?;
+            eprintln!("building in {}, with the patched {}", build_dir.display(), carried_names(&carried));
+        }
+        run_build(&inputs.backend.build, &inputs, &build_dir)?;
+        if let Some(pristine) = &inputs.backend.pristine {
+            eprintln!(
+                "building again against the pristine {}, at {}",
+                carried_names(&carried),
+                root.display()
+            );
+            run_build(pristine, &inputs, root)?;
+        }
         refuse_changed_sources(root, &inputs)
     })?;
 
     let dir = slot.dir();
     let products = steps.step("install", || {
         let staging = slot.temporary("staging")?;
-        let products = install_products(&inputs.backend.build.produces, &build_dir, staging.path())?;
+        let mut products = install_products(&inputs.backend.build.produces, &build_dir, staging.path(), "")?;
+        if let Some(pristine) = &inputs.backend.pristine {
+            products.extend(install_products(&pristine.produces, root, staging.path(), PRISTINE_SUFFIX)?);
+        }
         std::fs::rename(staging.keep(), &dir)
             .with_context(|| format!("moving the build into {}", dir.display()))?;
         eprintln!("installed into {}", dir.display());
@@ -121,6 +148,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
             patches: inputs.series.file_hashes(),
             sources: inputs.sources.clone(),
             products,
+            carried: carried.into_iter().map(|(record, _)| record).collect(),
         };
         provenance.write(&dir)?;
         Ok(provenance)
@@ -142,11 +170,15 @@ fn in_work_copy(
     Ok((materialised.revision, Some((work, dir))))
 }
 
-/// Runs the build command in `dir`, its output streamed to the terminal. A cargo build is
+/// The carried packages' names, for messages.
+fn carried_names(carried: &[(CarriedRecord, PathBuf)]) -> String {
+    carried.iter().map(|(record, _)| record.package.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// Runs `build`'s command in `dir`, its output streamed to the terminal. A cargo build is
 /// made to use the very rustc the build key and PROVENANCE name, wherever `dir` is.
-fn run_build(inputs: &BuildInputs, dir: &Path) -> Result<()> {
-    let (program, args) =
-        inputs.backend.build.command.split_first().context("a build command has a program")?;
+fn run_build(build: &Build, inputs: &BuildInputs, dir: &Path) -> Result<()> {
+    let (program, args) = build.command.split_first().context("a build command has a program")?;
     let mut command = if program == "cargo" { process::cargo(dir) } else { Command::new(program) };
     if program == "cargo" && inputs.rustc.program.is_absolute() {
         command.env("RUSTC", &inputs.rustc.program);
@@ -166,12 +198,19 @@ fn refuse_changed_sources(root: &Path, inputs: &BuildInputs) -> Result<()> {
     Err(BackendError::BuildChangedSources { backend: inputs.backend.name.clone(), changes }.into())
 }
 
-/// Copies each product into `staging` under its file name and returns their sha256.
-fn install_products(produces: &[PathBuf], build_dir: &Path, staging: &Path) -> Result<Vec<FileHash>> {
+/// Copies each product into `staging` under its file name (plus `suffix`) and returns their
+/// sha256.
+fn install_products(
+    produces: &[PathBuf],
+    build_dir: &Path,
+    staging: &Path,
+    suffix: &str,
+) -> Result<Vec<FileHash>> {
     let mut products = Vec::new();
     for product in produces {
         let from = build_dir.join(product);
-        let name = product.file_name().context("a product has a file name")?.to_string_lossy().into_owned();
+        let name = product.file_name().context("a product has a file name")?.to_string_lossy();
+        let name = format!("{name}{suffix}");
         if !from.is_file() {
             bail!("the build succeeded but left no {} (backends.toml says it produces it)", from.display());
         }

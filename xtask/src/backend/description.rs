@@ -11,6 +11,13 @@
 //! # or, for a backend built from this repository's own sources:
 //! upstream = { in-tree = ["plugin", "Cargo.lock"] }  # files and folders whose content keys the build
 //! build = { command = ["cargo", "build", "--release"], produces = ["target/release/tool"] }
+//! # An in-tree backend may carry registry packages it depends on, each vendored at an exact
+//! # version with its own series; the build then runs in a work copy of the workspace where
+//! # each patched package replaces the registry's (`[patch]`). `pristine` builds named products
+//! # again at the project root, against the unpatched packages, installed as `NAME-pristine`.
+//! carry = [{ package = "NAME", version = "1.2.3", vendor = "vendor/NAME", patches = "compiler-patches/NAME",
+//!            skip-tests = ["integration test that needs crates the package does not declare"] }]
+//! pristine = { command = ["cargo", "build", "--release"], produces = ["target/release/probe"] }
 //! ```
 //!
 //! Relative paths are taken from the project root (the folder holding `backends.toml`); the build
@@ -36,7 +43,28 @@ pub struct Backend {
     /// Absolute: the folder holding `series` and the patches.
     pub patches: PathBuf,
     pub build: Build,
+    /// Registry packages an in-tree backend carries patches on (empty otherwise).
+    pub carried: Vec<Carried>,
+    /// A build against the pristine packages, for comparing with the carried ones.
+    pub pristine: Option<Build>,
 }
+
+/// A registry package an in-tree backend carries a patch series on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carried {
+    pub package: String,
+    pub version: String,
+    /// Absolute: where the pristine package is unpacked.
+    pub vendor: PathBuf,
+    /// Absolute: the folder holding its `series` and patches.
+    pub patches: PathBuf,
+    /// Integration tests of the package that are not run on the patched copy, because they
+    /// do not build from the package alone (they need crates it does not declare).
+    pub skip_tests: Vec<String>,
+}
+
+/// The suffix of the file names pristine products are installed under.
+pub const PRISTINE_SUFFIX: &str = "-pristine";
 
 /// Where a backend's source comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +90,9 @@ pub struct Build {
 impl Backend {
     /// The file name each product is installed under.
     pub fn product_names(&self) -> Vec<String> {
-        self.build.produces.iter().map(|p| file_name(p)).collect()
+        let pristine = self.pristine.iter().flat_map(|build| &build.produces);
+        let pristine = pristine.map(|p| format!("{}{PRISTINE_SUFFIX}", file_name(p)));
+        self.build.produces.iter().map(|p| file_name(p)).chain(pristine).collect()
     }
 }
 
@@ -133,12 +163,36 @@ pub fn parse(text: &str, root: &Path, file: &Path) -> Result<BTreeMap<String, Ba
         if names.iter().any(String::is_empty) || names.windows(2).any(|w| w[0] == w[1]) {
             return Err(in_backend("`build.produces` must name files with distinct file names"));
         }
+        let mut carried = Vec::new();
+        for carry in entry.carry {
+            if !valid_name(&carry.package) || !valid_version(&carry.version) {
+                return Err(in_backend(
+                    "each `carry` entry names a package and one exact version, MAJOR.MINOR.PATCH",
+                ));
+            }
+            carried.push(Carried {
+                package: carry.package,
+                version: carry.version,
+                vendor: root.join(carry.vendor),
+                patches: root.join(carry.patches),
+                skip_tests: carry.skip_tests,
+            });
+        }
+        if !carried.is_empty() && !matches!(upstream, Upstream::InTree { .. }) {
+            return Err(in_backend("`carry` is for in-tree backends; an upstream's own series patches it"));
+        }
+        if entry.pristine.is_some() && carried.is_empty() {
+            return Err(in_backend("`pristine` builds against carried packages: add `carry`"));
+        }
+        let pristine = entry.pristine.map(|build| Build { command: build.command, produces: build.produces });
         let backend = Backend {
             name: name.clone(),
             summary: entry.summary,
             upstream,
             patches: root.join(entry.patches),
             build: Build { command: entry.build.command, produces: entry.build.produces },
+            carried,
+            pristine,
         };
         backends.insert(name, backend);
     }
@@ -180,6 +234,20 @@ mod format {
         pub patches: PathBuf,
         pub upstream: UpstreamEntry,
         pub build: BuildEntry,
+        #[serde(default)]
+        pub carry: Vec<CarryEntry>,
+        pub pristine: Option<BuildEntry>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CarryEntry {
+        pub package: String,
+        pub version: String,
+        pub vendor: PathBuf,
+        pub patches: PathBuf,
+        #[serde(default, rename = "skip-tests")]
+        pub skip_tests: Vec<String>,
     }
 
     #[derive(Deserialize)]
@@ -266,12 +334,44 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
             (PACKAGE.replace("\"up-tool\"", "\"up tool\""), "`package` is a package name"),
             (GIT.replace("[\"target/debug/up\"]", "[]"), "names no file"),
             (GIT.replace("summary", "summery"), "unknown field"),
+            (format!("{GIT}{CARRY}"), "`carry` is for in-tree backends"),
+            (format!("{IN_TREE}pristine = {{ command = [\"cargo\"], produces = [\"p\"] }}\n"), "add `carry`"),
+            (format!("{IN_TREE}{}", CARRY.replace("0.20.0", "0.20")), "one exact version"),
         ];
         for (text, expected) in cases {
             let error = parse(&text, Path::new("/r"), Path::new("/r/backends.toml")).unwrap_err().to_string();
             assert!(error.contains(expected), "{error}");
             assert!(error.contains("/r/backends.toml"), "{error}");
         }
+    }
+
+    const IN_TREE: &str = r#"
+[backend.up]
+summary = "an in-tree tool"
+patches = "compiler-patches/up"
+upstream = { in-tree = ["tool"] }
+build = { command = ["cargo", "build"], produces = ["target/debug/tool"] }
+"#;
+    const CARRY: &str = "carry = [{ package = \"pliron\", version = \"0.20.0\", vendor = \"vendor/pliron\", patches = \"p/pliron\" }]\n";
+
+    #[test]
+    fn an_in_tree_backend_carries_packages_and_names_its_pristine_products() {
+        let text = format!(
+            "{IN_TREE}{CARRY}pristine = {{ command = [\"cargo\"], produces = [\"target/probe\"] }}\n"
+        );
+        let backends = parse(&text, Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
+        let up = &backends["up"];
+        assert_eq!(
+            up.carried,
+            [Carried {
+                package: "pliron".into(),
+                version: "0.20.0".into(),
+                vendor: "/repo/vendor/pliron".into(),
+                patches: "/repo/p/pliron".into(),
+                skip_tests: vec![],
+            }]
+        );
+        assert_eq!(up.product_names(), ["tool", "probe-pristine"]);
     }
 
     #[test]
@@ -286,6 +386,7 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
             );
         }
         assert!(default.product_names().contains(&"kernels-rustc".to_owned()));
+        assert!(default.carried.iter().any(|c| c.package == "pliron" && c.version == "0.20.0"));
         let cuda = read_backend(&root, "cuda-rust").unwrap();
         assert!(matches!(cuda.upstream, Upstream::Git { ref pin, .. } if pin == "9df9e7ce"));
         let unknown = read_backend(&root, "nope").unwrap_err().to_string();

@@ -83,6 +83,13 @@ pub enum BackendError {
     PatchAlreadyUpstream { backend: String, patch: String, revision: String, series: PathBuf },
 
     #[error(
+        "backend `{backend}`: the patched {package} fails its own test suite, so the backend is not installed \
+         ({detail}); fix the patch that breaks them (run `cargo test` in target/backend-work/{backend}/{package} \
+         to see each failure)"
+    )]
+    UpstreamTestsFailed { backend: String, package: String, detail: String },
+
+    #[error(
         "backend `{backend}`: its build changed its own in-tree sources ({}), so no PROVENANCE can say what \
          it was built from; make the build leave them alone (for cargo: commit Cargo.lock and build with \
          --locked), then run `just build-backend {backend}` again",
@@ -142,6 +149,8 @@ pub enum StaleReason {
     UnreadableProvenance { path: PathBuf, detail: String },
     /// The PROVENANCE names another key than the folder it sits in.
     KeyMismatch { path: PathBuf, recorded: String, folder: String },
+    /// A carried package's version or series differs from the build's.
+    Carried { change: String },
 }
 
 impl fmt::Display for StaleReason {
@@ -184,6 +193,7 @@ impl fmt::Display for StaleReason {
                  name: the record was edited, or copied from another build)",
                 path.display()
             ),
+            StaleReason::Carried { change } => write!(f, "carried package: {change}"),
         }
     }
 }

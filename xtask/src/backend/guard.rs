@@ -121,6 +121,7 @@ pub fn differences(provenance: &Provenance, inputs: &BuildInputs) -> Vec<StaleRe
         reasons.push(StaleReason::SeriesFile);
     }
     reasons.extend(source_differences(&provenance.sources, &inputs.sources));
+    reasons.extend(super::carried::differences(&provenance.carried, &inputs.carried));
     let products: Vec<String> = inputs.backend.product_names();
     let installed_products: Vec<String> = provenance.products.iter().map(|p| p.path.clone()).collect();
     if provenance.build_command != inputs.backend.build.command || installed_products != products {
@@ -237,6 +238,8 @@ mod tests {
                     command: vec!["cargo".into(), "build".into()],
                     produces: vec!["target/up".into()],
                 },
+                carried: vec![],
+                pristine: None,
             },
             series: Series {
                 file: "/r/compiler-patches/up/series".into(),
@@ -245,6 +248,7 @@ mod tests {
             },
             rustc: Rustc::parse(vv, "rustc".into()).unwrap(),
             sources: vec![hash("tool/src/main.rs", "c3")],
+            carried: vec![],
         };
         let record = Provenance {
             backend: "up".into(),
@@ -260,6 +264,7 @@ mod tests {
             patches: vec![hash("0001-a.patch", "a1"), hash("0002-b.patch", "b2")],
             sources: vec![hash("tool/src/main.rs", "c3")],
             products: vec![hash("up", "d4")],
+            carried: vec![],
         };
         (inputs, record)
     }

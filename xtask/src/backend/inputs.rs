@@ -7,6 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use super::carried::{self, CarriedInputs};
 use super::description::{Backend, Upstream};
 use super::error::BackendError;
 use super::rustc::Rustc;
@@ -27,6 +28,8 @@ pub struct BuildInputs {
     pub rustc: Rustc,
     /// In-tree sources (empty for an upstream, whose pin stands for its sources).
     pub sources: Vec<FileHash>,
+    /// The registry packages an in-tree backend carries patches on, with their series.
+    pub carried: Vec<CarriedInputs>,
 }
 
 impl BuildInputs {
@@ -48,7 +51,8 @@ impl BuildInputs {
                 hash_sources(root, inputs)?
             }
         };
-        Ok(BuildInputs { backend, series, rustc, sources })
+        let carried = carried::read_inputs(&backend)?;
+        Ok(BuildInputs { backend, series, rustc, sources, carried })
     }
 
     /// Upstream and pin as PROVENANCE names them: `URL @ pin`, or `in-tree` with the toolchain.
@@ -80,6 +84,10 @@ impl BuildInputs {
         text.push_str(&format!("toolchain {}\n", self.rustc.identity()));
         text.push_str(&format!("command {:?}\n", self.backend.build.command));
         text.push_str(&format!("produces {:?}\n", self.backend.build.produces));
+        if let Some(pristine) = &self.backend.pristine {
+            text.push_str(&format!("pristine {:?} {:?}\n", pristine.command, pristine.produces));
+        }
+        text.push_str(&carried::key_lines(&self.carried));
         for source in &self.sources {
             text.push_str(&format!("source {} {}\n", source.path, source.sha256));
         }

@@ -8,13 +8,16 @@
 //! ([`rustc`]) and the in-tree sources and hashes everything into the build key; [`build`]
 //! materialises a git upstream ([`upstream`], via [`git`]) or a registry package ([`package`],
 //! via `cargo vendor`), applies the series to a work copy
-//! ([`apply`]), builds, installs under `ROOT/NAME/KEY` ([`store`], guarded by [`lock`]) and
-//! writes [`provenance`] last; [`guard`] compares an install's PROVENANCE with the inputs (and
-//! refuses a vendor tree edited by hand); [`prune`] removes the installs nothing needs.
+//! ([`apply`]; for the registry packages an in-tree backend carries, [`carried`] does the same
+//! and builds in a work copy of the workspace), builds, installs under `ROOT/NAME/KEY`
+//! ([`store`], guarded by [`lock`]) and writes [`provenance`] last; [`guard`] compares an
+//! install's PROVENANCE with the inputs (and refuses a vendor tree edited by hand); [`prune`]
+//! removes the installs nothing needs.
 //! Every refusal is a [`error::BackendError`], which the command line turns into exit 70.
 
 pub mod apply;
 pub mod build;
+pub mod carried;
 pub mod description;
 pub mod error;
 pub mod git;

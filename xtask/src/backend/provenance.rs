@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use super::carried::CarriedRecord;
 use super::inputs::FileHash;
 use crate::atomic::write_atomically;
 
@@ -39,6 +40,9 @@ pub struct Provenance {
     pub sources: Vec<FileHash>,
     /// The installed files, relative to the install folder.
     pub products: Vec<FileHash>,
+    /// Registry packages the build carried patches on: version, archive sha256, series.
+    #[serde(default)]
+    pub carried: Vec<CarriedRecord>,
 }
 
 impl Provenance {
@@ -47,6 +51,24 @@ impl Provenance {
         let path = dir.join(PROVENANCE_FILE);
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         toml::from_str(&text).with_context(|| format!("{} is not a PROVENANCE file", path.display()))
+    }
+
+    /// One line per patch the guard verified against the series on disk (the backend's own,
+    /// then each carried package's), for `check-backend` to list.
+    pub fn verified_patches(&self) -> Vec<String> {
+        let line = |owner: &str, patch: &FileHash| {
+            format!(
+                "{owner}: patch {} (sha256 {}) verified",
+                patch.path,
+                &patch.sha256[..patch.sha256.len().min(12)]
+            )
+        };
+        let own = self.patches.iter().map(|patch| line(&self.backend, patch));
+        let carried = self.carried.iter().flat_map(|record| {
+            let owner = format!("{} ({})", record.package, record.revision);
+            record.patches.iter().map(move |patch| line(&owner, patch))
+        });
+        own.chain(carried).collect()
     }
 
     /// Writes `dir/PROVENANCE` through a temporary file unique to this writer, synced, then
@@ -81,6 +103,13 @@ mod tests {
             patches: vec![FileHash { path: "0001-a.patch".into(), sha256: "cd".repeat(32) }],
             sources: vec![],
             products: vec![FileHash { path: "up".into(), sha256: "ef".repeat(32) }],
+            carried: vec![CarriedRecord {
+                package: "pliron".into(),
+                version: "0.20.0".into(),
+                revision: format!("pliron 0.20.0 sha256:{}", "12".repeat(32)),
+                series_sha256: "34".repeat(32),
+                patches: vec![FileHash { path: "0001-b.patch".into(), sha256: "56".repeat(32) }],
+            }],
         };
         provenance.write(dir.path()).unwrap();
         assert_eq!(Provenance::read(dir.path()).unwrap(), provenance);

@@ -1,0 +1,73 @@
+//! `verifier-probe`: the semantic verifier as a program, installed with the default backend.
+//!
+//! The backend builds it twice: linked with the patched pliron (`verifier-probe`, the
+//! verifier that ships in `kernels-rustc`) and with the pristine registry pliron
+//! (`verifier-probe-pristine`). The same source in both is what lets the timing regression
+//! and the verdict comparison attribute any difference to the pliron patch series alone.
+//!
+//! - `verifier-probe verify-ir FILE…`: verify textual kernel IR (`just verify-ir`); prints each
+//!   file's verdict, exits 0 when all verify, 1 on a rejection, 2 when one cannot be parsed.
+//! - `verifier-probe timing FAMILY FOOTPRINT RUNS SIZE…`: time the verifier on generated
+//!   scopes of `FAMILY` (`guard` or `story`) at each block count; prints `BLOCKS NANOS…` lines.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use plugin::generate::Family;
+use plugin::report::{FileVerdict, render, verify_file};
+use plugin::timing::{Verifier, format_samples, measure};
+
+const USAGE: &str =
+    "usage: verifier-probe verify-ir FILE… | verifier-probe timing guard|story FOOTPRINT RUNS SIZE…";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.split_first() {
+        Some((command, files)) if command == "verify-ir" && !files.is_empty() => verify_ir(files),
+        Some((command, rest)) if command == "timing" => match timing(rest) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("verifier-probe timing: {error}\n{USAGE}");
+                ExitCode::from(2)
+            }
+        },
+        _ => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Verifies each file and returns the worst status: unparsable (2) > rejected (1) > verified.
+fn verify_ir(files: &[String]) -> ExitCode {
+    let mut status = 0;
+    for file in files {
+        let path = PathBuf::from(file);
+        let verdict = verify_file(&path, &path);
+        print!("{}", render(&path, &verdict));
+        let file_status = match verdict {
+            FileVerdict::Verified(_) => 0,
+            FileVerdict::Rejected(_) => 1,
+            FileVerdict::Unparsable(_) => 2,
+        };
+        status = status.max(file_status);
+    }
+    ExitCode::from(status)
+}
+
+fn timing(args: &[String]) -> Result<String, String> {
+    let [family, footprint, runs, sizes @ ..] = args else { return Err("missing arguments".into()) };
+    let family = Family::ALL
+        .into_iter()
+        .find(|f| f.name() == family)
+        .ok_or_else(|| format!("no family `{family}`"))?;
+    let number = |text: &String| text.parse::<usize>().map_err(|e| format!("`{text}`: {e}"));
+    let sizes = sizes.iter().map(number).collect::<Result<Vec<_>, _>>()?;
+    if sizes.is_empty() {
+        return Err("no size".into());
+    }
+    Ok(format_samples(&measure(family, Verifier::Indexed, &sizes, number(footprint)?, number(runs)?)))
+}

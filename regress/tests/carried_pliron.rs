@@ -1,0 +1,205 @@
+//! The pliron patch series, side by side: the verifier that ships (built with the patched
+//! pliron) against the same verifier built with the pristine pliron 0.20.0, on the same
+//! generated scopes, in one run. Both builds are products of the default backend
+//! (`verifier-probe` and `verifier-probe-pristine`, see `backends.toml`); `cargo xtask test`
+//! and `cargo xtask timing` pass the installed backend's folder in `KERNELS_VERIFIER_PROBES`.
+//!
+//! It times the `guard` family: those scopes are skipped by the scope guard after local
+//! verification, so their cost is pliron's `verify_operation` and little else, and the patch
+//! series' effect is not diluted by the plugin's own (linear) fact analysis, as it is in the
+//! `story` family at small sizes.
+//!
+//! What it proves: the pristine build breaks the linear limit (so removing `0001` from
+//! `compiler-patches/pliron/series` fails this suite, and the breach names the family and the
+//! exponent), its exponent is above [`PRISTINE_TEETH`] (else the comparison has no teeth), and
+//! both builds reach the same verdict, word for word, on every textual-IR fixture.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use plugin::generate::Family;
+use plugin::timing::{Samples, parse_samples};
+use regress::timing::{Limit, Series, check, exponent_field};
+
+/// Where the installed default backend is (set by `cargo xtask test` and `cargo xtask timing`).
+pub const PROBES_VAR: &str = "KERNELS_VERIFIER_PROBES";
+/// The sizes the pristine build is timed at: it is quadratic, so the sweep stops early. The
+/// largest is where the speed-up is read (the patched build is timed there too).
+pub const PRISTINE_SIZES: [usize; 4] = [800, 1600, 3200, 6400];
+/// Where the speed-up is read: the largest size both builds are timed at.
+const SPEEDUP_AT: usize = PRISTINE_SIZES[PRISTINE_SIZES.len() - 1];
+/// The exponent the pristine build must exceed for the comparison to have teeth.
+const PRISTINE_TEETH: f64 = 1.6;
+
+/// One build of the verifier, as a program.
+pub struct Probe {
+    path: PathBuf,
+}
+
+impl Probe {
+    /// Times `family` at `sizes` in the probe's process; panics (naming the probe) if it fails.
+    pub fn measure(&self, family: Family, sizes: &[usize], footprint: usize, runs: usize) -> Vec<Samples> {
+        let mut command = Command::new(&self.path);
+        command.args(["timing", family.name(), &footprint.to_string(), &runs.to_string()]);
+        command.args(sizes.iter().map(ToString::to_string));
+        let output = command.output().unwrap_or_else(|e| panic!("running {}: {e}", self.path.display()));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() {
+            panic!(
+                "{} timing {} failed ({}): {}",
+                self.path.display(),
+                family.name(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        parse_samples(&stdout)
+            .unwrap_or_else(|e| panic!("{} printed unreadable samples: {e}", self.path.display()))
+    }
+
+    /// `verifier-probe verify-ir FILE`: the exit status and what it printed.
+    fn verify_ir(&self, file: &Path) -> (Option<i32>, String) {
+        let output = Command::new(&self.path)
+            .arg("verify-ir")
+            .arg(file)
+            .output()
+            .unwrap_or_else(|e| panic!("running {}: {e}", self.path.display()));
+        (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+}
+
+/// The patched and the pristine build.
+pub struct Probes {
+    pub patched: Probe,
+    pub pristine: Probe,
+}
+
+impl Probes {
+    /// The probes of the installed backend named by [`PROBES_VAR`].
+    pub fn from_env() -> Result<Probes, String> {
+        let dir = std::env::var_os(PROBES_VAR).map(PathBuf::from).ok_or_else(|| {
+            format!(
+                "{PROBES_VAR} is not set: the timing regression times the verifier builds the default backend \
+                 installs; run it through `just test` (or `cargo xtask timing`), or set {PROBES_VAR} to the \
+                 install folder `just check-backend` prints"
+            )
+        })?;
+        let probe = |name: &str| {
+            let path = dir.join(name);
+            if path.is_file() {
+                Ok(Probe { path })
+            } else {
+                Err(format!("{} is missing: run `just build-backend default`", path.display()))
+            }
+        };
+        Ok(Probes { patched: probe("verifier-probe")?, pristine: probe("verifier-probe-pristine")? })
+    }
+}
+
+/// What the side-by-side run found.
+pub struct Comparison {
+    /// The `guard` family on the pristine build.
+    pub pristine: Series,
+    /// Pristine over patched median time of the `guard` family at [`SPEEDUP_AT`] blocks.
+    pub speedup: Option<f64>,
+    /// Reasons the suite fails.
+    pub failures: Vec<String>,
+}
+
+impl Comparison {
+    /// The fields the `timing:` line gains.
+    pub fn fields(&self) -> String {
+        format!(
+            "pristine_exp={} speedup_at_{SPEEDUP_AT}={}",
+            exponent_field(self.pristine.exponent()),
+            self.speedup.map_or_else(|| "nan".to_owned(), |x| format!("{x:.1}"))
+        )
+    }
+}
+
+/// Times the pristine build next to the patched `guard` series and judges it with the patched
+/// build's own linear limit.
+pub fn compare(probes: &Probes, guard: &Series, footprint: usize, runs: usize) -> Comparison {
+    let mut pristine = Series::new("guard (pristine pliron, without 0001)");
+    pristine.points = probes
+        .pristine
+        .measure(Family::Guard, &PRISTINE_SIZES, footprint, runs)
+        .into_iter()
+        .map(|p| regress::timing::Point { size: p.blocks, samples: p.samples })
+        .collect();
+    let mut failures = Vec::new();
+    // What `just test` would say if 0001 were dropped from the series: it must fail, and the
+    // breach names the family and the exponent.
+    match check(&pristine, Limit::AtMost(crate::LINEAR_LIMIT)) {
+        Some(breach) => println!("without 0001 this suite fails: {breach}"),
+        None => failures.push(format!(
+            "{}: N^{} is within the linear limit too: the pliron series is not load-bearing, or the \
+             measurement cannot see it",
+            pristine.name,
+            exponent_field(pristine.exponent())
+        )),
+    }
+    if let Some(breach) = check(&pristine, Limit::Above(PRISTINE_TEETH)) {
+        failures.push(format!(
+            "{}: N^{} is not above N^{PRISTINE_TEETH}: the comparison has no teeth (the pristine pliron no \
+             longer looks super-linear to it)",
+            breach.series,
+            exponent_field(breach.exponent)
+        ));
+    }
+    let speedup = match (pristine.median_at(SPEEDUP_AT), guard.median_at(SPEEDUP_AT)) {
+        (Some(pristine), Some(patched)) if !patched.is_zero() => {
+            Some(pristine.as_secs_f64() / patched.as_secs_f64())
+        }
+        _ => None,
+    };
+    failures.extend(verdicts_differ(probes));
+    Comparison { pristine, speedup, failures }
+}
+
+/// The textual-IR fixtures whose verdicts the two builds must share.
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/tests/fixtures");
+    let mut files: Vec<PathBuf> = ["good", "bad"]
+        .iter()
+        .flat_map(|kind| std::fs::read_dir(root.join(kind)).into_iter().flatten().flatten())
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "pir"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Differences between the two builds' verdicts on the fixtures (none expected).
+fn verdicts_differ(probes: &Probes) -> Vec<String> {
+    let files = fixtures();
+    if files.len() < 10 {
+        return vec![format!("only {} textual-IR fixtures found under plugin/tests/fixtures", files.len())];
+    }
+    let mut failures = Vec::new();
+    let mut rejected = 0;
+    for file in &files {
+        let patched = probes.patched.verify_ir(file);
+        let pristine = probes.pristine.verify_ir(file);
+        rejected += usize::from(patched.0 == Some(1));
+        if patched != pristine {
+            failures.push(format!(
+                "{}: the patched and the pristine pliron reach different verdicts (exit {:?}: {}; exit {:?}: {})",
+                file.display(),
+                patched.0,
+                patched.1.trim(),
+                pristine.0,
+                pristine.1.trim()
+            ));
+        }
+    }
+    println!(
+        "verdicts: the patched and the pristine pliron agree on {} of {} fixtures ({rejected} rejected)",
+        files.len() - failures.len(),
+        files.len()
+    );
+    if rejected == 0 {
+        failures.push("no fixture was rejected: the verdict comparison compared nothing".to_owned());
+    }
+    failures
+}
