@@ -19,7 +19,7 @@ use std::process::Command;
 
 use plugin::generate::Family;
 use plugin::timing::{Samples, parse_samples};
-use regress::timing::{Limit, Series, check, exponent_field};
+use regress::timing::{Limit, Series, check, exponent_field, interval_field};
 
 /// Where the installed default backend is (set by `cargo xtask test` and `cargo xtask timing`).
 pub const PROBES_VAR: &str = "KERNELS_VERIFIER_PROBES";
@@ -110,8 +110,9 @@ impl Comparison {
     /// The fields the `timing:` line gains.
     pub fn fields(&self) -> String {
         format!(
-            "pristine_exp={} speedup_at_{SPEEDUP_AT}={}",
+            "pristine_exp={} pristine_ci={} speedup_at_{SPEEDUP_AT}={}",
             exponent_field(self.pristine.exponent()),
+            interval_field(self.pristine.growth().as_ref()),
             self.speedup.map_or_else(|| "nan".to_owned(), |x| format!("{x:.1}"))
         )
     }
@@ -144,7 +145,7 @@ pub fn compare(probes: &Probes, guard: &Series, footprint: usize, runs: usize) -
             "{}: N^{} is not above N^{PRISTINE_TEETH}: the comparison has no teeth (the pristine pliron no \
              longer looks super-linear to it)",
             breach.series,
-            exponent_field(breach.exponent)
+            exponent_field(breach.growth.as_ref().map(|g| g.exponent))
         ));
     }
     let speedup = match (pristine.median_at(SPEEDUP_AT), guard.median_at(SPEEDUP_AT)) {

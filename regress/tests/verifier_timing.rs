@@ -19,7 +19,7 @@
 //!
 //! The last line printed is machine-readable:
 //! `timing: guard_exp=… guard_ci=… story_exp=… story_ci=… oracle_exp=… oracle_ci=…
-//! story_ms_at_800=… story_ms_at_12800=… pristine_exp=… speedup_at_6400=…`, each `_ci` the
+//! story_ms_at_800=… story_ms_at_12800=… pristine_exp=… pristine_ci=… speedup_at_6400=…`, each `_ci` the
 //! exponent's 95% interval as `low..high`.
 //!
 //! `VERIFIER_TIMING_SWEEP=full` (what `cargo xtask timing` sets, in a release build) sweeps up
