@@ -339,6 +339,7 @@ mod tests {
                 patches: vec![],
                 sources: vec![],
                 products: vec![],
+                carried: vec![],
             };
             provenance.write(&dir).unwrap();
         }
