@@ -4,11 +4,14 @@
 //! `build-backend` and `check-backend` against a backends root of its own and reads exit
 //! statuses, messages and the files left behind.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
+use common::run::Run;
 use tempfile::TempDir;
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
@@ -55,32 +58,6 @@ const TARGET_RS: &str = "pub const TARGET: &str = \"world\";\n";
 const BUILD_RS: &str = "fn main() {\n    println!(\"cargo::rerun-if-env-changed=FIXTURE_SLOW_BUILD\");\n    \
                         if let Some(s) = std::env::var(\"FIXTURE_SLOW_BUILD\").ok().and_then(|s| s.parse().ok()) \
                         {\n        std::thread::sleep(std::time::Duration::from_secs(s));\n    }\n}\n";
-
-/// The result of one run of the binary.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn from(output: Output) -> Run {
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
-    }
-
-    #[track_caller]
-    fn expect(&self, code: i32, needles: &[&str]) -> &Run {
-        assert_eq!(self.code, code, "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        for needle in needles {
-            assert!(self.stderr.contains(needle), "`{needle}` not in the output:\n{}", self.stderr);
-        }
-        self
-    }
-}
 
 /// An upstream repository, a project declaring backend `up` (on that upstream) and `tool`
 /// (in-tree), and a backends root, all in one temporary folder.
@@ -252,7 +229,7 @@ fn provenance(install: &Path) -> toml::Table {
 fn a_clean_build_installs_the_patched_backend_with_its_provenance_and_a_rerun_does_nothing() {
     let fixture = Fixture::new();
     let built = fixture.run("build-backend", "up");
-    built.expect(0, &["[1/6]", "[6/6] write PROVENANCE", "patch 2/2: 0002-target.patch"]);
+    built.expect_stderr(0, &["[1/6]", "[6/6] write PROVENANCE", "patch 2/2: 0002-target.patch"]);
     let [install] = &fixture.installs("up")[..] else { panic!("one install: {:?}", fixture.installs("up")) };
     let output = Command::new(install.join("up")).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stdout), "hello there, GPU world\n", "both patches applied");
@@ -287,9 +264,9 @@ fn a_clean_build_installs_the_patched_backend_with_its_provenance_and_a_rerun_do
     let staged = git(&fixture.project, &["ls-files", "--stage", "--", "vendor/up"]);
     assert!(staged.starts_with(&format!("160000 {}", fixture.base)), "submodule entry: {staged}");
 
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
     let before = std::fs::read(install.join("PROVENANCE")).unwrap();
-    fixture.run("build-backend", "up").expect(0, &["is up to date", "nothing to do"]);
+    fixture.run("build-backend", "up").expect_stderr(0, &["is up to date", "nothing to do"]);
     assert_eq!(std::fs::read(install.join("PROVENANCE")).unwrap(), before, "a no-op rewrites nothing");
     assert!(!fixture.run("build-backend", "up").stderr.contains("[2/6]"), "a no-op does not build");
 }
@@ -298,7 +275,7 @@ fn a_clean_build_installs_the_patched_backend_with_its_provenance_and_a_rerun_do
 fn a_patch_that_no_longer_applies_is_named_with_its_hunk() {
     let fixture = Fixture::new();
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.conflicting[..10]);
-    fixture.run("build-backend", "up").expect(
+    fixture.run("build-backend", "up").expect_stderr(
         REFUSED,
         &[
             "patch `0001-greeting.patch` no longer applies",
@@ -315,13 +292,13 @@ fn a_patch_that_is_already_upstream_is_to_be_dropped() {
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.merged);
     fixture
         .run("build-backend", "up")
-        .expect(REFUSED, &["patch `0001-greeting.patch` is already upstream", "drop this patch from"]);
+        .expect_stderr(REFUSED, &["patch `0001-greeting.patch` is already upstream", "drop this patch from"]);
 }
 
 #[test]
 fn tampered_added_removed_and_unlisted_patches_are_refused_by_name() {
     let fixture = Fixture::new();
-    fixture.run("build-backend", "up").expect(0, &[]);
+    fixture.run("build-backend", "up").expect_stderr(0, &[]);
     let patch = fixture.patches().join("0002-target.patch");
     let original = std::fs::read(&patch).unwrap();
 
@@ -330,39 +307,40 @@ fn tampered_added_removed_and_unlisted_patches_are_refused_by_name() {
     let at = tampered.iter().position(|&b| b == b'G').unwrap();
     tampered[at] = b'g';
     std::fs::write(&patch, &tampered).unwrap();
-    fixture
-        .run("check-backend", "up")
-        .expect(REFUSED, &["patch `0002-target.patch` was tampered with", "run `just build-backend up`"]);
+    fixture.run("check-backend", "up").expect_stderr(
+        REFUSED,
+        &["patch `0002-target.patch` was tampered with", "run `just build-backend up`"],
+    );
     std::fs::write(&patch, &original).unwrap();
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 
     // A patch added to the series.
     let series = fixture.patches().join("series");
     let listed = std::fs::read_to_string(&series).unwrap();
     std::fs::write(fixture.patches().join("0003-more.patch"), &original).unwrap();
     std::fs::write(&series, format!("{listed}0003-more.patch\n")).unwrap();
-    fixture.run("check-backend", "up").expect(REFUSED, &["patch `0003-more.patch` was added"]);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["patch `0003-more.patch` was added"]);
 
     // A patch file that the series does not list.
     std::fs::write(&series, &listed).unwrap();
     fixture
         .run("check-backend", "up")
-        .expect(REFUSED, &["patch `0003-more.patch` is in", "not in its series"]);
+        .expect_stderr(REFUSED, &["patch `0003-more.patch` is in", "not in its series"]);
     std::fs::remove_file(fixture.patches().join("0003-more.patch")).unwrap();
 
     // A patch removed from the series.
     std::fs::write(&series, listed.replace("0002-target.patch\n", "")).unwrap();
     std::fs::remove_file(&patch).unwrap();
-    fixture.run("check-backend", "up").expect(REFUSED, &["patch `0002-target.patch` was removed"]);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["patch `0002-target.patch` was removed"]);
     std::fs::write(&patch, &original).unwrap();
     std::fs::write(&series, &listed).unwrap();
 
     // The installed product itself changed.
     let install = fixture.installs("up").remove(0);
     std::fs::write(install.join("up"), "not the build").unwrap();
-    fixture.run("check-backend", "up").expect(REFUSED, &["does not match its sha256 in PROVENANCE"]);
-    fixture.run("build-backend", "up").expect(0, &["[6/6]"]);
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["does not match its sha256 in PROVENANCE"]);
+    fixture.run("build-backend", "up").expect_stderr(0, &["[6/6]"]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 }
 
 #[test]
@@ -376,7 +354,7 @@ fn a_relative_backends_root_is_taken_from_the_project_root_not_the_current_folde
             .env("KERNEL_BACKENDS_ROOT", "rel-backends")
             .current_dir(&elsewhere)
             .output();
-        Run::from(output.unwrap()).expect(0, &[]);
+        Run::from(output.unwrap()).expect_stderr(0, &[]);
     }
     let installs = entries(&fixture.project.join("rel-backends/up"));
     assert!(
@@ -394,7 +372,7 @@ fn four_concurrent_builds_all_succeed_and_leave_one_valid_backend() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for run in &runs {
-        run.expect(0, &[]);
+        run.expect_stderr(0, &[]);
     }
     let built = runs.iter().filter(|r| r.stdout.contains("built and installed")).count();
     let up_to_date = runs.iter().filter(|r| r.stdout.contains("up to date")).count();
@@ -408,7 +386,7 @@ fn four_concurrent_builds_all_succeed_and_leave_one_valid_backend() {
         .collect();
     assert!(leftovers.is_empty(), "temporary folders left: {leftovers:?}");
     assert_eq!(fixture.installs("up").len(), 1);
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 }
 
 #[test]
@@ -445,16 +423,16 @@ fn a_build_killed_midway_leaves_nothing_the_guard_accepts_and_a_rerun_recovers()
     let status = child.wait().unwrap();
     assert!(status.code().is_none(), "the build was killed, not finished: {status}");
 
-    fixture.run("check-backend", "up").expect(REFUSED, &["backend `up` is not built"]);
-    fixture.run("build-backend", "up").expect(0, &["left by an earlier build that did not finish"]);
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["backend `up` is not built"]);
+    fixture.run("build-backend", "up").expect_stderr(0, &["left by an earlier build that did not finish"]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 
     // Killed between the install and PROVENANCE: an install folder without one.
     let install = fixture.installs("up").remove(0);
     std::fs::remove_file(install.join("PROVENANCE")).unwrap();
-    fixture.run("check-backend", "up").expect(REFUSED, &["is incomplete: it has no PROVENANCE"]);
-    fixture.run("build-backend", "up").expect(0, &["[6/6]"]);
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["is incomplete: it has no PROVENANCE"]);
+    fixture.run("build-backend", "up").expect_stderr(0, &["[6/6]"]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 }
 
 #[test]
@@ -463,19 +441,21 @@ fn a_missing_upstream_is_refused_by_name() {
     let missing = fixture.dir.path().join("no-such-upstream");
     fixture.describe(&missing.to_string_lossy(), &fixture.base[..8]);
     let url = missing.to_string_lossy().into_owned();
-    fixture.run("build-backend", "up").expect(REFUSED, &["backend `up`", "cannot be reached", &url]);
+    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["backend `up`", "cannot be reached", &url]);
     fixture
         .run("check-backend", "up")
-        .expect(REFUSED, &["backend `up` is not built", "cannot be reached", &url]);
+        .expect_stderr(REFUSED, &["backend `up` is not built", "cannot be reached", &url]);
     // A pin that the upstream does not have.
     fixture.describe(&fixture.upstream.to_string_lossy(), "0123456789abcdef");
-    fixture.run("build-backend", "up").expect(REFUSED, &["the pin `0123456789abcdef` is not a commit of"]);
+    fixture
+        .run("build-backend", "up")
+        .expect_stderr(REFUSED, &["the pin `0123456789abcdef` is not a commit of"]);
 }
 
 #[test]
 fn a_vendor_tree_with_local_changes_is_refused() {
     let fixture = Fixture::new();
-    fixture.run("build-backend", "up").expect(0, &[]);
+    fixture.run("build-backend", "up").expect_stderr(0, &[]);
     let vendor = fixture.project.join("vendor/up");
     write(&vendor.join("src/target.rs"), "pub const TARGET: &str = \"edited in place\";\n");
     write(&vendor.join("src/extra.rs"), "// a file of its own\n");
@@ -489,30 +469,30 @@ fn a_vendor_tree_with_local_changes_is_refused() {
         "move the change into a patch",
         "clean -fd",
     ];
-    fixture.run("check-backend", "up").expect(REFUSED, &named);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &named);
     let run = fixture.run("build-backend", "up");
-    run.expect(REFUSED, &named);
+    run.expect_stderr(REFUSED, &named);
     assert!(!run.stderr.contains("up to date"), "{}", run.stderr);
     // Another pin needs the vendor tree again.
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.base);
-    fixture.run("build-backend", "up").expect(REFUSED, &["has local changes", "src/target.rs"]);
+    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["has local changes", "src/target.rs"]);
     // Put back as the pin has it, the same install is accepted again.
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.base[..8]);
     git(&vendor, &["checkout", "-q", "--", "."]);
     std::fs::remove_file(vendor.join("src/extra.rs")).unwrap();
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 }
 
 #[test]
 fn a_provenance_whose_key_was_edited_is_refused_by_name() {
     let fixture = Fixture::new();
-    fixture.run("build-backend", "up").expect(0, &[]);
+    fixture.run("build-backend", "up").expect_stderr(0, &[]);
     let install = fixture.installs("up").remove(0);
     let key = install.file_name().unwrap().to_string_lossy().into_owned();
     let record = install.join("PROVENANCE");
     let text = std::fs::read_to_string(&record).unwrap();
     std::fs::write(&record, text.replace(&format!("key = \"{key}\""), "key = \"0123456789abcdef\"")).unwrap();
-    fixture.run("check-backend", "up").expect(
+    fixture.run("check-backend", "up").expect_stderr(
         REFUSED,
         &[
             "backend `up` is stale",
@@ -521,8 +501,8 @@ fn a_provenance_whose_key_was_edited_is_refused_by_name() {
             "run `just build-backend up`",
         ],
     );
-    fixture.run("build-backend", "up").expect(0, &["[6/6] write PROVENANCE"]);
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("build-backend", "up").expect_stderr(0, &["[6/6] write PROVENANCE"]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 }
 
 #[test]
@@ -539,10 +519,10 @@ fn prune_keeps_what_the_description_needs_and_the_newest_and_frees_the_rest() {
             .current_dir(fixture.dir.path());
         Run::from(command.output().unwrap())
     };
-    fixture.run("build-backend", "up").expect(0, &[]);
+    fixture.run("build-backend", "up").expect_stderr(0, &[]);
     // The tool's first build writes its Cargo.lock (refused), the second installs it.
-    fixture.run("build-backend", "tool").expect(REFUSED, &[]);
-    fixture.run("build-backend", "tool").expect(0, &[]);
+    fixture.run("build-backend", "tool").expect_stderr(REFUSED, &[]);
+    fixture.run("build-backend", "tool").expect_stderr(0, &[]);
     // Two more configurations of the tool, each installed beside the others.
     let source = fixture.project.join("tool/src/main.rs");
     let original = std::fs::read_to_string(&source).unwrap();
@@ -550,7 +530,7 @@ fn prune_keeps_what_the_description_needs_and_the_newest_and_frees_the_rest() {
         // PROVENANCE's `built_at` has whole seconds: the builds' order must show in it.
         std::thread::sleep(std::time::Duration::from_millis(1100));
         std::fs::write(&source, original.replace("tool", version)).unwrap();
-        fixture.run("build-backend", "tool").expect(0, &["[6/6]"]);
+        fixture.run("build-backend", "tool").expect_stderr(0, &["[6/6]"]);
     }
     std::fs::write(&source, &original).unwrap();
     assert_eq!(fixture.installs("tool").len(), 3);
@@ -576,14 +556,14 @@ fn prune_keeps_what_the_description_needs_and_the_newest_and_frees_the_rest() {
     let mut expected = vec![first.clone(), newest.clone()];
     expected.sort();
     assert_eq!(left, expected);
-    fixture.run("check-backend", "tool").expect(0, &[]);
-    fixture.run("check-backend", "up").expect(0, &[]);
+    fixture.run("check-backend", "tool").expect_stderr(0, &[]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
 
     // --keep 0: only what the description needs is left.
-    prune(&["--keep", "0"]).expect(0, &[]);
+    prune(&["--keep", "0"]).expect_stderr(0, &[]);
     assert_eq!(fixture.installs("tool"), [first]);
     assert_eq!(fixture.installs("up").len(), 1);
-    fixture.run("check-backend", "tool").expect(0, &[]);
+    fixture.run("check-backend", "tool").expect_stderr(0, &[]);
     let nothing = prune(&["--keep", "0"]);
     assert!(nothing.stdout.contains("freed 0 B (0 bytes) in 0 folder(s)"), "{}", nothing.stdout);
 }
@@ -592,28 +572,31 @@ fn prune_keeps_what_the_description_needs_and_the_newest_and_frees_the_rest() {
 fn an_in_tree_backend_is_stale_when_a_source_changes_and_switching_back_costs_nothing() {
     let fixture = Fixture::new();
     // The tool has no Cargo.lock yet, so its first build writes one into its own sources.
-    fixture
-        .run("build-backend", "tool")
-        .expect(REFUSED, &["its build changed its own in-tree sources (source `tool/Cargo.lock` appeared"]);
+    fixture.run("build-backend", "tool").expect_stderr(
+        REFUSED,
+        &["its build changed its own in-tree sources (source `tool/Cargo.lock` appeared"],
+    );
     assert!(fixture.installs("tool").is_empty(), "nothing is installed");
-    fixture.run("build-backend", "tool").expect(0, &["built in-tree from 3 source files"]);
+    fixture.run("build-backend", "tool").expect_stderr(0, &["built in-tree from 3 source files"]);
     let source = fixture.project.join("tool/src/main.rs");
     let original = std::fs::read_to_string(&source).unwrap();
     std::fs::write(&source, original.replace("tool", "tool 2")).unwrap();
-    fixture.run("check-backend", "tool").expect(
+    fixture.run("check-backend", "tool").expect_stderr(
         REFUSED,
         &["source `tool/src/main.rs` changed since the build", "run `just build-backend tool`"],
     );
-    fixture.run("build-backend", "tool").expect(0, &["[6/6]"]);
+    fixture.run("build-backend", "tool").expect_stderr(0, &["[6/6]"]);
     assert_eq!(fixture.installs("tool").len(), 2, "both configurations are installed");
     std::fs::write(&source, &original).unwrap();
-    fixture.run("check-backend", "tool").expect(0, &[]);
-    fixture.run("build-backend", "tool").expect(0, &["is up to date"]);
+    fixture.run("check-backend", "tool").expect_stderr(0, &[]);
+    fixture.run("build-backend", "tool").expect_stderr(0, &["is up to date"]);
 
     // An in-tree backend has nothing to patch.
     std::fs::write(fixture.project.join("compiler-patches/tool/series"), "0001-x.patch\n").unwrap();
     std::fs::write(fixture.project.join("compiler-patches/tool/0001-x.patch"), "").unwrap();
-    fixture.run("build-backend", "tool").expect(REFUSED, &["is built in-tree, so it has nothing to patch"]);
+    fixture
+        .run("build-backend", "tool")
+        .expect_stderr(REFUSED, &["is built in-tree, so it has nothing to patch"]);
 }
 
 #[test]
@@ -623,7 +606,7 @@ fn a_registry_package_upstream_is_unpacked_at_its_version_patched_and_guarded() 
     fixture.describe_package("0.1.0");
     fixture
         .run("build-backend", "up")
-        .expect(0, &["unpacked up 0.1.0", "patch 2/2", "[6/6] write PROVENANCE"]);
+        .expect_stderr(0, &["unpacked up 0.1.0", "patch 2/2", "[6/6] write PROVENANCE"]);
     let [install] = &fixture.installs("up")[..] else { panic!("one install: {:?}", fixture.installs("up")) };
     let output = Command::new(install.join("up")).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stdout), "hello there, GPU world\n", "both patches applied");
@@ -638,28 +621,32 @@ fn a_registry_package_upstream_is_unpacked_at_its_version_patched_and_guarded() 
         MAIN_RS,
         "the vendor tree is never patched"
     );
-    fixture.run("check-backend", "up").expect(0, &[]);
-    fixture.run("build-backend", "up").expect(0, &["is up to date"]);
+    fixture.run("check-backend", "up").expect_stderr(0, &[]);
+    fixture.run("build-backend", "up").expect_stderr(0, &["is up to date"]);
 
     // A version the registry does not have: refused by name, the vendor tree left as it was.
     fixture.describe_package("0.2.0");
-    fixture.run("build-backend", "up").expect(REFUSED, &["package `up` version 0.2.0 cannot be fetched"]);
-    fixture.run("check-backend", "up").expect(REFUSED, &["stale pin"]);
+    fixture
+        .run("build-backend", "up")
+        .expect_stderr(REFUSED, &["package `up` version 0.2.0 cannot be fetched"]);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["stale pin"]);
     assert!(std::fs::read_to_string(vendor.join("Cargo.toml")).unwrap().contains("0.1.0"));
 
     // Once published, the new version replaces the vendor tree; switching back costs nothing.
     fixture.publish("0.2.0");
-    fixture.run("build-backend", "up").expect(0, &["unpacked up 0.2.0", "(it held up 0.1.0)", "[6/6]"]);
+    fixture
+        .run("build-backend", "up")
+        .expect_stderr(0, &["unpacked up 0.2.0", "(it held up 0.1.0)", "[6/6]"]);
     assert!(std::fs::read_to_string(vendor.join("Cargo.toml")).unwrap().contains("0.2.0"));
     assert_eq!(fixture.installs("up").len(), 2);
     fixture.describe_package("0.1.0");
-    fixture.run("build-backend", "up").expect(0, &["is up to date", "nothing to do"]);
+    fixture.run("build-backend", "up").expect_stderr(0, &["is up to date", "nothing to do"]);
 
     // A local edit of the vendor tree is refused by the guard and by an up-to-date build, and
     // before anything is fetched for another version.
     write(&vendor.join("src/target.rs"), "pub const TARGET: &str = \"edited in place\";\n");
-    fixture.run("check-backend", "up").expect(REFUSED, &["has local changes", "M src/target.rs"]);
-    fixture.run("build-backend", "up").expect(REFUSED, &["has local changes", "M src/target.rs"]);
+    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["has local changes", "M src/target.rs"]);
+    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["has local changes", "M src/target.rs"]);
     fixture.describe_package("0.3.0");
-    fixture.run("build-backend", "up").expect(REFUSED, &["has local changes", "M src/target.rs"]);
+    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["has local changes", "M src/target.rs"]);
 }

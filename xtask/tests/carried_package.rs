@@ -6,9 +6,12 @@
 //! after it (0.20.1, "upstream merged it"). A tiny in-tree tool depends on pliron and prints
 //! whether the copy it was built with has the patch.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::run::Run;
 use tempfile::TempDir;
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
@@ -73,36 +76,6 @@ fn trimmed_file(patch: &str, after: bool) -> (String, String) {
         }
     }
     (file.expect("the patch names its file"), text)
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn from(output: Output) -> Run {
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
-    }
-
-    #[track_caller]
-    fn expect(&self, code: i32, needles: &[&str]) -> &Run {
-        assert_eq!(self.code, code, "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        for needle in needles {
-            assert!(
-                self.stderr.contains(needle) || self.stdout.contains(needle),
-                "`{needle}` not in the output:\n{}\n{}",
-                self.stdout,
-                self.stderr
-            );
-        }
-        self
-    }
 }
 
 /// A project with an in-tree backend `verifier` that carries pliron, a test registry and a
@@ -237,7 +210,7 @@ fn stdout_of(program: &Path) -> String {
 fn a_carried_package_is_patched_tested_built_against_and_recorded() {
     let project = Project::new();
     project.publish("0.20.0", false, false);
-    project.run("build-backend").expect(
+    project.run("build-backend").expect_output(
         0,
         &[
             "unpacked pliron 0.20.0",
@@ -269,16 +242,16 @@ fn a_carried_package_is_patched_tested_built_against_and_recorded() {
     assert_eq!(patch["path"].as_str(), Some(project.patch_name.as_str()));
 
     let checked = project.run("check-backend");
-    checked.expect(0, &[&format!("patch {} (sha256", project.patch_name), "verified"]);
-    project.run("build-backend").expect(0, &["is up to date"]);
+    checked.expect_output(0, &[&format!("patch {} (sha256", project.patch_name), "verified"]);
+    project.run("build-backend").expect_output(0, &["is up to date"]);
 
     // A carried patch edited after the build: the installed backend is refused by name.
     let patch_file = project.project.join("compiler-patches/pliron").join(&project.patch_name);
     let original = std::fs::read_to_string(&patch_file).unwrap();
     write(&patch_file, &original.replacen("Subject: [PATCH]", "Subject: [PATCH] edited:", 1));
-    project.run("check-backend").expect(REFUSED, &["carried package: pliron's series changed"]);
+    project.run("check-backend").expect_output(REFUSED, &["carried package: pliron's series changed"]);
     write(&patch_file, &original);
-    project.run("check-backend").expect(0, &[]);
+    project.run("check-backend").expect_output(0, &[]);
 }
 
 #[test]
@@ -286,7 +259,7 @@ fn a_bump_to_a_release_that_has_0001_says_drop_this_patch() {
     let project = Project::new();
     project.publish("0.20.1", true, false);
     project.describe("0.20.1");
-    project.run("build-backend").expect(
+    project.run("build-backend").expect_output(
         REFUSED,
         &[&format!("patch `{}` is already upstream at pliron 0.20.1", project.patch_name), "drop this patch"],
     );
@@ -299,6 +272,6 @@ fn a_patched_package_failing_its_own_tests_is_not_installed() {
     project.publish("0.20.0", false, true);
     project
         .run("build-backend")
-        .expect(REFUSED, &["the patched pliron fails its own test suite", "upstream_test_that_fails"]);
+        .expect_output(REFUSED, &["the patched pliron fails its own test suite", "upstream_test_that_fails"]);
     assert!(project.installs().is_empty(), "nothing is installed");
 }

@@ -1,4 +1,10 @@
-//! Helpers shared by the integration tests that build scratch copies of the kernels workspace.
+//! Helpers shared by the integration tests: scratch copies of the kernels workspace, and the
+//! finished runs of the commands under test.
+
+// Each test binary compiles this module whole and uses a part of it.
+#![allow(dead_code)]
+
+pub mod run;
 
 use std::fs;
 use std::path::Path;
