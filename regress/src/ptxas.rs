@@ -66,6 +66,9 @@ pub struct PtxasError {
 
 /// Parses a `ptxas -v` report, in the order functions appear in it.
 pub fn parse(report: &str) -> Result<Vec<FunctionReport>, PtxasError> {
+    // Numbered over the whole report, as the snapshots number theirs over the whole module, so
+    // two functions whose names differ only in the crate hash stay two rows.
+    let report = crate::snapshots::number_hashes(report);
     let mut functions: Vec<FunctionReport> = Vec::new();
     // The target of the entry being compiled; `.func` reports follow their entry.
     let mut sm = String::new();
@@ -79,13 +82,9 @@ pub fn parse(report: &str) -> Result<Vec<FunctionReport>, PtxasError> {
                 rest.split_once(" for ").ok_or_else(|| error("an entry without its target"))?;
             sm = unquote(target).ok_or_else(|| error("a target that is not quoted"))?.to_owned();
             let name = unquote(name).ok_or_else(|| error("an entry name that is not quoted"))?;
-            functions.push(FunctionReport::announced(
-                crate::snapshots::normalise(name),
-                FunctionKind::Entry,
-                &sm,
-            ));
+            functions.push(FunctionReport::announced(name.to_owned(), FunctionKind::Entry, &sm));
         } else if let Some(name) = info.and_then(|i| i.strip_prefix("Function properties for ")) {
-            let name = crate::snapshots::normalise(name.trim());
+            let name = name.trim().to_owned();
             // The entry just announced by "Compiling entry function" gets its properties here;
             // any other name is a `.func`.
             let is_current_entry =
@@ -175,7 +174,7 @@ mod tests {
         let helpers: Vec<&FunctionReport> =
             functions.iter().filter(|f| f.kind == FunctionKind::Function).collect();
         assert_eq!(helpers.len(), 2);
-        assert!(helpers.iter().all(|f| f.name.contains("Cs<crate-hash>_") && f.registers.is_none()));
+        assert!(helpers.iter().all(|f| f.name.contains("Cs<crate-hash-1>_") && f.registers.is_none()));
     }
 
     #[test]

@@ -23,17 +23,6 @@ use crate::freshness::{self, StalePtx};
 use crate::layout::Layout;
 use crate::ptx::{Module, PtxError};
 
-/// Filters that erase every mangling hash to one placeholder: (regex, replacement). This merges
-/// hash twins, so neither the snapshots nor canon-check use it; it serves tools that name one
-/// symbol at a time (the ptxas table, the driver's tests), through [`normalise`].
-pub const NORMALISATION_FILTERS: &[(&str, &str)] = &[
-    // v0 mangling: a crate root is `C`, an optional disambiguator `s<base-62>_` (the crate
-    // hash), then the crate name's length and the name: `_RNvCs1a2B3c_7kernels6helper`.
-    (r"Cs[0-9A-Za-z]*_([0-9])", "Cs<crate-hash>_$1"),
-    // Legacy mangling: `…17h<16 hex digits>E`.
-    (r"17h[0-9a-f]{16}E", "17h<hash>E"),
-];
-
 /// Why the suite could not even list its cases.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -229,22 +218,6 @@ fn crate_name<'a>(length: &str, rest: &'a str) -> &'a str {
     rest.get(..length).unwrap_or(rest)
 }
 
-/// [`NORMALISATION_FILTERS`], compiled once: canon-check and the ptxas reader normalise every
-/// symbol they meet.
-static COMPILED_FILTERS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
-    NORMALISATION_FILTERS
-        .iter()
-        .map(|(pattern, replacement)| (Regex::new(pattern).expect("filters are valid regexes"), *replacement))
-        .collect()
-});
-
-/// Applies [`NORMALISATION_FILTERS`] as insta does (for tools that compare outside insta).
-pub fn normalise(text: &str) -> String {
-    COMPILED_FILTERS.iter().fold(text.to_string(), |text, (regex, replacement)| {
-        regex.replace_all(&text, *replacement).into_owned()
-    })
-}
-
 /// Kernel name → the file defining it, from `extern "ptx-kernel" fn NAME` in the kernel sources.
 fn kernel_source_files(layout: &Layout) -> HashMap<String, PathBuf> {
     let definition =
@@ -286,16 +259,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn normalisation_removes_crate_hashes_only() {
+    fn numbering_replaces_crate_hashes_only() {
         let ptx = "call.uni (retval0), _RNvNtCsjp2ULkaxRYT_7kernels13shared_helper5local, (param0);\n\
                    .func _RNvCsnXywQCMrDN_14kernel_helpers13blur3_clamped(\n\
                    .func _ZN7kernels6helper17h0123456789abcdefE()\n\
                    add.s32 %r1, %r2, 16384;";
         assert_eq!(
-            normalise(ptx),
-            "call.uni (retval0), _RNvNtCs<crate-hash>_7kernels13shared_helper5local, (param0);\n\
-             .func _RNvCs<crate-hash>_14kernel_helpers13blur3_clamped(\n\
-             .func _ZN7kernels6helper17h<hash>E()\n\
+            number_hashes(ptx),
+            "call.uni (retval0), _RNvNtCs<crate-hash-1>_7kernels13shared_helper5local, (param0);\n\
+             .func _RNvCs<crate-hash-1>_14kernel_helpers13blur3_clamped(\n\
+             .func _ZN7kernels6helper17h<hash-1>E()\n\
              add.s32 %r1, %r2, 16384;"
         );
     }
@@ -334,7 +307,6 @@ mod tests {
         let swapped = format!("{swapped_calls}\n{definitions}");
         assert_eq!(number_hashes(&renamed), number_hashes(text));
         assert_ne!(number_hashes(&swapped), number_hashes(text));
-        assert_eq!(normalise(&swapped), normalise(text), "the placeholder filters merge the twins");
     }
 
     #[test]
