@@ -52,7 +52,7 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
         (x.wrapping_add(segment.start), weight.wrapping_add(segment.start), out.wrapping_add(segment.start));
     let (first_row, row_step) = (cluster_idx_x() as usize, cluster_count_x() as usize);
     // Each path has its loop, so that their hoisted offsets are not live together.
-    if let Some(layout) = RowLayout::new(segment.len, &[x as usize, weight as usize, out as usize]) {
+    if let Some(layout) = segment.layout(&[x as usize, weight as usize, out as usize]) {
         let mut row = first_row;
         while row < rows {
             // SAFETY: `row < rows`: the segment holds `len` floats; the layout checked alignment.

@@ -46,7 +46,7 @@ pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, row
     let (first_row, row_step) = (cluster_idx_x() as usize, cluster_count_x() as usize);
     let mut row = first_row;
     // Each path has its loop, so that their hoisted offsets are not live together.
-    if let Some(layout) = RowLayout::new(segment.len, &[x as usize, out as usize]) {
+    if let Some(layout) = segment.layout(&[x as usize, out as usize]) {
         while row < rows {
             // SAFETY: `row < rows`: the segment holds `len` floats; the layout checked alignment.
             let mut values = unsafe { layout.load(x.wrapping_add(row * cols), f32::NEG_INFINITY) };

@@ -53,19 +53,21 @@ fn segments(case: &Case, cols: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Whether a block of `rms_norm` or `softmax_rows` holds its segment of `len` floats in
-/// registers (`device::row::RowLayout`: 16 floats per thread in 16-byte groups, so `len` a
-/// multiple of 4 and the buffers, 256-byte aligned plus `offset` floats, 16-byte aligned; a
-/// segment starts at a multiple of 4 columns) rather than reading it twice.
-fn one_read(case: &Case, len: usize) -> bool {
-    len <= 16 * case.launch.block.0 as usize && len.is_multiple_of(4) && case.offset.is_multiple_of(4)
+/// Whether a block of `rms_norm` or `softmax_rows` holds its segment of `len` floats of rows
+/// of `cols` in registers (`device::row::RowSegment::layout`: 16 floats per thread in 16-byte
+/// groups, so `len` and `cols` multiples of 4 and the buffers, 256-byte aligned plus `offset`
+/// floats, 16-byte aligned; a segment starts at a multiple of 4 columns) rather than reading
+/// it twice.
+fn one_read(case: &Case, cols: usize, len: usize) -> bool {
+    let aligned = cols.is_multiple_of(4) && len.is_multiple_of(4) && case.offset.is_multiple_of(4);
+    len <= 16 * case.launch.block.0 as usize && aligned
 }
 
-/// The columns of a segment of `len` floats thread `t` visits, in its order: on the one-read
+/// The columns of a segment of `len` floats (of a row of `cols`) thread `t` visits, in its order: on the one-read
 /// path its 16-byte groups `t + k·block`, on the two-read path the strided loop.
-fn row_columns(case: &Case, len: usize, t: usize) -> Box<dyn Iterator<Item = usize>> {
+fn row_columns(case: &Case, cols: usize, len: usize, t: usize) -> Box<dyn Iterator<Item = usize>> {
     let block = case.launch.block.0 as usize;
-    if !one_read(case, len) {
+    if !one_read(case, cols, len) {
         return Box::new(strided(t, len, block));
     }
     let columns = (0..16).map(move |slot| 4 * (t + slot / 4 * block) + slot % 4);
@@ -127,7 +129,7 @@ fn rms_norm_row(case: &Case, row: &[f32], weight: &[f32], eps: f32) -> Vec<f32> 
         .map(|(start, len)| {
             let segment = &row[start..start + len];
             let squares: Vec<f32> = (0..block)
-                .map(|t| row_columns(case, len, t).fold(0.0, |s, c| s + segment[c] * segment[c]))
+                .map(|t| row_columns(case, row.len(), len, t).fold(0.0, |s, c| s + segment[c] * segment[c]))
                 .collect();
             block_reduce(&squares, 0.0, |a, b| a + b)
         })
@@ -144,7 +146,7 @@ fn softmax_row(case: &Case, row: &[f32]) -> Vec<f32> {
     let block = case.launch.block.0 as usize;
     let parts: Vec<(&[f32], bool)> = segments(case, row.len())
         .into_iter()
-        .map(|(s, len)| (&row[s..s + len], one_read(case, len)))
+        .map(|(s, len)| (&row[s..s + len], one_read(case, row.len(), len)))
         .collect();
     // Both paths' thread maxima ignore NaN (`max`, and `v > max` is false for NaN).
     let block_maxima: Vec<f32> = parts
@@ -152,7 +154,8 @@ fn softmax_row(case: &Case, row: &[f32]) -> Vec<f32> {
         .map(|(segment, _)| {
             let maxima: Vec<f32> = (0..block)
                 .map(|t| {
-                    row_columns(case, segment.len(), t).fold(f32::NEG_INFINITY, |m, c| m.max(segment[c]))
+                    row_columns(case, row.len(), segment.len(), t)
+                        .fold(f32::NEG_INFINITY, |m, c| m.max(segment[c]))
                 })
                 .collect();
             block_reduce(&maxima, f32::NEG_INFINITY, f32::max)
@@ -165,7 +168,7 @@ fn softmax_row(case: &Case, row: &[f32]) -> Vec<f32> {
             let sums: Vec<f32> = if *one_read {
                 (0..block)
                     .map(|t| {
-                        row_columns(case, segment.len(), t)
+                        row_columns(case, row.len(), segment.len(), t)
                             .fold(0.0, |s, c| s + device_exp(segment[c] - row_max))
                     })
                     .collect()

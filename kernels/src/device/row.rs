@@ -130,14 +130,24 @@ impl RowLayout {
 pub struct RowSegment {
     pub start: usize,
     pub len: usize,
+    cols: usize,
 }
 
 impl RowSegment {
     #[inline(always)]
     pub fn of_this_block(cols: usize) -> RowSegment {
-        let blocks = cluster_block_count() as usize;
+        // Never 0; `max` lets the compiler drop the division's panic path.
+        let blocks = (cluster_block_count() as usize).max(1);
         let segment = cols.div_ceil(blocks).next_multiple_of(4);
         let start = (block_rank_in_cluster() as usize * segment).min(cols);
-        RowSegment { start, len: segment.min(cols - start) }
+        RowSegment { start, len: segment.min(cols - start), cols }
+    }
+
+    /// The layout holding this segment of every row in registers ([`RowLayout::new`] for
+    /// `len` floats), where `pointers` (moved to the segment's start) are 16-byte aligned and
+    /// every row starts 16-byte aligned too (`cols` a multiple of 4); `None` otherwise.
+    #[inline(always)]
+    pub fn layout(&self, pointers: &[usize]) -> Option<RowLayout> {
+        if self.cols.is_multiple_of(4) { RowLayout::new(self.len, pointers) } else { None }
     }
 }
