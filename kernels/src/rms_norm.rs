@@ -1,10 +1,11 @@
 //! RMSNorm over the rows of a matrix, as in Llama-style transformer blocks.
 
+use crate::device::cluster::{cluster_count_x, cluster_idx_x, cluster_sum};
 use crate::device::math::rsqrt;
-use crate::device::reduce::block_sum;
-use crate::device::row::RowLayout;
+use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_sum};
+use crate::device::row::{RowLayout, RowSegment};
 use crate::device::strided::strided;
-use crate::device::{block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, thread_idx_x};
+use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 
 /// `out[r][c] = x[r][c] / sqrt(mean_c(x[r][c]^2) + eps) * weight[c]`, row-major, `rows × cols`.
 ///
@@ -23,6 +24,13 @@ use crate::device::{block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, t
 /// `blockDim.x` a multiple of 32, at most 1024; dynamic shared memory 128 bytes (the block
 /// reduction's scratch). Pointers need only `f32` alignment.
 ///
+/// Few long rows (decode): launched in clusters of `n` blocks (2 to 16, a launch attribute),
+/// a cluster takes a row (grid-stride over rows by cluster) and each block a segment of it
+/// ([`RowSegment`]); the blocks add their sums of squares through distributed shared memory
+/// ([`cluster_sum`]), so the row is still read once and written once, by `n` times the
+/// threads. Dynamic shared memory is then 144 bytes (the exchange slot after the scratch). The
+/// one-read condition above applies to each block's segment.
+///
 /// # Safety
 /// `x` and `out` point to `rows * cols` floats, `weight` to `cols` floats of device memory;
 /// `out` does not overlap the inputs.
@@ -36,18 +44,25 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
     eps: f32,
 ) {
     let scratch = dynamic_shared_base::<f32>();
-    let (first_row, row_step) = (block_idx_x() as usize, grid_dim_x() as usize);
+    let exchange = scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS);
+    // This block's columns of every row, and the pointers moved to their start: from here on a
+    // row is `segment.len` floats, `cols` apart.
+    let segment = RowSegment::of_this_block(cols);
+    let (x, weight, out) =
+        (x.wrapping_add(segment.start), weight.wrapping_add(segment.start), out.wrapping_add(segment.start));
+    let (first_row, row_step) = (cluster_idx_x() as usize, cluster_count_x() as usize);
     // Each path has its loop, so that their hoisted offsets are not live together.
-    if let Some(layout) = RowLayout::new(cols, &[x as usize, weight as usize, out as usize]) {
+    if let Some(layout) = segment.layout(&[x as usize, weight as usize, out as usize]) {
         let mut row = first_row;
         while row < rows {
-            // SAFETY: `row < rows`: the row holds `cols` floats; the layout checked alignment.
+            // SAFETY: `row < rows`: the segment holds `len` floats; the layout checked alignment.
             let mut values = unsafe { layout.load(x.wrapping_add(row * cols), 0.0) };
             let mut sum_of_squares = 0.0f32;
             layout.for_each(&values, |v| sum_of_squares += v * v);
-            let inverse_rms = rsqrt(block_sum(sum_of_squares, scratch) / cols as f32 + eps);
+            let row_sum = cluster_sum(block_sum(sum_of_squares, scratch), exchange);
+            let inverse_rms = rsqrt(row_sum / cols as f32 + eps);
             RowLayout::map(&mut values, |v| v * inverse_rms);
-            // SAFETY: `out` holds the row and `weight` `cols` floats, aligned as `x`.
+            // SAFETY: `out` holds the segment and `weight` its `len` floats, aligned as `x`.
             unsafe { layout.store(out.wrapping_add(row * cols), &values, Some(weight)) };
             row += row_step;
         }
@@ -59,14 +74,15 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
         let x_row = x.wrapping_add(row * cols);
         let out_row = out.wrapping_add(row * cols);
         let mut sum_of_squares = 0.0f32;
-        // SAFETY: `row < rows`, and `strided` passes columns below `cols`.
-        strided(first, cols, step, |c| unsafe { *x_row.add(c) }, |_, v| sum_of_squares += v * v);
-        let inverse_rms = rsqrt(block_sum(sum_of_squares, scratch) / cols as f32 + eps);
+        // SAFETY: `row < rows`, and `strided` passes columns below the segment's length.
+        strided(first, segment.len, step, |c| unsafe { *x_row.add(c) }, |_, v| sum_of_squares += v * v);
+        let row_sum = cluster_sum(block_sum(sum_of_squares, scratch), exchange);
+        let inverse_rms = rsqrt(row_sum / cols as f32 + eps);
         strided(
             first,
-            cols,
+            segment.len,
             step,
-            // SAFETY: as above; `weight` holds `cols` floats.
+            // SAFETY: as above; `weight` holds the segment's `len` floats.
             |c| unsafe { (*x_row.add(c), *weight.add(c)) },
             |c, (v, w)| unsafe { *out_row.add(c) = v * inverse_rms * w },
         );

@@ -1,10 +1,11 @@
 //! Numerically safe softmax over the rows of a matrix.
 
+use crate::device::cluster::{cluster_count_x, cluster_idx_x, cluster_max, cluster_sum};
 use crate::device::math::exp;
-use crate::device::reduce::{block_max, block_sum};
-use crate::device::row::RowLayout;
+use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_max, block_sum};
+use crate::device::row::{RowLayout, RowSegment};
 use crate::device::strided::strided;
-use crate::device::{block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, thread_idx_x};
+use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 
 /// `out[r][c] = e^(x[r][c] - m) / sum_c e^(x[r][c] - m)` with `m` the row's maximum, so that
 /// no exponential overflows; row-major, `rows × cols`, `cols > 0`.
@@ -25,51 +26,64 @@ use crate::device::{block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, t
 /// Launch: one-dimensional; a block per row (grid-stride over rows); `blockDim.x` a multiple
 /// of 32, at most 1024; dynamic shared memory 128 bytes. Pointers need only `f32` alignment.
 ///
+/// Few long rows (decode): launched in clusters of `n` blocks (2 to 16, a launch attribute),
+/// a cluster takes a row (grid-stride over rows by cluster) and each block a segment of it
+/// ([`RowSegment`]); the blocks combine their maxima, then their sums, through distributed
+/// shared memory ([`cluster_max`], [`cluster_sum`]), so the row is still read once (or twice
+/// on the two-read path) by `n` times the threads. Dynamic shared memory is then 144 bytes
+/// (the exchange slot after the scratch). The one-read condition applies to each segment.
+///
 /// # Safety
 /// `x` and `out` point to `rows * cols` floats of device memory and do not overlap.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, rows: usize, cols: usize) {
     let scratch = dynamic_shared_base::<f32>();
-    let (first_row, row_step) = (block_idx_x() as usize, grid_dim_x() as usize);
+    let exchange = scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS);
+    // This block's columns of every row, and the pointers moved to their start: from here on a
+    // row is `segment.len` floats, `cols` apart.
+    let segment = RowSegment::of_this_block(cols);
+    let (x, out) = (x.wrapping_add(segment.start), out.wrapping_add(segment.start));
+    let (first_row, row_step) = (cluster_idx_x() as usize, cluster_count_x() as usize);
     let mut row = first_row;
     // Each path has its loop, so that their hoisted offsets are not live together.
-    if let Some(layout) = RowLayout::new(cols, &[x as usize, out as usize]) {
+    if let Some(layout) = segment.layout(&[x as usize, out as usize]) {
         while row < rows {
-            // SAFETY: `row < rows`: the row holds `cols` floats; the layout checked alignment.
+            // SAFETY: `row < rows`: the segment holds `len` floats; the layout checked alignment.
             let mut values = unsafe { layout.load(x.wrapping_add(row * cols), f32::NEG_INFINITY) };
             let mut local_max = f32::NEG_INFINITY;
             layout.for_each(&values, |v| local_max = local_max.max(v));
-            let row_max = block_max(local_max, scratch);
+            let row_max = cluster_max(block_max(local_max, scratch), exchange);
             // A fully masked row has maximum -inf: e^(-inf - -inf) = e^NaN makes it NaN.
             RowLayout::map(&mut values, |v| exp(v - row_max));
             let mut local_sum = 0.0f32;
             layout.for_each(&values, |e| local_sum += e);
-            let inverse_sum = 1.0 / block_sum(local_sum, scratch);
+            let inverse_sum = 1.0 / cluster_sum(block_sum(local_sum, scratch), exchange);
             RowLayout::map(&mut values, |e| e * inverse_sum);
-            // SAFETY: `out` holds the row too, aligned as `x`.
+            // SAFETY: `out` holds the segment too, aligned as `x`.
             unsafe { layout.store(out.wrapping_add(row * cols), &values, None) };
             row += row_step;
         }
         return;
     }
     while row < rows {
-        two_reads(x.wrapping_add(row * cols), out.wrapping_add(row * cols), cols, scratch);
+        let (x_row, out_row) = (x.wrapping_add(row * cols), out.wrapping_add(row * cols));
+        two_reads(x_row, out_row, segment.len, scratch, exchange);
         row += row_step;
     }
 }
 
-/// The two-read softmax of one row (see [`softmax_rows`]).
+/// The two-read softmax of one row's segment of `len` floats (see [`softmax_rows`]).
 #[inline(always)]
-fn two_reads(x_row: *const f32, out_row: *mut f32, cols: usize, scratch: *mut f32) {
+fn two_reads(x_row: *const f32, out_row: *mut f32, len: usize, scratch: *mut f32, exchange: *mut f32) {
     let (first, step) = (thread_idx_x() as usize, block_dim_x() as usize);
     // This thread's maximum and its sum of e^(v - maximum); e^-inf = 0 starts both.
     let mut local_max = f32::NEG_INFINITY;
     let mut local_sum = 0.0f32;
     strided(
         first,
-        cols,
+        len,
         step,
-        // SAFETY: the caller's row holds `cols` floats; `strided` passes columns below `cols`.
+        // SAFETY: the caller's segment holds `len` floats; `strided` passes columns below `len`.
         |c| unsafe { *x_row.add(c) },
         |_, v| {
             if v > local_max {
@@ -83,13 +97,14 @@ fn two_reads(x_row: *const f32, out_row: *mut f32, cols: usize, scratch: *mut f3
             }
         },
     );
-    let row_max = block_max(local_max, scratch);
+    let row_max = cluster_max(block_max(local_max, scratch), exchange);
     // A thread that saw no element, or only -inf, has sum 0 and maximum -inf: it adds
     // 0 · e^-inf = 0, unless the whole row is -inf, when e^(-inf - -inf) = NaN makes it NaN.
-    let inverse_sum = 1.0 / block_sum(local_sum * exp(local_max - row_max), scratch);
+    let block_total = block_sum(local_sum * exp(local_max - row_max), scratch);
+    let inverse_sum = 1.0 / cluster_sum(block_total, exchange);
     strided(
         first,
-        cols,
+        len,
         step,
         // SAFETY: as above.
         |c| unsafe { *x_row.add(c) },

@@ -152,12 +152,15 @@ pub struct Launch {
     pub grid: (u32, u32),
     pub block: (u32, u32),
     pub shared_bytes: u32,
+    /// Blocks per cluster along x (a launch attribute; 1: no clusters). The grid's x is a
+    /// multiple of it.
+    pub cluster: u32,
 }
 
 impl Launch {
     fn linear(grid: usize, block: u32, shared_bytes: u32) -> Launch {
         let grid = u32::try_from(grid.max(1)).expect("grid fits in u32");
-        Launch { grid: (grid, 1), block: (block, 1), shared_bytes }
+        Launch { grid: (grid, 1), block: (block, 1), shared_bytes, cluster: 1 }
     }
 }
 
@@ -182,6 +185,9 @@ impl fmt::Display for Launch {
         write!(f, "<<<{}, {}", dims(self.grid), dims(self.block))?;
         if self.shared_bytes > 0 {
             write!(f, ", {}", self.shared_bytes)?;
+        }
+        if self.cluster > 1 {
+            write!(f, ", cluster {}", self.cluster)?;
         }
         write!(f, ">>>")
     }
@@ -290,13 +296,34 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
         (Kernel::GemvF16, Shape::Matrix { rows, .. }) => Launch::linear(grid.unwrap_or(rows), block, 128),
         (Kernel::GemmTiled, Shape::Gemm { m, n, .. }) => {
             let tiles = |len: usize| u32::try_from(len.div_ceil(16).max(1)).expect("grid fits in u32");
-            Launch { grid: (tiles(n), tiles(m)), block: (16, 16), shared_bytes: 2048 }
+            Launch { grid: (tiles(n), tiles(m)), block: (16, 16), shared_bytes: 2048, cluster: 1 }
         }
         (Kernel::PipelineSum, Shape::Tiles(tiles)) => {
             Launch::linear(grid.unwrap_or(tiles), 160, 4 * 4096 + 64 + 128)
         }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}: the catalogue pairs them wrongly"),
     }
+}
+
+/// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block
+/// reduction's 32 floats, then the 4-float slot through which the cluster's blocks exchange
+/// their partial results.
+pub const ROW_CLUSTER_SHARED_BYTES: u32 = 144;
+
+/// A row kernel (`rms_norm`, `softmax_rows`) launched in clusters of `cluster` blocks, each
+/// cluster splitting a row: a cluster per row, or `clusters` clusters striding over the rows.
+pub fn cluster_launch(
+    kernel: Kernel,
+    shape: Shape,
+    block: u32,
+    cluster: u32,
+    clusters: Option<usize>,
+) -> Launch {
+    let (Kernel::RmsNorm | Kernel::SoftmaxRows, Shape::Matrix { rows, .. }) = (kernel, shape) else {
+        panic!("{kernel} on {shape:?} is not a row kernel that can split rows across a cluster")
+    };
+    let clusters = clusters.unwrap_or(rows).max(1);
+    Launch { cluster, ..Launch::linear(clusters * cluster as usize, block, ROW_CLUSTER_SHARED_BYTES) }
 }
 
 /// The correctness cases of a kernel: sizes that are not multiples of the block, empty and
@@ -334,6 +361,21 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             ] {
                 let shape = Shape::Matrix { rows, cols };
                 cases.push(case(shape, launch_for(kernel, shape, block, grid)));
+            }
+            // Rows split across clusters: segments on the one-read path, on the two-read path
+            // (longer than 16 floats per thread), of mixed paths (`cols` not a multiple of 4),
+            // empty segments (fewer columns than blocks), clusters striding over rows.
+            for (rows, cols, block, cluster, clusters) in [
+                (1, 1, 32, 2, None),
+                (2, 5, 32, 8, None),
+                (3, 100, 64, 2, None),
+                (7, 4099, 256, 4, None),
+                (5, 32768, 256, 8, None),
+                (4, 32768, 128, 4, None),
+                (64, 2048, 128, 2, Some(8)),
+            ] {
+                let shape = Shape::Matrix { rows, cols };
+                cases.push(case(shape, cluster_launch(kernel, shape, block, cluster, clusters)));
             }
         }
         Kernel::GemvF16 => {
@@ -402,6 +444,12 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
                 let shape = Shape::Matrix { rows, cols };
                 cases.push(special(shape, launch_for(kernel, shape, block, None), offset));
             }
+            // Rows split across a cluster: masks and special values in some blocks' segments
+            // only (a masked prefix fills whole segments with -inf).
+            for (cols, block, cluster, offset) in [(4096, 256, 4, 0), (20000, 256, 8, 0), (4099, 128, 4, 1)] {
+                let shape = Shape::Matrix { rows, cols };
+                cases.push(special(shape, cluster_launch(kernel, shape, block, cluster, None), offset));
+            }
         }
         Kernel::GemvF16 => {
             for (cols, offset) in [(1000, 0), (4096, 0), (4096, 1)] {
@@ -430,7 +478,9 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
 
 /// Decode shapes: few rows, as a model generating one token at a time sees them. Timed like
 /// the large shapes, but they fit in the L2 and are dominated by the launch itself; the table
-/// reports them apart.
+/// reports them apart. Each is tried with a block per row and with each row split across a
+/// cluster of 4 or 8 blocks (8 is the largest cluster every sm_90 part runs without an
+/// opt-in).
 pub fn decode_cases(kernel: Kernel) -> Vec<Case> {
     let mut cases = Vec::new();
     if let Kernel::RmsNorm | Kernel::SoftmaxRows = kernel {
@@ -438,6 +488,9 @@ pub fn decode_cases(kernel: Kernel) -> Vec<Case> {
             let shape = Shape::Matrix { rows, cols };
             for block in [256, 1024] {
                 cases.push(Case::new(kernel, shape, launch_for(kernel, shape, block, None)));
+            }
+            for (block, cluster) in [(256, 4), (1024, 4), (256, 8), (512, 8), (1024, 8)] {
+                cases.push(Case::new(kernel, shape, cluster_launch(kernel, shape, block, cluster, None)));
             }
         }
     }
@@ -457,6 +510,10 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             for grid in grids(&[4, 8, 16]).into_iter().chain([None]) {
                 cases.push(case(shape, launch_for(kernel, shape, 256, grid)));
             }
+            // Fewer, larger blocks: the same threads per multiprocessor.
+            for (block, per_sm) in [(512, 2), (1024, 1), (1024, 2)] {
+                cases.push(case(shape, launch_for(kernel, shape, block, Some(per_sm * sms))));
+            }
         }
         Kernel::BlockReduceSum => {
             let shape = Shape::Elements(1 << 27);
@@ -473,7 +530,9 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
         Kernel::GemvF16 => {
             for (rows, cols) in [(14336, 4096), (4096, 14336)] {
                 let shape = Shape::Matrix { rows, cols };
-                for block in [128, 256] {
+                // 64 threads: each thread has two batches of four 16-byte chunks in flight
+                // on a 4096-column row, and a block's reduction is two warps.
+                for block in [64, 128, 256] {
                     cases.push(case(shape, launch_for(kernel, shape, block, None)));
                 }
                 // Fewer, longer-lived blocks (grid-stride over rows).

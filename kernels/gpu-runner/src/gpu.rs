@@ -7,8 +7,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use std::ffi::c_void;
+
+use cudarc::driver::sys::{self, CUdevice_attribute, CUevent_flags};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 
 use crate::cases::{Case, Inputs, Kernel, output_len};
@@ -105,6 +109,9 @@ impl Gpu {
     }
 
     fn launch(&self, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
+        if case.launch.cluster > 1 {
+            return self.launch_in_clusters(case, buffers);
+        }
         let function = &self.functions[&case.kernel];
         let config = LaunchConfig {
             grid_dim: (case.launch.grid.0, case.launch.grid.1, 1),
@@ -170,6 +177,78 @@ impl Gpu {
             }
             (kernel, shape) => bail!("{kernel} takes no {shape:?}"),
         }
+        Ok(())
+    }
+
+    /// Launches a row kernel (`rms_norm`, `softmax_rows`) in clusters of `case.launch.cluster`
+    /// blocks, with the arguments [`Gpu::launch`] would pass. cudarc's launch builder has no
+    /// launch attributes, so this goes through `cuLaunchKernelEx` with the cluster dimension.
+    fn launch_in_clusters(&self, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
+        let crate::cases::Shape::Matrix { rows, cols } = case.shape else {
+            bail!("{} {}: only row kernels are launched in clusters", case.kernel, case.launch)
+        };
+        let offset_bytes = 4 * case.offset as u64;
+        let (x, _x_sync) = buffers.floats[0].device_ptr(&self.stream);
+        let (out, _out_sync) = buffers.output.device_ptr_mut(&self.stream);
+        let (mut x, mut out) = (x + offset_bytes, out + offset_bytes);
+        let (mut rows, mut cols, mut eps) = (rows, cols, buffers.scalar);
+        let mut weight = match buffers.floats.get(1) {
+            Some(weight) => weight.device_ptr(&self.stream).0 + offset_bytes,
+            None => 0,
+        };
+        fn param<T>(value: &mut T) -> *mut c_void {
+            (value as *mut T).cast()
+        }
+        let mut params = match case.kernel {
+            Kernel::RmsNorm => vec![
+                param(&mut x),
+                param(&mut weight),
+                param(&mut out),
+                param(&mut rows),
+                param(&mut cols),
+                param(&mut eps),
+            ],
+            Kernel::SoftmaxRows => vec![param(&mut x), param(&mut out), param(&mut rows), param(&mut cols)],
+            kernel => bail!("{kernel} is not launched in clusters"),
+        };
+        let mut cluster = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue {
+                clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                    x: case.launch.cluster,
+                    y: 1,
+                    z: 1,
+                },
+            },
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: case.launch.grid.0,
+            gridDimY: case.launch.grid.1,
+            gridDimZ: 1,
+            blockDimX: case.launch.block.0,
+            blockDimY: case.launch.block.1,
+            blockDimZ: 1,
+            sharedMemBytes: case.launch.shared_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut cluster,
+            numAttrs: 1,
+        };
+        self.stream.context().bind_to_thread()?;
+        // SAFETY: `params` holds one pointer per kernel parameter, in order, each to a live value
+        // of the parameter's type (device pointers as u64, `usize` counts, `f32` eps); the
+        // buffers hold what the kernel's contract asks (see `launch`); the grid is a multiple
+        // of the cluster size (`cases::cluster_launch`).
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                self.functions[&case.kernel].cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()
+        .with_context(|| format!("launching {} {} in clusters", case.kernel, case.launch))?;
         Ok(())
     }
 

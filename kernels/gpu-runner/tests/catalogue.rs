@@ -20,13 +20,22 @@ fn every_case_has_an_expectation_of_the_written_length() {
 #[test]
 fn launches_follow_the_contracts() {
     for kernel in Kernel::ALL {
-        for case in correctness_cases(kernel, 132).into_iter().chain(timing_cases(kernel, 132)) {
+        let cases = correctness_cases(kernel, 132).into_iter().chain(timing_cases(kernel, 132));
+        for case in cases.chain(decode_cases(kernel)) {
             let (block, grid) = (case.launch.block, case.launch.grid);
+            assert!(case.launch.cluster == 1 || matches!(kernel, Kernel::RmsNorm | Kernel::SoftmaxRows));
             assert!(grid.0 >= 1 && grid.1 >= 1, "{kernel}: empty grid");
             assert!(block.0 * block.1 <= 1024, "{kernel}: block too large");
             match kernel {
                 Kernel::BlockReduceSum => {
                     assert!(block.0.is_power_of_two() && case.launch.shared_bytes == 4 * block.0)
+                }
+                Kernel::RmsNorm | Kernel::SoftmaxRows if case.launch.cluster > 1 => {
+                    // Clusters of at most 8 blocks (the portable limit), the grid whole clusters,
+                    // and the exchange slot after the block reduction's scratch.
+                    let cluster = case.launch.cluster;
+                    assert!(cluster <= 8 && grid.0.is_multiple_of(cluster), "{kernel} {}", case.launch);
+                    assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 144)
                 }
                 Kernel::RmsNorm | Kernel::SoftmaxRows | Kernel::GemvF16 => {
                     assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 128)
@@ -106,12 +115,12 @@ fn every_launch_fits_the_registers_ptxas_gave_its_kernel() {
 
 #[test]
 fn the_register_check_refuses_what_the_gpu_refuses() {
-    let block = |threads| Launch { grid: (1, 1), block: (threads, 1), shared_bytes: 0 };
+    let block = |threads| Launch { grid: (1, 1), block: (threads, 1), shared_bytes: 0, cluster: 1 };
     assert!(block(1024).fits_registers(64));
     assert!(block(1024).fits_registers(57), "57 rounds up to 64");
     assert!(!block(1024).fits_registers(65), "65 rounds up to 72: 73,728 registers");
     assert!(block(256).fits_registers(255));
-    assert!(!Launch { grid: (1, 1), block: (16, 16), shared_bytes: 0 }.fits_registers(256 + 8));
+    assert!(!Launch { grid: (1, 1), block: (16, 16), shared_bytes: 0, cluster: 1 }.fits_registers(256 + 8));
 }
 
 #[test]
@@ -123,4 +132,10 @@ fn decode_shapes_are_few_long_rows() {
         }
     }
     assert!(decode_cases(Kernel::RmsNorm).iter().any(|c| c.shape == Shape::Matrix { rows: 4, cols: 32768 }));
+    // Few rows leave most of the GPU idle with a block per row: each decode shape is also
+    // tried with its rows split across clusters.
+    for kernel in [Kernel::RmsNorm, Kernel::SoftmaxRows] {
+        let split = |c: &&gpu_runner::cases::Case| c.launch.cluster > 1 && c.shape.dims() == [4, 32768];
+        assert!(decode_cases(kernel).iter().any(|c| split(&c)), "{kernel}: no split decode launch");
+    }
 }

@@ -40,23 +40,50 @@ fn strided(first: usize, end: usize, step: usize) -> impl Iterator<Item = usize>
     (first..end).step_by(step)
 }
 
-/// Whether `rms_norm` and `softmax_rows` hold a row of `cols` floats in registers
-/// (`device::row::RowLayout`: 16 floats per thread in 16-byte groups, so `cols` a multiple of
-/// 4 and the buffers, 256-byte aligned plus `offset` floats, 16-byte aligned) rather than
-/// reading it twice.
-fn one_read(case: &Case, cols: usize) -> bool {
-    cols <= 16 * case.launch.block.0 as usize && cols.is_multiple_of(4) && case.offset.is_multiple_of(4)
+/// The segment `(start, len)` of a row that each block of a cluster handles
+/// (`device::row::RowSegment`): the whole row without clusters.
+fn segments(case: &Case, cols: usize) -> Vec<(usize, usize)> {
+    let blocks = case.launch.cluster as usize;
+    let segment = cols.div_ceil(blocks).next_multiple_of(4);
+    (0..blocks)
+        .map(|rank| {
+            let start = (rank * segment).min(cols);
+            (start, segment.min(cols - start))
+        })
+        .collect()
 }
 
-/// The columns thread `t` of a row kernel visits, in its order: on the one-read path its
-/// 16-byte groups `t + k·block`, on the two-read path the strided loop.
-fn row_columns(case: &Case, cols: usize, t: usize) -> Box<dyn Iterator<Item = usize>> {
+/// Whether a block of `rms_norm` or `softmax_rows` holds its segment of `len` floats of rows
+/// of `cols` in registers (`device::row::RowSegment::layout`: 16 floats per thread in 16-byte
+/// groups, so `len` and `cols` multiples of 4 and the buffers, 256-byte aligned plus `offset`
+/// floats, 16-byte aligned; a segment starts at a multiple of 4 columns) rather than reading
+/// it twice.
+fn one_read(case: &Case, cols: usize, len: usize) -> bool {
+    let aligned = cols.is_multiple_of(4) && len.is_multiple_of(4) && case.offset.is_multiple_of(4);
+    len <= 16 * case.launch.block.0 as usize && aligned
+}
+
+/// The columns of a segment of `len` floats (of a row of `cols`) thread `t` visits, in its order: on the one-read
+/// path its 16-byte groups `t + k·block`, on the two-read path the strided loop.
+fn row_columns(case: &Case, cols: usize, len: usize, t: usize) -> Box<dyn Iterator<Item = usize>> {
     let block = case.launch.block.0 as usize;
-    if !one_read(case, cols) {
-        return Box::new(strided(t, cols, block));
+    if !one_read(case, cols, len) {
+        return Box::new(strided(t, len, block));
     }
     let columns = (0..16).map(move |slot| 4 * (t + slot / 4 * block) + slot % 4);
-    Box::new(columns.filter(move |c| *c < cols))
+    Box::new(columns.filter(move |c| *c < len))
+}
+
+/// `device::cluster::cluster_sum`/`cluster_max`: the blocks' values unchanged for a cluster of
+/// one; otherwise lane `r` of a warp holds block `r`'s value, the rest the identity, and a
+/// butterfly combines them.
+fn cluster_reduce(values: &[f32], identity: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    if let [value] = values {
+        return *value;
+    }
+    let mut lanes = [identity; WARP];
+    lanes[..values.len()].copy_from_slice(values);
+    warp_reduce(lanes, op)
 }
 
 /// The kernels' `exp`: `2^(x·log2 e)` (the device's `ex2.approx` is a close relative of exp2).
@@ -64,15 +91,14 @@ fn device_exp(x: f32) -> f32 {
     (x * std::f32::consts::LOG2_E).exp2()
 }
 
-/// The two-read softmax of one row: each thread's online (maximum, sum) pair, combined by the
-/// block. `fixed: false` is the update before the masked-row fix: while a thread's maximum is
-/// still `-inf`, a `-inf` adds `e^(-inf - -inf)` = NaN.
-fn online_softmax(row: &[f32], block: usize, fixed: bool) -> Vec<f32> {
-    let cols = row.len();
-    let pairs: Vec<(f32, f32)> = (0..block)
+/// Each thread's online (maximum, sum) pair over its strided columns of `segment`. `fixed:
+/// false` is the update before the masked-row fix: while a thread's maximum is still `-inf`, a
+/// `-inf` adds `e^(-inf - -inf)` = NaN.
+fn online_pairs(segment: &[f32], block: usize, fixed: bool) -> Vec<(f32, f32)> {
+    (0..block)
         .map(|t| {
-            strided(t, cols, block).fold((f32::NEG_INFINITY, 0.0f32), |(max, sum), c| {
-                let v = row[c];
+            strided(t, segment.len(), block).fold((f32::NEG_INFINITY, 0.0f32), |(max, sum), c| {
+                let v = segment[c];
                 if v > max {
                     (v, sum * device_exp(max - v) + 1.0)
                 } else {
@@ -81,11 +107,78 @@ fn online_softmax(row: &[f32], block: usize, fixed: bool) -> Vec<f32> {
                 }
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The two-read softmax of one row by one block: the threads' online pairs, combined by the
+/// block.
+fn online_softmax(row: &[f32], block: usize, fixed: bool) -> Vec<f32> {
+    let pairs = online_pairs(row, block, fixed);
     let maxima: Vec<f32> = pairs.iter().map(|p| p.0).collect();
     let row_max = block_reduce(&maxima, f32::NEG_INFINITY, f32::max);
     let scaled: Vec<f32> = pairs.iter().map(|(max, sum)| sum * device_exp(max - row_max)).collect();
     let inverse_sum = 1.0 / block_reduce(&scaled, 0.0, |a, b| a + b);
+    row.iter().map(|v| device_exp(v - row_max) * inverse_sum).collect()
+}
+
+/// `rms_norm` on one row: each block's sum of squares over its segment, then the cluster's.
+fn rms_norm_row(case: &Case, row: &[f32], weight: &[f32], eps: f32) -> Vec<f32> {
+    let block = case.launch.block.0 as usize;
+    let partials: Vec<f32> = segments(case, row.len())
+        .into_iter()
+        .map(|(start, len)| {
+            let segment = &row[start..start + len];
+            let squares: Vec<f32> = (0..block)
+                .map(|t| row_columns(case, row.len(), len, t).fold(0.0, |s, c| s + segment[c] * segment[c]))
+                .collect();
+            block_reduce(&squares, 0.0, |a, b| a + b)
+        })
+        .collect();
+    let total = cluster_reduce(&partials, 0.0, |a, b| a + b);
+    let inverse_rms = 1.0 / (total / row.len() as f32 + eps).sqrt();
+    row.iter().zip(weight).map(|(v, w)| v * inverse_rms * w).collect()
+}
+
+/// `softmax_rows` on one row: each block's maximum over its segment, the cluster's maximum,
+/// then each block's sum (on its path: exponentials held in registers, or the threads' online
+/// pairs rescaled), the cluster's sum.
+fn softmax_row(case: &Case, row: &[f32]) -> Vec<f32> {
+    let block = case.launch.block.0 as usize;
+    let parts: Vec<(&[f32], bool)> = segments(case, row.len())
+        .into_iter()
+        .map(|(s, len)| (&row[s..s + len], one_read(case, row.len(), len)))
+        .collect();
+    // Both paths' thread maxima ignore NaN (`max`, and `v > max` is false for NaN).
+    let block_maxima: Vec<f32> = parts
+        .iter()
+        .map(|(segment, _)| {
+            let maxima: Vec<f32> = (0..block)
+                .map(|t| {
+                    row_columns(case, row.len(), segment.len(), t)
+                        .fold(f32::NEG_INFINITY, |m, c| m.max(segment[c]))
+                })
+                .collect();
+            block_reduce(&maxima, f32::NEG_INFINITY, f32::max)
+        })
+        .collect();
+    let row_max = cluster_reduce(&block_maxima, f32::NEG_INFINITY, f32::max);
+    let block_sums: Vec<f32> = parts
+        .iter()
+        .map(|(segment, one_read)| {
+            let sums: Vec<f32> = if *one_read {
+                (0..block)
+                    .map(|t| {
+                        row_columns(case, row.len(), segment.len(), t)
+                            .fold(0.0, |s, c| s + device_exp(segment[c] - row_max))
+                    })
+                    .collect()
+            } else {
+                online_pairs(segment, block, true).iter().map(|(m, s)| s * device_exp(m - row_max)).collect()
+            };
+            block_reduce(&sums, 0.0, |a, b| a + b)
+        })
+        .collect();
+    let inverse_sum = 1.0 / cluster_reduce(&block_sums, 0.0, |a, b| a + b);
     row.iter().map(|v| device_exp(v - row_max) * inverse_sum).collect()
 }
 
@@ -137,37 +230,13 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
                 block_reduce(&partials, 0.0, |a, b| a + b)
             })
             .collect(),
-        (Kernel::RmsNorm, Shape::Matrix { rows, cols }) => {
-            let mut out = Vec::new();
-            for row in f[0].chunks(cols.max(1)).take(rows) {
-                let squares: Vec<f32> = (0..block)
-                    .map(|t| row_columns(case, cols, t).fold(0.0, |s, c| s + row[c] * row[c]))
-                    .collect();
-                let total = block_reduce(&squares, 0.0, |a, b| a + b);
-                let inverse_rms = 1.0 / (total / cols as f32 + data.scalar).sqrt();
-                out.extend(row.iter().zip(&f[1]).map(|(v, w)| v * inverse_rms * w));
-            }
-            out
-        }
-        (Kernel::SoftmaxRows, Shape::Matrix { rows, cols }) if one_read(case, cols) => {
-            let mut out = vec![0.0; rows * cols];
-            for (row, written) in f[0].chunks(cols.max(1)).zip(out.chunks_mut(cols.max(1))).take(rows) {
-                let maxima: Vec<f32> = (0..block)
-                    .map(|t| row_columns(case, cols, t).fold(f32::NEG_INFINITY, |m, c| m.max(row[c])))
-                    .collect();
-                let row_max = block_reduce(&maxima, f32::NEG_INFINITY, f32::max);
-                let sums: Vec<f32> = (0..block)
-                    .map(|t| row_columns(case, cols, t).fold(0.0, |s, c| s + device_exp(row[c] - row_max)))
-                    .collect();
-                let inverse_sum = 1.0 / block_reduce(&sums, 0.0, |a, b| a + b);
-                for (c, slot) in written.iter_mut().enumerate() {
-                    *slot = device_exp(row[c] - row_max) * inverse_sum;
-                }
-            }
-            out
-        }
+        (Kernel::RmsNorm, Shape::Matrix { rows, cols }) => f[0]
+            .chunks(cols.max(1))
+            .take(rows)
+            .flat_map(|row| rms_norm_row(case, row, &f[1], data.scalar))
+            .collect(),
         (Kernel::SoftmaxRows, Shape::Matrix { rows, cols }) => {
-            f[0].chunks(cols.max(1)).take(rows).flat_map(|row| online_softmax(row, block, true)).collect()
+            f[0].chunks(cols.max(1)).take(rows).flat_map(|row| softmax_row(case, row)).collect()
         }
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => {
             let weights = data.halves.as_ref().unwrap();

@@ -1,5 +1,5 @@
 //! The device API shared by every kernel: thread geometry, dynamic shared memory, barriers,
-//! warp and block reductions, fast math, strided loops with batched loads, rows held in registers,
+//! warp, block and cluster reductions, fast math, strided loops with batched loads, rows held in registers,
 //! and the mbarrier pipeline protocol.
 //!
 //! Kernels call these functions instead of writing `asm!` themselves, so that the instructions a
@@ -7,6 +7,7 @@
 //! carry meaning (barriers, the shared-memory base, the pipeline protocol) by their path.
 //! Everything here is `#[inline(always)]` except where a call boundary is the point.
 
+pub mod cluster;
 pub mod geometry;
 pub mod math;
 pub mod pipeline;

@@ -13,6 +13,7 @@
 //! the per-chunk offsets are loop-invariant and get hoisted, so both paths' offsets would
 //! otherwise stay live together.
 
+use super::cluster::{block_rank_in_cluster, cluster_block_count};
 use super::geometry::{block_dim_x, thread_idx_x};
 
 /// Chunks of four floats a thread holds.
@@ -117,5 +118,36 @@ impl RowLayout {
                 *value = f(*value);
             }
         }
+    }
+}
+
+/// The columns `start..start + len` of every row that this block handles. In a launch without
+/// clusters that is the whole row. In clusters of `n` blocks (a cluster per row), the block of
+/// rank `k` takes the `k`-th of `n` segments of `ceil(cols / n)` columns rounded up to a
+/// multiple of 4, so that every segment starts 16-byte aligned when the row does; the last
+/// segments may be shorter or empty.
+#[derive(Clone, Copy)]
+pub struct RowSegment {
+    pub start: usize,
+    pub len: usize,
+    cols: usize,
+}
+
+impl RowSegment {
+    #[inline(always)]
+    pub fn of_this_block(cols: usize) -> RowSegment {
+        // Never 0; `max` lets the compiler drop the division's panic path.
+        let blocks = (cluster_block_count() as usize).max(1);
+        let segment = cols.div_ceil(blocks).next_multiple_of(4);
+        let start = (block_rank_in_cluster() as usize * segment).min(cols);
+        RowSegment { start, len: segment.min(cols - start), cols }
+    }
+
+    /// The layout holding this segment of every row in registers ([`RowLayout::new`] for
+    /// `len` floats), where `pointers` (moved to the segment's start) are 16-byte aligned and
+    /// every row starts 16-byte aligned too (`cols` a multiple of 4); `None` otherwise.
+    #[inline(always)]
+    pub fn layout(&self, pointers: &[usize]) -> Option<RowLayout> {
+        if self.cols.is_multiple_of(4) { RowLayout::new(self.len, pointers) } else { None }
     }
 }
