@@ -47,9 +47,10 @@ shapes *ARGS:
 canon-check *ARGS:
     cargo xtask canon-check "$@"
 
-# Write one self-contained HTML page (target/report/index.html): shapes, pins, the last canon-check.
-report:
-    cargo xtask report
+# Write one self-contained HTML page (target/report/index.html): canon-check, verifier timing and GPU charts, shapes and pins.
+[positional-arguments]
+report *ARGS:
+    cargo xtask report "$@"
 
 # Time the verifier on generated scopes up to 102,400 blocks, and kernel builds from 100 to 1,600 blocks.
 timing *ARGS:

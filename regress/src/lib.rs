@@ -19,3 +19,4 @@ pub mod ptxas;
 pub mod shapes;
 pub mod snapshots;
 pub mod timing;
+pub mod timing_record;

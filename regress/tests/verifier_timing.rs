@@ -122,6 +122,16 @@ fn main() -> ExitCode {
         if passed { "passed" } else { "FAILED" },
         started.elapsed().as_secs_f64()
     );
+    // ---- The record `just report` charts (regress/src/timing_record.rs). ----
+    let record = regress::timing_record::TimingRecord::of(&[
+        (&guard, "patched"),
+        (&story, "patched"),
+        (&oracle, "oracle"),
+        (&carried.pristine, "pristine"),
+    ]);
+    let path = regress::timing_record::TimingRecord::last_path(&regress::layout::Layout::from_build());
+    record.write(&path).unwrap_or_else(|e| panic!("writing the timing record {}: {e}", path.display()));
+    // ---- End of the record. ----
     let at = |size| story.median_at(size).map(millis).unwrap_or_else(|| "nan".to_string());
     let (guard, story, oracle) = (guard.growth(), story.growth(), oracle.growth());
     let exponent =

@@ -46,7 +46,7 @@ pub fn test(layout: &Layout) -> Result<()> {
         process::run(process::cargo(&kernels_dir).args(["fmt", "--all", "--check"]), "rustfmt (kernels)")
     })?;
     steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
-    let counts = steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
+    let (counts, skips) = steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
         // Every test binary runs, so that one failing suite does not hide another. The timing
         // regression times the verifier builds the installed default backend holds.
         let probes = crate::timing::verifier_probes(layout)?;
@@ -68,7 +68,8 @@ pub fn test(layout: &Layout) -> Result<()> {
     })?;
     steps.finish("test");
     // The closing line, in the plain form CI and people read.
-    println!("test: {} passed, {} failed", counts.passed, counts.failed);
+    // A test that skipped (a tool it needs is missing) is counted as skipped, with its reason.
+    println!("test: {}", crate::skips::closing_line(counts.passed, counts.failed, &skips));
     Ok(())
 }
 

@@ -1,6 +1,10 @@
 //! `cargo xtask gpu`: build the kernels and the GPU runner, then run every kernel on the GPU
-//! (or leave a bundle for a GPU machine without Rust); `cargo xtask ptxas-tsv`: turn a
+//! (or leave a bundle for a GPU machine without Rust); `--compare OLD NEW` does the same for two
+//! builds of the module, side by side (`gpu-runner --compare`); `cargo xtask ptxas-tsv`: turn a
 //! captured `ptxas -v` report into `regress/ptxas-sm90.tsv`.
+//!
+//! A run here leaves its JSON where `just report` looks for it: [`LAST_RUN`] and
+//! [`LAST_COMPARE`].
 
 use std::path::{Path, PathBuf};
 
@@ -16,48 +20,133 @@ const PEER_SCRIPT: &str = "kernels/gpu-runner/peer/peer_timings.py";
 /// The captured `ptxas -v` report the TSV is generated from, from the repository root.
 pub const PTXAS_REPORT: &str = "regress/fixtures/ptxas-sm90-h200.txt";
 
+/// The last `just gpu` run's JSON (`gpu-runner --json`), from the repository root.
+pub const LAST_RUN: &str = "target/gpu/last-run.json";
+/// The last `just gpu --compare` run's JSON, from the repository root.
+pub const LAST_COMPARE: &str = "target/gpu/last-compare.json";
+
+/// The two modules of a comparison.
+#[derive(Debug, Clone)]
+pub struct ModulePair {
+    pub old: PathBuf,
+    pub new: PathBuf,
+}
+
 /// The runner binary cargo leaves in the host workspace's target folder.
 fn runner_binary(layout: &Layout) -> PathBuf {
     layout.root().join("target").join("release").join("gpu-runner")
 }
 
-/// `just gpu`: kernels, runner, then the run (arguments after `--` go to the runner). With
-/// `bundle`, copies the runner, the PTX and the peer script into that folder instead, for a
-/// GPU machine without Rust: run `./gpu-runner --ptx kernels.ptx --peer-script
-/// peer_timings.py` there.
-pub fn gpu(layout: &Layout, bundle: Option<&Path>, runner_args: &[String]) -> Result<()> {
-    let root = layout.root();
-    let mut steps = Steps::new(3);
-    let ptx = steps.step("kernels (nvptx64, sm_90)", || KernelBuild::of_repository(layout)?.run())?;
-    steps.step("GPU runner (release)", || {
-        process::run(
-            process::cargo(root).args(["build", "--release", "-p", "gpu-runner"]),
-            "building gpu-runner",
-        )
-    })?;
+/// `just gpu`: kernels, runner, then the run (arguments after `--` go to the runner; its JSON
+/// goes to [`LAST_RUN`] unless they name `--json`). With `compare`, no kernels are built: the
+/// runner compares the two given modules ([`LAST_COMPARE`]). With `bundle`, the runner and its
+/// inputs are copied into that folder instead, for a GPU machine without Rust, with the
+/// command to run there in `run.sh`.
+pub fn gpu(
+    layout: &Layout,
+    bundle: Option<&Path>,
+    compare: Option<&ModulePair>,
+    runner_args: &[String],
+) -> Result<()> {
+    let mut steps = Steps::new(if compare.is_some() { 2 } else { 3 });
+    let ptx = match compare {
+        Some(_) => None,
+        None => Some(steps.step("kernels (nvptx64, sm_90)", || KernelBuild::of_repository(layout)?.run())?),
+    };
+    steps.step("GPU runner (release)", || build_runner(layout))?;
     let runner = runner_binary(layout);
     let peer = layout.resolve(PEER_SCRIPT);
-    match bundle {
-        Some(folder) => steps.step("bundle for a GPU machine", || {
-            let folder = layout.resolve(folder);
-            std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
-            for (from, name) in [(&runner, "gpu-runner"), (&ptx, "kernels.ptx"), (&peer, "peer_timings.py")] {
-                std::fs::copy(from, folder.join(name))
-                    .with_context(|| format!("copying {} into {}", from.display(), folder.display()))?;
-            }
-            eprintln!(
-                "bundle in {}: run `./gpu-runner --ptx kernels.ptx --peer-script peer_timings.py` there",
-                folder.display()
-            );
-            Ok(())
+    match (bundle, compare, &ptx) {
+        (Some(folder), Some(pair), _) => steps
+            .step("bundle for a GPU machine", || bundle_compare(layout, &layout.resolve(folder), pair))?,
+        (Some(folder), None, Some(ptx)) => steps.step("bundle for a GPU machine", || {
+            let files = [
+                (runner.as_path(), "gpu-runner"),
+                (ptx.as_path(), "kernels.ptx"),
+                (peer.as_path(), "peer_timings.py"),
+            ];
+            let command = "./gpu-runner --ptx kernels.ptx --peer-script peer_timings.py --json last-run.json";
+            write_bundle(&layout.resolve(folder), &files, command)
         })?,
-        None => steps.step("every kernel on the GPU (needs an NVIDIA GPU)", || {
+        (None, Some(pair), _) => steps.step("both modules on the GPU (needs an NVIDIA GPU)", || {
             let mut command = std::process::Command::new(&runner);
-            command.arg("--ptx").arg(&ptx).arg("--peer-script").arg(&peer).args(runner_args);
-            process::run(&mut command, "the GPU run")
+            command.arg("--compare").arg(layout.resolve(&pair.old)).arg(layout.resolve(&pair.new));
+            with_json(&mut command, layout, LAST_COMPARE, runner_args)?;
+            process::run(command.args(runner_args), "the GPU comparison")
         })?,
+        (None, None, Some(ptx)) => steps.step("every kernel on the GPU (needs an NVIDIA GPU)", || {
+            let mut command = std::process::Command::new(&runner);
+            command.arg("--ptx").arg(ptx).arg("--peer-script").arg(&peer);
+            with_json(&mut command, layout, LAST_RUN, runner_args)?;
+            process::run(command.args(runner_args), "the GPU run")
+        })?,
+        (_, None, None) => unreachable!("the kernels are built unless two modules are given"),
     }
     steps.finish("gpu");
+    Ok(())
+}
+
+/// `cargo build --release -p gpu-runner`.
+pub fn build_runner(layout: &Layout) -> Result<()> {
+    process::run(
+        process::cargo(layout.root()).args(["build", "--release", "-p", "gpu-runner"]),
+        "building gpu-runner",
+    )
+}
+
+/// Adds `--json <default>` unless the runner's arguments name their own, creating its folder.
+fn with_json(
+    command: &mut std::process::Command,
+    layout: &Layout,
+    default: &str,
+    runner_args: &[String],
+) -> Result<()> {
+    if runner_args.iter().any(|a| a == "--json" || a.starts_with("--json=")) {
+        return Ok(());
+    }
+    let path = layout.resolve(default);
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    }
+    command.arg("--json").arg(path);
+    Ok(())
+}
+
+/// Leaves in `folder` the runner (built already: [`build_runner`]) and both modules, as
+/// `old.ptx` and `new.ptx`, with `run.sh` running `gpu-runner --compare` there: what `just
+/// bump-pin` leaves to carry to a GPU machine. Bring `compare.json` back and pass it to
+/// `just report --gpu-compare`.
+pub fn bundle_compare(layout: &Layout, folder: &Path, pair: &ModulePair) -> Result<()> {
+    let (old, new) = (layout.resolve(&pair.old), layout.resolve(&pair.new));
+    for ptx in [&old, &new] {
+        if !ptx.is_file() {
+            anyhow::bail!("{} is not a file: --compare takes two .ptx files (old, new)", ptx.display());
+        }
+    }
+    let runner = runner_binary(layout);
+    let files = [(runner.as_path(), "gpu-runner"), (old.as_path(), "old.ptx"), (new.as_path(), "new.ptx")];
+    write_bundle(folder, &files, "./gpu-runner --compare old.ptx new.ptx --json compare.json")
+}
+
+/// Copies `files` into `folder` under their names and writes `run.sh`, which runs `command`
+/// from its own folder.
+fn write_bundle(folder: &Path, files: &[(&Path, &str)], command: &str) -> Result<()> {
+    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    for (from, name) in files {
+        std::fs::copy(from, folder.join(name))
+            .with_context(|| format!("copying {} into {}", from.display(), folder.display()))?;
+    }
+    let script = format!(
+        "#!/bin/sh\n# Written by `cargo xtask gpu --bundle`: run on the GPU machine.\ncd \"$(dirname \"$0\")\" && {command} \"$@\"\n"
+    );
+    let run = folder.join("run.sh");
+    write_file(&run, &script)?;
+    let mut permissions =
+        std::fs::metadata(&run).with_context(|| format!("reading {}", run.display()))?.permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&run, permissions)
+        .with_context(|| format!("making {} executable", run.display()))?;
+    eprintln!("bundle in {}: run `./run.sh` there (`{command}`)", folder.display());
     Ok(())
 }
 
@@ -82,4 +171,38 @@ pub fn write_ptxas_tsv(report: &Path, destination: &Path) -> Result<()> {
     write_file(destination, &regress::ptxas::to_tsv(&functions))?;
     eprintln!("{} functions from {} into {}", functions.len(), report.display(), destination.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compare_bundle_refuses_a_module_that_is_not_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("old.ptx"), "// old").unwrap();
+        let layout = Layout::at(dir.path());
+        let pair = ModulePair { old: "old.ptx".into(), new: "missing.ptx".into() };
+        let error = bundle_compare(&layout, &dir.path().join("bundle"), &pair).unwrap_err().to_string();
+        assert!(error.contains("missing.ptx") && error.contains("two .ptx files"), "{error}");
+        assert!(!dir.path().join("bundle").exists(), "nothing is left behind");
+    }
+
+    #[test]
+    fn a_bundle_holds_its_files_and_an_executable_run_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let (old, new) = (dir.path().join("a.ptx"), dir.path().join("b.ptx"));
+        std::fs::write(&old, "// old").unwrap();
+        std::fs::write(&new, "// new").unwrap();
+        let folder = dir.path().join("bundle");
+        let command = "./gpu-runner --compare old.ptx new.ptx --json compare.json";
+        write_bundle(&folder, &[(old.as_path(), "old.ptx"), (new.as_path(), "new.ptx")], command).unwrap();
+        assert_eq!(std::fs::read_to_string(folder.join("new.ptx")).unwrap(), "// new");
+        let script = std::fs::read_to_string(folder.join("run.sh")).unwrap();
+        assert!(script.starts_with("#!/bin/sh\n") && script.contains(command), "{script}");
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(folder.join("run.sh")).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o111, 0o111, "run.sh is executable");
+    }
 }

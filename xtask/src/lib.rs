@@ -7,7 +7,8 @@
 //! Data flow for `just test`: [`toolchain`] reads `rust-toolchain.toml`; [`kernels`] builds the
 //! nvptx workspace into `kernels.ptx`; [`checks`] runs rustfmt, the host workspace's tests
 //! (among them the PTX snapshot suite, which reads that PTX) and clippy, each as a numbered
-//! step with its time. Before any kernel is compiled, [`kernels`] runs the guard: [`backend`]
+//! step with its time, and closes with `N passed, M failed, K skipped` ([`skips`]: a test that
+//! skipped for a missing tool is not counted as passed). Before any kernel is compiled, [`kernels`] runs the guard: [`backend`]
 //! (`check-backend default`, which `build-backend` satisfies) and [`host_config`] (the kernels'
 //! target settings, generated from one table); a refusal exits 70 ([`refusal`]). Paths are resolved against the repository root (`regress::layout::Layout::from_build`),
 //! never against the current directory.
@@ -24,6 +25,7 @@ pub mod refusal;
 pub mod report;
 pub mod setup;
 pub mod shapes;
+pub mod skips;
 pub mod timing;
 pub mod toolchain;
 pub mod verifier_truth;

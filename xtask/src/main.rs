@@ -63,8 +63,23 @@ enum Task {
         #[arg(long)]
         json: bool,
     },
-    /// Write target/report/index.html: shapes, pins and reasons, the last canon-check.
-    Report,
+    /// Write target/report/index.html: the last canon-check, verifier timing, GPU run and GPU
+    /// comparison as charts, then shapes, pins and reasons. A missing input's section says
+    /// which command produces it.
+    Report {
+        /// A canon-check JSON to show instead of the last one (target/canon-check/last.json).
+        #[arg(long, value_name = "FILE")]
+        canon: Option<PathBuf>,
+        /// A timing record instead of the last one (target/timing/last.json).
+        #[arg(long, value_name = "FILE")]
+        timing: Option<PathBuf>,
+        /// A `gpu-runner --json` document instead of the last `just gpu` run's.
+        #[arg(long, value_name = "FILE")]
+        gpu_run: Option<PathBuf>,
+        /// A `gpu-runner --compare --json` document instead of the last `just gpu --compare`'s.
+        #[arg(long, value_name = "FILE")]
+        gpu_compare: Option<PathBuf>,
+    },
     /// Verify textual kernel IR files: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
     VerifyIr {
         /// Files of pliron textual IR (relative paths from the repository root).
@@ -77,6 +92,10 @@ enum Task {
         /// for a GPU machine without Rust.
         #[arg(long)]
         bundle: Option<std::path::PathBuf>,
+        /// Compare two builds of the module instead (old, new: .ptx files): every kernel on both,
+        /// correctness of each, the interleaved time ratio; kernels more than 3 % slower flagged.
+        #[arg(long, num_args = 2, value_names = ["OLD", "NEW"])]
+        compare: Option<Vec<std::path::PathBuf>>,
         /// Arguments for the runner (`-- --help` lists them).
         #[arg(last = true)]
         runner_args: Vec<String>,
@@ -186,9 +205,15 @@ fn run(task: Task) -> Result<()> {
             xtask::shapes::shapes(&layout, &xtask::shapes::ShapesOptions { update, reason, sm })
         }
         Task::CanonCheck { old, new, json } => xtask::canon_check::canon_check(&layout, &old, &new, json),
-        Task::Report => xtask::report::report(&layout),
+        Task::Report { canon, timing, gpu_run, gpu_compare } => {
+            xtask::report::report(&layout, &xtask::report::Sources { canon, timing, gpu_run, gpu_compare })
+        }
         Task::VerifyIr { files } => std::process::exit(xtask::verify_ir::verify_ir(&layout, &files)?),
-        Task::Gpu { bundle, runner_args } => xtask::gpu::gpu(&layout, bundle.as_deref(), &runner_args),
+        Task::Gpu { bundle, compare, runner_args } => {
+            let pair =
+                compare.map(|pair| xtask::gpu::ModulePair { old: pair[0].clone(), new: pair[1].clone() });
+            xtask::gpu::gpu(&layout, bundle.as_deref(), pair.as_ref(), &runner_args)
+        }
         Task::VerifierTruth { bundle, runner_args } => {
             xtask::verifier_truth::verifier_truth(&layout, bundle.as_deref(), &runner_args)
         }

@@ -113,7 +113,11 @@ impl TestCounts {
 }
 
 /// Runs a `cargo test` command, passing its output through, and adds up its test counts.
-pub fn run_tests(command: &mut Command, what: &str) -> Result<TestCounts> {
+/// Tests that skip leave markers in a fresh folder ([`crate::skips`]); the counts returned,
+/// and the error, count them as skipped, not passed.
+pub fn run_tests(command: &mut Command, what: &str) -> Result<(TestCounts, Vec<crate::skips::Skip>)> {
+    let markers = tempfile::tempdir().context("a temporary folder for skip markers")?;
+    command.env(crate::skips::SKIPS_DIR_VAR, markers.path());
     let mut child = command
         .stdout(Stdio::piped())
         .spawn()
@@ -126,10 +130,14 @@ pub fn run_tests(command: &mut Command, what: &str) -> Result<TestCounts> {
         counts.add_summary_line(&line);
     }
     let status = child.wait().context("waiting for the tests")?;
+    let skips = crate::skips::collect(markers.path())?;
     if !status.success() {
-        bail!("{what} failed ({status}): {} passed, {} failed", counts.passed, counts.failed);
+        bail!(
+            "{what} failed ({status}): {}",
+            crate::skips::closing_line(counts.passed, counts.failed, &skips)
+        );
     }
-    Ok(counts)
+    Ok((counts, skips))
 }
 
 /// A command as a person would type it, for messages.

@@ -17,14 +17,16 @@ use cudarc::nvrtc::Ptx;
 
 use crate::cases::{Case, Inputs, Kernel, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
+use crate::module_compare::{Paired, Side, interleaved_order};
 
 /// The binary16 NaN that pads the half-precision buffers.
 const HALF_POISON: u16 = 0x7e01;
 
-/// A context on device 0 with the kernels' module loaded.
+/// A context on device 0 with one or more builds of the kernels' module loaded (two for
+/// `--compare`: old, then new).
 pub struct Gpu {
     stream: Arc<CudaStream>,
-    functions: HashMap<Kernel, CudaFunction>,
+    modules: Vec<HashMap<Kernel, CudaFunction>>,
     pub name: String,
     pub multiprocessors: usize,
     pub l2_bytes: usize,
@@ -39,6 +41,14 @@ struct DeviceCase {
     scalar: f32,
 }
 
+/// A case timed on two modules in interleaved rounds: each module's first output and the
+/// rounds' times.
+pub struct Interleaved {
+    pub old_output: Vec<f32>,
+    pub new_output: Vec<f32>,
+    pub paired: Paired,
+}
+
 /// A timed case: the median of the repeats and the output of the first launch.
 pub struct Timed {
     pub median_ms: f64,
@@ -50,6 +60,12 @@ impl Gpu {
     /// Opens device 0 and loads every kernel of the catalogue from `ptx`, failing with the
     /// name of any entry the PTX lacks.
     pub fn open(ptx: &Path) -> Result<Gpu> {
+        Gpu::open_modules(&[ptx])
+    }
+
+    /// Opens device 0 and loads every kernel of the catalogue from each of `modules` (module
+    /// `i` is the one `*_in(i, …)` launches from).
+    pub fn open_modules(modules: &[&Path]) -> Result<Gpu> {
         // SAFETY: only tries to open libcuda; cudarc would panic at the first call without it.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             bail!(
@@ -66,17 +82,25 @@ impl Gpu {
         let multiprocessors =
             context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize;
         let l2_bytes = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize;
-        let module = context
-            .load_module(Ptx::from_file(ptx))
-            .with_context(|| format!("the driver could not load {} (ptxas rejected it?)", ptx.display()))?;
-        let mut functions = HashMap::new();
-        for kernel in Kernel::ALL {
-            let function = module.load_function(kernel.entry()).with_context(|| {
-                format!("{} has no entry `{}`: rebuild it with `just kernels`", ptx.display(), kernel.entry())
+        let mut loaded = Vec::new();
+        for ptx in modules {
+            let module = context.load_module(Ptx::from_file(ptx)).with_context(|| {
+                format!("the driver could not load {} (ptxas rejected it?)", ptx.display())
             })?;
-            functions.insert(kernel, function);
+            let mut functions = HashMap::new();
+            for kernel in Kernel::ALL {
+                let function = module.load_function(kernel.entry()).with_context(|| {
+                    format!(
+                        "{} has no entry `{}`: rebuild it with `just kernels`",
+                        ptx.display(),
+                        kernel.entry()
+                    )
+                })?;
+                functions.insert(kernel, function);
+            }
+            loaded.push(functions);
         }
-        Ok(Gpu { stream: context.default_stream(), functions, name, multiprocessors, l2_bytes })
+        Ok(Gpu { stream: context.default_stream(), modules: loaded, name, multiprocessors, l2_bytes })
     }
 
     /// Uploads a case's buffers: `case.offset` poisoned elements, the values, [`GUARD`]
@@ -108,11 +132,11 @@ impl Gpu {
         Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar })
     }
 
-    fn launch(&self, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
+    fn launch(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
         if case.launch.cluster > 1 {
-            return self.launch_in_clusters(case, buffers);
+            return self.launch_in_clusters(module, case, buffers);
         }
-        let function = &self.functions[&case.kernel];
+        let function = &self.modules[module][&case.kernel];
         let config = LaunchConfig {
             grid_dim: (case.launch.grid.0, case.launch.grid.1, 1),
             block_dim: (case.launch.block.0, case.launch.block.1, 1),
@@ -183,7 +207,7 @@ impl Gpu {
     /// Launches a row kernel (`rms_norm`, `softmax_rows`) in clusters of `case.launch.cluster`
     /// blocks, with the arguments [`Gpu::launch`] would pass. cudarc's launch builder has no
     /// launch attributes, so this goes through `cuLaunchKernelEx` with the cluster dimension.
-    fn launch_in_clusters(&self, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
+    fn launch_in_clusters(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
         let crate::cases::Shape::Matrix { rows, cols } = case.shape else {
             bail!("{} {}: only row kernels are launched in clusters", case.kernel, case.launch)
         };
@@ -242,7 +266,7 @@ impl Gpu {
         unsafe {
             sys::cuLaunchKernelEx(
                 &config,
-                self.functions[&case.kernel].cu_function(),
+                self.modules[module][&case.kernel].cu_function(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )
@@ -255,8 +279,9 @@ impl Gpu {
     /// Launches a case once on its uploaded buffers, waits for it and returns its output
     /// buffer from `case.offset` on, guard elements included; a write before that offset is
     /// an error.
-    fn launch_and_read(&self, case: &Case, buffers: &mut DeviceCase) -> Result<Vec<f32>> {
-        self.launch(case, buffers).with_context(|| format!("launching {} {}", case.kernel, case.launch))?;
+    fn launch_and_read(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<Vec<f32>> {
+        self.launch(module, case, buffers)
+            .with_context(|| format!("launching {} {}", case.kernel, case.launch))?;
         self.stream
             .synchronize()
             .with_context(|| format!("{} {} failed on the device", case.kernel, case.launch))?;
@@ -270,8 +295,56 @@ impl Gpu {
 
     /// Runs a case once and returns its output buffer, guard elements included.
     pub fn run(&self, case: &Case, inputs: &Inputs) -> Result<Vec<f32>> {
+        self.run_in(0, case, inputs)
+    }
+
+    /// Runs a case once with `module`'s kernel and returns its output buffer, guard elements
+    /// included.
+    pub fn run_in(&self, module: usize, case: &Case, inputs: &Inputs) -> Result<Vec<f32>> {
         let mut buffers = self.upload(case, inputs)?;
-        self.launch_and_read(case, &mut buffers)
+        self.launch_and_read(module, case, &mut buffers)
+    }
+
+    /// Times a case on module 0 (old) and module 1 (new), each on its own copy of the same
+    /// inputs: the first launch of each is read back, then `warmup` untimed launches each, then
+    /// `rounds` rounds in [`interleaved_order`], every launch between its own two events.
+    pub fn time_interleaved(
+        &self,
+        case: &Case,
+        inputs: &Inputs,
+        warmup: usize,
+        rounds: usize,
+    ) -> Result<Interleaved> {
+        if self.modules.len() != 2 {
+            bail!("interleaved timing needs two modules, {} are loaded", self.modules.len());
+        }
+        let mut old = self.upload(case, inputs)?;
+        let mut new = self.upload(case, inputs)?;
+        let old_output = self.launch_and_read(0, case, &mut old)?;
+        let new_output = self.launch_and_read(1, case, &mut new)?;
+        for _ in 0..warmup {
+            self.launch(0, case, &mut old)?;
+            self.launch(1, case, &mut new)?;
+        }
+        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        let mut launches = Vec::with_capacity(2 * rounds);
+        for order in interleaved_order(rounds) {
+            for side in order {
+                let start = self.stream.record_event(timing)?;
+                match side {
+                    Side::Old => self.launch(0, case, &mut old)?,
+                    Side::New => self.launch(1, case, &mut new)?,
+                }
+                let end = self.stream.record_event(timing)?;
+                launches.push((side, start, end));
+            }
+        }
+        self.stream.synchronize().context("a timed launch failed on the device")?;
+        let mut paired = Paired::default();
+        for (side, start, end) in &launches {
+            paired.push(*side, f64::from(start.elapsed_ms(end)?));
+        }
+        Ok(Interleaved { old_output, new_output, paired })
     }
 
     /// Launches a case `warmup` times untimed, keeping the first output, then `repeats` times
@@ -279,11 +352,11 @@ impl Gpu {
     /// `y` in place; only the first output is compared.)
     pub fn time(&self, case: &Case, inputs: &Inputs, warmup: usize, repeats: usize) -> Result<Timed> {
         let mut buffers = self.upload(case, inputs)?;
-        let first_output = self.launch_and_read(case, &mut buffers)?;
+        let first_output = self.launch_and_read(0, case, &mut buffers)?;
         for _ in 0..warmup {
-            self.launch(case, &mut buffers)?;
+            self.launch(0, case, &mut buffers)?;
         }
-        let times = self.time_repeats(repeats, || self.launch(case, &mut buffers))?;
+        let times = self.time_repeats(repeats, || self.launch(0, case, &mut buffers))?;
         Ok(Timed { median_ms: times.0, spread: times.1, first_output })
     }
 

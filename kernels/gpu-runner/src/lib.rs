@@ -7,12 +7,15 @@
 //! [`gpu`] uploads the inputs with poisoned guards, launches and times; [`compare`] finds the
 //! worst error, unwritten elements and writes past the end; [`peer`] asks
 //! `peer/peer_timings.py` to time PyTorch on the same shapes; [`report`] prints a table per
-//! kernel and a summary against the targets.
+//! kernel and a summary against the targets. With `--compare OLD NEW`, every case runs
+//! on both modules and [`module_compare`] judges them side by side (correctness of both, the
+//! median of interleaved `new / old` time ratios, kernels more than 3 % slower).
 //!
 //! Only [`gpu`] needs a GPU: everything else is plain Rust that CI tests without one.
 
 pub mod cases;
 pub mod compare;
 pub mod gpu;
+pub mod module_compare;
 pub mod peer;
 pub mod report;

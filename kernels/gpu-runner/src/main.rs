@@ -1,6 +1,7 @@
 //! `gpu-runner`: every kernel on the GPU, checked against its host reference and timed against
 //! the copy bandwidth and PyTorch. `cargo xtask gpu` builds and runs it; on a machine without
 //! Rust, run the binary `cargo xtask gpu --bundle DIR` leaves in DIR. See `lib.rs` for the flow.
+//! `--compare OLD.ptx NEW.ptx` runs every case on both modules instead (`compare_modules`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -11,15 +12,21 @@ use clap::Parser;
 use gpu_runner::cases::{self, Case, Kernel};
 use gpu_runner::compare::{compare, written_past_end};
 use gpu_runner::gpu::Gpu;
-use gpu_runner::peer::{self, PeerTiming};
-use gpu_runner::report::{self, Row};
+use gpu_runner::module_compare::{CaseComparison, Comparison};
+use gpu_runner::peer;
+use gpu_runner::report::{self, Row, RunDocument};
 
 #[derive(Parser)]
 #[command(name = "gpu-runner", about = "Run every kernel of kernels.ptx on the GPU: correctness and speed")]
 struct Cli {
     /// The PTX module to load (`just kernels` builds it).
-    #[arg(long)]
-    ptx: PathBuf,
+    #[arg(long, required_unless_present = "compare")]
+    ptx: Option<PathBuf>,
+    /// Two builds of the module (before and after a pin bump): every case on both, checked
+    /// for each, timing cases timed in interleaved rounds; kernels more than 3 % slower are
+    /// flagged. Exits 1 if the new module fails a case or a kernel is slower.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["ptx", "peer_script", "correctness_only", "profile_launches"])]
+    compare: Option<Vec<PathBuf>>,
     /// PyTorch's side of the comparison; skipped when absent or when python3 has no torch.
     #[arg(long)]
     peer_script: Option<PathBuf>,
@@ -35,7 +42,7 @@ struct Cli {
     /// Seed of the random inputs (default: from the clock; printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
-    /// Timed launches per large case, after five untimed ones.
+    /// Timed launches per large case, after five untimed ones (with `--compare`: rounds).
     #[arg(long, default_value_t = 30)]
     repeats: usize,
     /// Also write every row and verdict as JSON here.
@@ -48,14 +55,6 @@ fn main() -> Result<()> {
     let seed = cli.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
     });
-    let gpu = Gpu::open(&cli.ptx)?;
-    println!(
-        "device: {} ({} multiprocessors, {} MiB L2); PTX: {}; seed {seed}",
-        gpu.name,
-        gpu.multiprocessors,
-        gpu.l2_bytes >> 20,
-        cli.ptx.display()
-    );
     let kernels: Vec<Kernel> = Kernel::ALL
         .into_iter()
         .filter(|k| cli.kernel.as_deref().is_none_or(|f| k.entry().contains(f)))
@@ -67,6 +66,18 @@ fn main() -> Result<()> {
             Kernel::ALL.map(Kernel::entry)
         );
     }
+    if let Some(pair) = &cli.compare {
+        return compare_modules(&cli, &pair[0], &pair[1], &kernels, seed);
+    }
+    let ptx = cli.ptx.as_deref().context("--ptx or --compare is required")?;
+    let gpu = Gpu::open(ptx)?;
+    println!(
+        "device: {} ({} multiprocessors, {} MiB L2); PTX: {}; seed {seed}",
+        gpu.name,
+        gpu.multiprocessors,
+        gpu.l2_bytes >> 20,
+        ptx.display()
+    );
     let mut rng = fastrand::Rng::with_seed(seed);
 
     let launch_once = cli.correctness_only || cli.profile_launches;
@@ -182,9 +193,24 @@ fn main() -> Result<()> {
         }
     }
     if let Some(path) = &cli.json {
-        write_json(path, &gpu, seed, copy, &rows, &verdicts, &peers)?;
+        let document = RunDocument {
+            device: gpu.name.clone(),
+            multiprocessors: gpu.multiprocessors,
+            seed,
+            copy_bytes_per_s: copy,
+            rows,
+            verdicts,
+            peers,
+        };
+        write_json(path, &serde_json::to_value(&document)?)?;
+        eprintln!("wrote {}", path.display());
+        return finish(failures, document.rows.len(), seed);
     }
-    let cases = rows.len();
+    finish(failures, rows.len(), seed)
+}
+
+/// The run's last line, and its exit status.
+fn finish(failures: usize, cases: usize, seed: u64) -> Result<()> {
     if failures > 0 {
         bail!("{failures} of {cases} cases failed their correctness check (seed {seed})");
     }
@@ -249,22 +275,8 @@ fn run_case(
         let timed = gpu.time(case, inputs, warmup, repeats)?;
         (timed.first_output, timed.median_ms)
     };
-    let result = if cases::cheap_to_check(case) {
-        let expected = cases::expected(case, inputs);
-        let comparison =
-            compare(&output, &expected.values, expected.tolerance, expected.magnitudes.as_deref())?;
-        (comparison.passed(), comparison.summary())
-    } else {
-        // Only the writes can be checked without the reference: every element written, none
-        // past the end, no NaN.
-        let len = cases::output_len(case);
-        let bad = output[..len].iter().filter(|v| v.is_nan()).count();
-        let past = written_past_end(&output[len..]);
-        (
-            bad == 0 && past == 0,
-            format!("written, no NaN ({bad} NaN, {past} past the end; see smaller cases)"),
-        )
-    };
+    let expected = cases::cheap_to_check(case).then(|| cases::expected(case, inputs));
+    let result = check_output(case, expected.as_ref(), &output)?;
     let work = cases::work(case.kernel, case.shape);
     let row = Row {
         kernel: case.kernel.entry().to_owned(),
@@ -280,6 +292,169 @@ fn run_case(
         decode: kind == CaseKind::Decode,
     };
     Ok((row, output))
+}
+
+/// Whether an output (guard elements included) is right: against `expected` where the
+/// reference is cheap enough to compute, else only its writes: every element written, none
+/// past the end, no NaN.
+fn check_output(case: &Case, expected: Option<&cases::Expected>, output: &[f32]) -> Result<(bool, String)> {
+    Ok(match expected {
+        Some(expected) => {
+            let comparison =
+                compare(output, &expected.values, expected.tolerance, expected.magnitudes.as_deref())?;
+            (comparison.passed(), comparison.summary())
+        }
+        None => {
+            let len = cases::output_len(case);
+            let bad = output[..len].iter().filter(|v| v.is_nan()).count();
+            let past = written_past_end(&output[len..]);
+            (
+                bad == 0 && past == 0,
+                format!("written, no NaN ({bad} NaN, {past} past the end; see smaller cases)"),
+            )
+        }
+    })
+}
+
+/// `--compare OLD NEW`: every case of `kernels` on both modules, on the same inputs. The
+/// correctness cases run once on each; the timing and decode cases are timed in interleaved
+/// rounds (the first launch of each module checked). Prints the per-shape table, writes the
+/// [`Comparison`] to `--json`, and fails if the new module fails a case or a kernel is slower.
+fn compare_modules(
+    cli: &Cli,
+    old: &std::path::Path,
+    new: &std::path::Path,
+    kernels: &[Kernel],
+    seed: u64,
+) -> Result<()> {
+    let gpu = Gpu::open_modules(&[old, new])?;
+    println!(
+        "device: {} ({} multiprocessors); old: {}; new: {}; seed {seed}; {} interleaved rounds",
+        gpu.name,
+        gpu.multiprocessors,
+        old.display(),
+        new.display(),
+        cli.repeats
+    );
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut compared = Vec::new();
+    for (number, &kernel) in kernels.iter().enumerate() {
+        let started = Instant::now();
+        let untimed = cases::correctness_cases(kernel, gpu.multiprocessors);
+        let timed: Vec<(Case, bool)> = cases::timing_cases(kernel, gpu.multiprocessors)
+            .into_iter()
+            .map(|case| (case, false))
+            .chain(cases::decode_cases(kernel).into_iter().map(|case| (case, true)))
+            .collect();
+        let mut inputs_by_shape: HashMap<String, cases::Inputs> = HashMap::new();
+        let all = untimed
+            .iter()
+            .map(|case| (case, None))
+            .chain(timed.iter().map(|(case, decode)| (case, Some(*decode))));
+        for (case, timing) in all {
+            let special_inputs;
+            let inputs = if case.values == cases::Values::Special {
+                special_inputs = cases::inputs(case, &mut rng);
+                &special_inputs
+            } else {
+                inputs_by_shape.entry(case.shape.to_string()).or_insert_with(|| cases::inputs(case, &mut rng))
+            };
+            compared.push(compare_case(&gpu, case, inputs, timing, cli.repeats).unwrap_or_else(|error| {
+                eprintln!("{kernel} on {} with {}: {error:#}", case.label(), case.launch);
+                let failed = format!("FAIL: did not run ({})", error.root_cause());
+                CaseComparison {
+                    kernel: kernel.entry().to_owned(),
+                    shape: case.label(),
+                    launch: case.launch.to_string(),
+                    timed: timing.is_some(),
+                    decode: timing == Some(true),
+                    old_passed: false,
+                    new_passed: false,
+                    old_result: failed.clone(),
+                    new_result: failed,
+                    identical_outputs: false,
+                    old_median_ms: None,
+                    new_median_ms: None,
+                    ratio: None,
+                }
+            }));
+        }
+        eprintln!(
+            "[{}/{}] {kernel}: {} cases on both modules in {:.1} s",
+            number + 1,
+            kernels.len(),
+            untimed.len() + timed.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let comparison = Comparison::judge(
+        &gpu.name,
+        &old.display().to_string(),
+        &new.display().to_string(),
+        seed,
+        cli.repeats,
+        compared,
+    );
+    for case in comparison.cases.iter().filter(|c| !c.old_passed || !c.new_passed) {
+        println!(
+            "FAIL {} {} {}: old {}; new {}",
+            case.kernel, case.shape, case.launch, case.old_result, case.new_result
+        );
+    }
+    print!("{}", comparison.render());
+    if let Some(path) = &cli.json {
+        write_json(path, &serde_json::to_value(&comparison)?)?;
+        eprintln!("wrote {}", path.display());
+    }
+    let mut problems = Vec::new();
+    if !comparison.new_failures().is_empty() {
+        problems.push(format!("the new module fails cases of {}", comparison.new_failures().join(", ")));
+    }
+    if !comparison.slower().is_empty() {
+        problems.push(format!("more than 3 % slower: {}", comparison.slower().join(", ")));
+    }
+    if !problems.is_empty() {
+        bail!("{} (seed {seed})", problems.join("; "));
+    }
+    Ok(())
+}
+
+/// One case on both modules: `timing` is `None` for a correctness case (run once each),
+/// `Some(decode)` for a timing case (interleaved rounds).
+fn compare_case(
+    gpu: &Gpu,
+    case: &Case,
+    inputs: &cases::Inputs,
+    timing: Option<bool>,
+    rounds: usize,
+) -> Result<CaseComparison> {
+    let (old_output, new_output, paired) = match timing {
+        None => (gpu.run_in(0, case, inputs)?, gpu.run_in(1, case, inputs)?, None),
+        Some(_) => {
+            let timed = gpu.time_interleaved(case, inputs, 5, rounds)?;
+            (timed.old_output, timed.new_output, Some(timed.paired))
+        }
+    };
+    let expected = cases::cheap_to_check(case).then(|| cases::expected(case, inputs));
+    let old = check_output(case, expected.as_ref(), &old_output)?;
+    let new = check_output(case, expected.as_ref(), &new_output)?;
+    let identical = old_output.len() == new_output.len()
+        && old_output.iter().zip(&new_output).all(|(a, b)| a.to_bits() == b.to_bits());
+    Ok(CaseComparison {
+        kernel: case.kernel.entry().to_owned(),
+        shape: case.label(),
+        launch: case.launch.to_string(),
+        timed: timing.is_some(),
+        decode: timing == Some(true),
+        old_passed: old.0,
+        new_passed: new.0,
+        old_result: old.1,
+        new_result: new.1,
+        identical_outputs: identical,
+        old_median_ms: paired.as_ref().and_then(|p| p.old_median()),
+        new_median_ms: paired.as_ref().and_then(|p| p.new_median()),
+        ratio: paired.as_ref().and_then(|p| p.median_ratio()),
+    })
 }
 
 /// The row of a case that could not run.
@@ -315,29 +490,13 @@ fn peer_shapes(kernels: &[Kernel], sms: usize) -> Vec<peer::PeerRequest> {
     requests
 }
 
-fn write_json(
-    path: &PathBuf,
-    gpu: &Gpu,
-    seed: u64,
-    copy: Option<f64>,
-    rows: &[Row],
-    verdicts: &[report::Verdict],
-    peers: &[PeerTiming],
-) -> Result<()> {
-    let document = serde_json::json!({
-        "device": gpu.name,
-        "multiprocessors": gpu.multiprocessors,
-        "seed": seed,
-        "copy_bytes_per_s": copy,
-        "rows": rows,
-        "verdicts": verdicts,
-        "peers": peers,
-    });
-    // Written beside its destination and renamed, so a reader never sees half a file.
+/// Writes `document` to `path` beside its destination and renames it, so a reader never sees
+/// half a file.
+fn write_json(path: &std::path::Path, document: &serde_json::Value) -> Result<()> {
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     let mut temporary = tempfile::NamedTempFile::new_in(folder)
         .with_context(|| format!("creating a temporary file in {}", folder.display()))?;
-    std::io::Write::write_all(&mut temporary, serde_json::to_string_pretty(&document)?.as_bytes())?;
+    std::io::Write::write_all(&mut temporary, serde_json::to_string_pretty(document)?.as_bytes())?;
     temporary.persist(path).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

@@ -4,13 +4,31 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::cases::{Kernel, Roofline, Work};
 use crate::peer::{PeerTiming, peer_dims};
 
+/// What `--json FILE` writes for a run, and what `just report` charts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunDocument {
+    pub device: String,
+    pub multiprocessors: usize,
+    pub seed: u64,
+    /// The device-to-device copy bandwidth of the run (none in a launch-once run).
+    pub copy_bytes_per_s: Option<f64>,
+    pub rows: Vec<Row>,
+    pub verdicts: Vec<Verdict>,
+    pub peers: Vec<PeerTiming>,
+}
+
+/// JSON has no NaN: serde_json writes an untimed case's NaN median as `null`, read back as NaN.
+fn nan_when_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
+}
+
 /// One measured case.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     pub kernel: String,
     pub shape: String,
@@ -19,6 +37,7 @@ pub struct Row {
     pub passed: bool,
     pub result: String,
     /// Median of the timed launches, in milliseconds.
+    #[serde(deserialize_with = "nan_when_null")]
     pub median_ms: f64,
     pub bytes: u64,
     pub flops: u64,
@@ -93,10 +112,11 @@ pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: 
 }
 
 /// A target of the issue and whether the kernel met it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub kernel: String,
     pub shape: String,
+    #[serde(deserialize_with = "nan_when_null")]
     pub median_ms: f64,
     pub rate: String,
     pub fraction_of_copy: Option<f64>,
@@ -289,6 +309,28 @@ mod tests {
         // Header, rule and row start their second column at the same place.
         let column = lines[1].find("launch").unwrap();
         assert_eq!(&lines[3][column..column + 1], "<");
+    }
+
+    #[test]
+    fn a_run_document_reads_back_with_untimed_medians_as_nan() {
+        let mut untimed = row(Kernel::Saxpy, "n=1", vec![1], "<<<1, 256>>>", f64::NAN, 12);
+        untimed.timing_shape = false;
+        let timed = row(Kernel::Saxpy, "n=8", vec![8], "<<<1, 256>>>", 0.5, 96);
+        let verdicts = verdicts(&[untimed.clone(), timed.clone()], 1e12, &[]);
+        let document = RunDocument {
+            device: "test".to_owned(),
+            multiprocessors: 132,
+            seed: 1,
+            copy_bytes_per_s: Some(1e12),
+            rows: vec![untimed, timed],
+            verdicts,
+            peers: vec![],
+        };
+        let json = serde_json::to_string(&document).unwrap();
+        assert!(json.contains(r#""median_ms":null"#), "{json}");
+        let back: RunDocument = serde_json::from_str(&json).unwrap();
+        assert!(back.rows[0].median_ms.is_nan());
+        assert_eq!((&back.rows[1], &back.verdicts), (&document.rows[1], &document.verdicts));
     }
 
     #[test]
