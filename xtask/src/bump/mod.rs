@@ -249,6 +249,12 @@ fn checklist(request: &Request, summary: &Summary, written: &[PathBuf], root: &P
          `cargo xtask gpu --bundle DIR` and run `gpu-runner --compare OLD.ptx NEW.ptx` there",
         rel(dir)
     ));
+    for change in request.changes.iter().filter(|c| request.backend.summary.contains(&c.old)) {
+        items.push(format!(
+            "backends.toml: the summary of backend `{}` still names {} (\"{}\"); reword it for {}",
+            request.backend.name, change.old, request.backend.summary, change.new
+        ));
+    }
     items.push("`just test`: the whole suite on the new pin".to_owned());
     let mut files: Vec<String> = shown(root, written);
     files.extend(["ptx-snapshots".to_owned(), "regress/ptx-shapes.tsv".to_owned()]);

@@ -74,12 +74,18 @@ fn install_toolchain(root: &Path, change: &Change) -> Result<PathBuf> {
     let output = output_within(&mut install, INSTALL_TIMEOUT)?
         .ok_or_else(|| cannot(format!("no answer within {} s", INSTALL_TIMEOUT.as_secs())))?;
     if !output.status.success() {
-        return Err(cannot(one_line(&String::from_utf8_lossy(&output.stderr))).into());
+        return Err(cannot(rustup_error(&String::from_utf8_lossy(&output.stderr))).into());
     }
     let cargo =
         read(Command::new("rustup").current_dir(root).args(["which", "--toolchain", &change.new, "cargo"]))
             .with_context(|| format!("finding the cargo of toolchain {}", change.new))?;
     Ok(PathBuf::from(cargo))
+}
+
+/// rustup's `error:` lines on one line, without the backtrace it may print after them.
+fn rustup_error(stderr: &str) -> String {
+    let errors: Vec<&str> = stderr.lines().filter(|line| line.starts_with("error")).collect();
+    if errors.is_empty() { one_line(stderr) } else { one_line(&errors.join("\n")) }
 }
 
 /// Fetches `package` at `version` into a scratch folder inside the project (so that its cargo
@@ -100,4 +106,21 @@ fn fetch_revision(backend: &str, url: &str, revision: &str) -> Result<()> {
     let fetched = upstream::materialise(scratch.path(), backend, url, revision, &vendor)?;
     eprintln!("{url} has {}", fetched.revision);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rustups_error_is_kept_and_its_backtrace_dropped() {
+        let stderr = "info: syncing channel updates for 1.98.0-x86_64-unknown-linux-gnu\n\
+                      error: component 'llvm-bitcode-linker' for target 'x86_64-unknown-linux-gnu' is unavailable \
+                      for download for channel '1.98.0'\n\nStack backtrace:\n   0: anyhow::error\n";
+        assert_eq!(
+            rustup_error(stderr),
+            "error: component 'llvm-bitcode-linker' for target 'x86_64-unknown-linux-gnu' is unavailable for \
+             download for channel '1.98.0'"
+        );
+    }
 }

@@ -62,3 +62,40 @@ pub fn tag_old_pin(root: &Path, tag: &str) -> Result<Tagged> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git_in(dir: &Path, args: &[&str]) -> String {
+        let mut command = git(dir);
+        command
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "T")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "T")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+        read(command.args(args)).unwrap()
+    }
+
+    #[test]
+    fn the_old_pin_is_tagged_once_and_an_earlier_tag_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git_in(root, &["init", "-q"]);
+        git_in(root, &["commit", "-q", "--allow-empty", "-m", "at the old pin"]);
+        let first = git_in(root, &["rev-parse", "HEAD"]);
+        assert_eq!(tag_old_pin(root, "pin/up-0.1.0").unwrap(), Tagged::Created { commit: first.clone() });
+        assert_eq!(tag_old_pin(root, "pin/up-0.1.0").unwrap(), Tagged::Already { commit: first.clone() });
+        git_in(root, &["commit", "-q", "--allow-empty", "-m", "later"]);
+        assert_eq!(tag_old_pin(root, "pin/up-0.1.0").unwrap(), Tagged::Elsewhere { commit: first.clone() });
+        assert_eq!(git_in(root, &["rev-parse", "pin/up-0.1.0^{commit}"]), first);
+
+        refuse_dirty(root, "bump-pin up up=0.2.0").unwrap();
+        std::fs::write(root.join("notes.txt"), "").unwrap();
+        let error = refuse_dirty(root, "bump-pin up up=0.2.0").unwrap_err();
+        assert!(error.to_string().contains("?? notes.txt"), "{error}");
+        assert_eq!(crate::refusal::exit_status(&error), crate::refusal::REFUSED);
+    }
+}
