@@ -37,6 +37,10 @@ check-backend NAME="default":
 prune-backends *ARGS:
     cargo xtask prune-backends "$@"
 
+# Move a backend's pin (`toolchain=1.99.0`, `pliron=0.20.1`, `rev=SHA`): tag the old pin, build both, canon-check, snapshots, shapes, checklist.
+bump-pin BACKEND +CHANGES:
+    cargo xtask bump-pin {{BACKEND}} {{CHANGES}}
+
 # PTX shapes of every kernel against regress/ptx-shapes.tsv; `--update --reason "…"` re-pins moved rows.
 [positional-arguments]
 shapes *ARGS:

@@ -12,9 +12,13 @@
 //! (`check-backend default`, which `build-backend` satisfies) and [`host_config`] (the kernels'
 //! target settings, generated from one table); a refusal exits 70 ([`refusal`]). Paths are resolved against the repository root (`regress::layout::Layout::from_build`),
 //! never against the current directory.
+//!
+//! `just bump-pin` ([`bump`]) moves a backend's pin: it builds both sides with [`backend`] and
+//! [`kernels`], then runs canon-check, the snapshot suite and the shapes table on the new PTX.
 
 pub mod atomic;
 pub mod backend;
+pub mod bump;
 pub mod canon_check;
 pub mod checks;
 pub mod gpu;

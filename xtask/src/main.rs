@@ -41,6 +41,28 @@ enum Task {
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
     },
+    /// Move a backend's pin (`toolchain=1.99.0`, `PACKAGE=VERSION`, `rev=SHA`): tag the old pin,
+    /// build both backends and the kernels with each, canon-check, snapshots, shapes, checklist.
+    BumpPin {
+        /// The backend, as declared in backends.toml.
+        backend: String,
+        /// What to move and where: `toolchain=RELEASE`, `rev=SHA` (a git upstream), or
+        /// `PACKAGE=VERSION` (the package upstream, or a package the backend carries).
+        changes: Vec<String>,
+        /// The project to bump (default: this repository).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+    /// The kernels built with an installed backend, their PTX copied into a folder (the step
+    /// `bump-pin` runs under the new toolchain).
+    #[command(hide = true)]
+    BumpKernels {
+        backend: String,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
     /// PTX shapes of every kernel entry against their pins in regress/ptx-shapes.tsv.
     Shapes {
         /// Re-pin moved, new and removed kernels' rows (asks for the reason on a terminal).
@@ -155,6 +177,11 @@ fn project_layout(project: Option<&std::path::Path>) -> Result<Layout> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.command, Task::BumpPin { .. }) && std::env::var_os("INSTA_UPDATE").is_none() {
+        // A bump leaves each changed snapshot pending for `cargo insta review`, on CI too (where
+        // insta's default records nothing). SAFETY: no other thread exists yet.
+        unsafe { std::env::set_var("INSTA_UPDATE", "new") };
+    }
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -200,6 +227,12 @@ fn run(task: Task) -> Result<()> {
             let pruned = backend::prune::prune_backends(&project_layout(project.as_deref())?, keep, dry_run)?;
             print!("{}", pruned.report(dry_run));
             Ok(())
+        }
+        Task::BumpPin { backend, changes, project } => {
+            xtask::bump::bump_pin(&project_layout(project.as_deref())?, &backend, &changes)
+        }
+        Task::BumpKernels { backend, out, project } => {
+            xtask::bump::bump_kernels(&project_layout(project.as_deref())?, &backend, &out)
         }
         Task::Shapes { update, reason, sm } => {
             xtask::shapes::shapes(&layout, &xtask::shapes::ShapesOptions { update, reason, sm })
