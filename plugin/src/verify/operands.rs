@@ -170,7 +170,7 @@ fn check_copy_destinations(reporter: &mut Reporter, facts: &dyn FactStore, prove
         let stages = Operation::get_op::<StateNewOp>(reporter.index.state_op(*state), ctx)
             .and_then(|new| new.stages(ctx))
             .unwrap_or(0);
-        match shape(ctx, facts, (*state, stages), destination, 32) {
+        match shape(ctx, facts, (*state, stages), destination, &mut 64) {
             Ok(_) => {}
             Err(Verdict::Undecided) => undecided += 1,
             Err(Verdict::OtherStage { at, why }) => {
@@ -191,13 +191,14 @@ fn check_copy_destinations(reporter: &mut Reporter, facts: &dyn FactStore, prove
 }
 
 /// The shape of `value` with respect to the stage index of `state`, looking through at most
-/// `budget` operations.
+/// `budget` operations in all (shared subexpressions count each time they are read, so the
+/// budget bounds the work on any expression DAG).
 fn shape(
     ctx: &Context,
     facts: &dyn FactStore,
     (state, stages): (StateId, u32),
     value: Value,
-    budget: u32,
+    budget: &mut u32,
 ) -> Result<Shape, Verdict> {
     let tracked = is_tracked(ctx, value);
     match if tracked { facts.get(value) } else { None } {
@@ -210,13 +211,14 @@ fn shape(
         None => {}
     }
     let DefiningEntity::Op(def) = value.defining_entity() else { return Err(Verdict::Undecided) };
-    if budget == 0 {
+    if *budget == 0 {
         return Err(Verdict::Undecided);
     }
+    *budget -= 1;
     if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
         return match cast.kind(ctx) {
             Some(CastKind::IntToInt) => {
-                shape(ctx, facts, (state, stages), def.deref(ctx).get_operand(0), budget - 1)
+                shape(ctx, facts, (state, stages), def.deref(ctx).get_operand(0), budget)
             }
             _ => Err(Verdict::Undecided),
         };
@@ -229,8 +231,8 @@ fn shape(
         let operation = def.deref(ctx);
         (operation.get_operand(0), operation.get_operand(1))
     };
-    let a = shape(ctx, facts, (state, stages), lhs, budget - 1)?;
-    let b = shape(ctx, facts, (state, stages), rhs, budget - 1)?;
+    let a = shape(ctx, facts, (state, stages), lhs, budget)?;
+    let b = shape(ctx, facts, (state, stages), rhs, budget)?;
     let other = |why: &'static str| -> Result<Shape, Verdict> { Err(Verdict::OtherStage { at: def, why }) };
     use BinOpKind::*;
     use Shape::*;

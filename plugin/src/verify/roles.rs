@@ -47,8 +47,8 @@ use crate::ir::{
 const MAX_STATES: usize = 8;
 /// Conditional branches after an advance the rule tries as the loop's header.
 const MAX_HEADERS: usize = 4;
-/// How deep a linear form is read through operations.
-const MAX_DEPTH: u32 = 24;
+/// How many operations reading one condition may look through, in all.
+const MAX_READS: u32 = 64;
 
 /// What a linear form is made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -334,7 +334,9 @@ fn header(
     };
     let mut iv = Induction::default();
     let read = |iv: &mut Induction| -> Option<TileLoop> {
-        let (x, y) = (linear(ctx, stores, lhs, iv, MAX_DEPTH)?, linear(ctx, stores, rhs, iv, MAX_DEPTH)?);
+        let mut budget = MAX_READS;
+        let x = linear(ctx, stores, lhs, iv, &mut budget)?;
+        let y = linear(ctx, stores, rhs, iv, &mut budget)?;
         // Continue while `x pred y` (or its negation): as `iv < bound` with the iv on the left.
         let predicate = match (predicate?, continue_when) {
             (p, true) => p,
@@ -389,11 +391,18 @@ struct Induction {
     step: Option<Linear>,
 }
 
-/// `value` as a linear form, or `None`.
-fn linear(ctx: &Context, stores: &Stores, value: Value, iv: &mut Induction, depth: u32) -> Option<Linear> {
-    if depth == 0 {
+/// `value` as a linear form, or `None`; looks through at most `budget` operations in all.
+fn linear(
+    ctx: &Context,
+    stores: &Stores,
+    value: Value,
+    iv: &mut Induction,
+    budget: &mut u32,
+) -> Option<Linear> {
+    if *budget == 0 {
         return None;
     }
+    *budget -= 1;
     let def = match value.defining_entity() {
         DefiningEntity::Op(def) => def,
         DefiningEntity::Block(_) => {
@@ -406,13 +415,13 @@ fn linear(ctx: &Context, stores: &Stores, value: Value, iv: &mut Induction, dept
     let operands: Vec<Value> = def.deref(ctx).operands().collect();
     if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
         return match cast.kind(ctx) {
-            Some(CastKind::IntToInt) => linear(ctx, stores, operands[0], iv, depth - 1),
+            Some(CastKind::IntToInt) => linear(ctx, stores, operands[0], iv, budget),
             _ => None,
         };
     }
     if let Some(binop) = Operation::get_op::<BinOp>(def, ctx) {
-        let a = linear(ctx, stores, operands[0], iv, depth - 1)?;
-        let b = linear(ctx, stores, operands[1], iv, depth - 1)?;
+        let a = linear(ctx, stores, operands[0], iv, budget)?;
+        let b = linear(ctx, stores, operands[1], iv, budget)?;
         return match binop.kind(ctx)? {
             BinOpKind::Add => Some(a.plus(&b, 1)),
             BinOpKind::Sub => Some(a.plus(&b, -1)),
@@ -439,11 +448,11 @@ fn linear(ctx: &Context, stores: &Stores, value: Value, iv: &mut Induction, dept
         }
         let stored = stores.of.get(&slot)?;
         return match stored.as_slice() {
-            [only] => linear(ctx, stores, *only, iv, depth - 1),
+            [only] => linear(ctx, stores, *only, iv, budget),
             [first, second] if iv.slot.is_none() => {
                 iv.slot = Some(slot);
-                let a = linear(ctx, stores, *first, iv, depth - 1)?;
-                let b = linear(ctx, stores, *second, iv, depth - 1)?;
+                let a = linear(ctx, stores, *first, iv, budget)?;
+                let b = linear(ctx, stores, *second, iv, budget)?;
                 let (start, update) = match (a.iv(), b.iv()) {
                     (0, 1) => (a, b),
                     (1, 0) => (b, a),
