@@ -30,6 +30,12 @@ enum Step {
     Wait(u8, u8),
     Release(u8),
     Add(u8, u8),
+    /// `Mul`, `Rem` or `BitXor` (by the first pick) of two values: copy destinations.
+    Arith(u8, u8, u8),
+    /// A copy whose destination (second pick) differs from its barrier's stage (first).
+    CopyInto(u8, u8),
+    /// The pipeline the following pipeline operations of the block name: none, or one of two.
+    OnPipeline(u8),
     Store(u8, bool),
     Load(bool),
 }
@@ -60,6 +66,9 @@ fn step() -> impl Strategy<Value = Step> {
         (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Step::Wait(a, b)),
         any::<u8>().prop_map(Step::Release),
         (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Step::Add(a, b)),
+        (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(k, a, b)| Step::Arith(k, a, b)),
+        (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Step::CopyInto(a, b)),
+        any::<u8>().prop_map(Step::OnPipeline),
         (any::<u8>(), any::<bool>()).prop_map(|(a, b)| Step::Store(a, b)),
         any::<bool>().prop_map(Step::Load),
     ]
@@ -98,6 +107,8 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
     let place = f.alloca(ctx, adt, &at);
     let fields =
         [f.field_addr(ctx, place, 0, u32_ty.into(), &at), f.field_addr(ctx, place, 1, u32_ty.into(), &at)];
+    let pipeline_ty = AdtType::get(ctx, "Pipeline".to_string()).into();
+    let pipelines = [f.alloca(ctx, pipeline_ty, &at), f.alloca(ctx, pipeline_ty, &at)];
     let param = f.params(ctx)[0];
     let mut entry_values = vec![param, f.const_int(ctx, u32_ty, 7, &at)];
     let blocks: Vec<Ptr<BasicBlock>> = specs
@@ -118,7 +129,13 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
         f.switch_to(blocks[b]);
         let mut values = entry_values.clone();
         values.extend(f.block_args(ctx, blocks[b]));
+        let mut pipeline: Option<Value> = None;
         for step in &spec.steps {
+            let named = move |ctx: &mut Context, op| {
+                if let Some(pipeline) = pipeline {
+                    pliron::operation::Operation::push_operand(op, ctx, pipeline);
+                }
+            };
             match *step {
                 Step::NewState(producer) => {
                     let role = if producer { PipelineRole::Producer } else { PipelineRole::Consumer };
@@ -126,27 +143,45 @@ fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<pliron::operation::Opera
                     values.extend([i, p]);
                 }
                 Step::Acquire(a, b) => {
-                    f.producer_acquire(ctx, pick(&values, a), pick(&values, b), &at);
+                    let op = f.producer_acquire(ctx, pick(&values, a), pick(&values, b), &at);
+                    named(ctx, op);
                 }
                 Step::ExpectTx(a) => {
-                    f.producer_expect_tx(ctx, pick(&values, a), values[1], &at);
+                    let op = f.producer_expect_tx(ctx, pick(&values, a), values[1], &at);
+                    named(ctx, op);
                 }
                 Step::Copy(a) => {
                     let stage = pick(&values, a);
-                    f.bulk_copy(ctx, stage, source, values[1], stage, &at);
+                    let op = f.bulk_copy(ctx, stage, source, values[1], stage, &at);
+                    named(ctx, op);
+                }
+                Step::CopyInto(a, b) => {
+                    let op = f.bulk_copy(ctx, pick(&values, b), source, values[1], pick(&values, a), &at);
+                    named(ctx, op);
+                }
+                Step::Arith(k, a, b) => {
+                    let kind = [BinOpKind::Mul, BinOpKind::Rem, BinOpKind::BitXor][k as usize % 3];
+                    let result = f.binop(ctx, kind, pick(&values, a), pick(&values, b), &at);
+                    values.push(result);
+                }
+                Step::OnPipeline(n) => {
+                    pipeline = [None, Some(pipelines[0]), Some(pipelines[1])][n as usize % 3];
                 }
                 Step::Advance(a, b) => {
                     let (i, p) = f.state_advance(ctx, pick(&values, a), pick(&values, b), &at);
                     values.extend([i, p]);
                 }
                 Step::Tail(a, b) => {
-                    f.producer_tail(ctx, pick(&values, a), pick(&values, b), &at);
+                    let op = f.producer_tail(ctx, pick(&values, a), pick(&values, b), &at);
+                    named(ctx, op);
                 }
                 Step::Wait(a, b) => {
-                    f.consumer_wait(ctx, pick(&values, a), pick(&values, b), &at);
+                    let op = f.consumer_wait(ctx, pick(&values, a), pick(&values, b), &at);
+                    named(ctx, op);
                 }
                 Step::Release(a) => {
-                    f.consumer_release(ctx, pick(&values, a), &at);
+                    let op = f.consumer_release(ctx, pick(&values, a), &at);
+                    named(ctx, op);
                 }
                 Step::Add(a, b) => {
                     let sum = f.binop(ctx, BinOpKind::Add, pick(&values, a), pick(&values, b), &at);

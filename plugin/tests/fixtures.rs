@@ -103,6 +103,27 @@ fn the_scope_guard_skips_a_scope_without_semantic_operations() {
     assert!(reports[0].facts > 0);
 }
 
+/// What the operand and tile-count rules could not judge is listed, never passed silently;
+/// what they judged is not.
+#[test]
+fn unjudged_pipelines_and_loops_are_reported_as_not_checked() {
+    let not_checked = |name: &str| {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/good").join(name);
+        let FileVerdict::Verified(reports) = verify_text(&read(&file), &file) else {
+            panic!("{name} verifies")
+        };
+        reports.iter().flat_map(|report| report.not_checked.clone()).collect::<Vec<String>>().join("\n")
+    };
+    // No pipeline operands, one role only: neither identity nor tile count is judged.
+    let unnamed = not_checked("producer_loop.pir");
+    assert!(unnamed.contains("pipeline identity of 4 pipeline operations"), "{unnamed}");
+    assert!(unnamed.contains("the tile counts of 1 pipeline loops"), "{unnamed}");
+    // Every operation names its pipeline; both loops read and compared.
+    let judged = not_checked("tile_count_same_bound.pir");
+    assert!(!judged.contains("pipeline identity of"), "{judged}");
+    assert!(!judged.contains("tile counts"), "{judged}");
+}
+
 #[test]
 fn every_fixture_round_trips_through_print_and_parse() {
     for file in fixtures("good").into_iter().chain(fixtures("bad")) {

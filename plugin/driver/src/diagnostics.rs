@@ -26,6 +26,13 @@ pub fn story(rule: Rule) -> &'static str {
         Rule::ExpectTxBytes => {
             "the pipeline story: the copies into a stage deliver exactly the bytes its expect_tx announced"
         }
+        Rule::PipelineIdentity => {
+            "the pipeline story: every operation on a state uses the barriers of the one pipeline it belongs to"
+        }
+        Rule::CopyDestination => {
+            "the pipeline story: a bulk copy writes into the stage whose barrier it completes"
+        }
+        Rule::TileCount => "the pipeline story: producer and consumers loop over the same number of tiles",
     }
 }
 

@@ -170,6 +170,9 @@ struct FunctionImport<'b, 'tcx> {
     blocks: IndexVec<MirBlock, Ptr<BasicBlock>>,
     /// Locals holding a reference to a pipeline state local.
     references: HashMap<Local, Local>,
+    /// Locals holding a `producer_barrier` result, with the pipeline it was asked of: the
+    /// bulk copy that completes on that barrier names the same pipeline.
+    barrier_pipelines: HashMap<Local, Value>,
     /// Whether the function has an IR result (its `Return`s return the return place).
     returns_value: bool,
 }
@@ -287,6 +290,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             slots,
             blocks,
             references: HashMap::new(),
+            barrier_pipelines: HashMap::new(),
             returns_value: !results.is_empty(),
         };
         for &block in body.basic_blocks.reverse_postorder() {
@@ -1014,19 +1018,29 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let position = if op == DeviceOp::StateIndex { 0 } else { 1 };
                 let Some((index_slot, _)) = function.state_arg(args, position) else { return false };
                 let index = builder.load(self.ctx, index_slot, at);
+                if op == DeviceOp::ProducerBarrier
+                    && destination.projection.is_empty()
+                    && let Some(pipeline) = self.pipeline_arg(function, builder, args, at)
+                {
+                    function.barrier_pipelines.insert(destination.local, pipeline);
+                }
                 self.write_place(function, builder, destination, index, at);
             }
             DeviceOp::ProducerAcquire | DeviceOp::ProducerTail | DeviceOp::ConsumerWait => {
                 let (index, phase) = self.state_operands(function, builder, args, 1, at);
-                match op {
+                let pipeline = self.pipeline_arg(function, builder, args, at);
+                let semantic = match op {
                     DeviceOp::ProducerAcquire => builder.producer_acquire(self.ctx, index, phase, at),
                     DeviceOp::ProducerTail => builder.producer_tail(self.ctx, index, phase, at),
                     _ => builder.consumer_wait(self.ctx, index, phase, at),
                 };
+                self.name_pipeline(semantic, pipeline);
             }
             DeviceOp::ConsumerRelease => {
                 let (index, _) = self.state_operands(function, builder, args, 1, at);
-                builder.consumer_release(self.ctx, index, at);
+                let pipeline = self.pipeline_arg(function, builder, args, at);
+                let semantic = builder.consumer_release(self.ctx, index, at);
+                self.name_pipeline(semantic, pipeline);
             }
             DeviceOp::ProducerExpectTx => {
                 let Some(bytes) = args.get(2).and_then(|arg| self.operand(function, builder, &arg.node, at))
@@ -1034,7 +1048,9 @@ impl<'tcx> Importer<'_, 'tcx> {
                     return false;
                 };
                 let (index, _) = self.state_operands(function, builder, args, 1, at);
-                builder.producer_expect_tx(self.ctx, index, bytes, at);
+                let pipeline = self.pipeline_arg(function, builder, args, at);
+                let semantic = builder.producer_expect_tx(self.ctx, index, bytes, at);
+                self.name_pipeline(semantic, pipeline);
             }
             DeviceOp::BulkCopy => {
                 let values: Vec<Option<Value>> =
@@ -1042,7 +1058,13 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let [Some(copy_to), Some(source), Some(bytes), Some(barrier)] = values[..] else {
                     return false;
                 };
-                builder.bulk_copy(self.ctx, copy_to, source, bytes, barrier, at);
+                let pipeline = args
+                    .get(3)
+                    .and_then(|arg| arg.node.place())
+                    .filter(|place| place.projection.is_empty())
+                    .and_then(|place| function.barrier_pipelines.get(&place.local).copied());
+                let semantic = builder.bulk_copy(self.ctx, copy_to, source, bytes, barrier, at);
+                self.name_pipeline(semantic, pipeline);
             }
             DeviceOp::DynamicSharedBase => {
                 let pointee = self.ir_type(callee.args.type_at(0), None);
@@ -1064,6 +1086,28 @@ impl<'tcx> Importer<'_, 'tcx> {
 }
 
 impl<'tcx> Importer<'_, 'tcx> {
+    /// The `Pipeline` a device-API method is called on (argument 0, `&pipeline`): its address,
+    /// which names the pipeline for the pipeline-identity rule. `None` when the argument is
+    /// not a pointer.
+    fn pipeline_arg(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        args: &[Spanned<Operand<'tcx>>],
+        at: &SourceLoc,
+    ) -> Option<Value> {
+        let value = self.operand(function, builder, &args.first()?.node, at)?;
+        pointer_pointee(self.ctx, value).map(|_| value)
+    }
+
+    /// Appends the pipeline operand to a semantic operation (see
+    /// `plugin::ir::semantic::pipeline::pipeline_operand`).
+    fn name_pipeline(&mut self, semantic: Ptr<Operation>, pipeline: Option<Value>) {
+        if let Some(pipeline) = pipeline {
+            Operation::push_operand(semantic, self.ctx, pipeline);
+        }
+    }
+
     /// The stage index and phase of the state argument `position` names, loaded from its
     /// slots. A state the import cannot follow (reached through a parameter, a field, a tuple
     /// or an array) gives opaque values instead, so the verifier rejects the operation by

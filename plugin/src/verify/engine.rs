@@ -12,6 +12,7 @@ use super::{
     Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, dataflow,
     facts::{FactStore, FactTable, IndexedFacts},
     index::ScopeIndex,
+    operands, roles,
     rules::{self, Reporter},
     typestate,
 };
@@ -150,6 +151,9 @@ pub(crate) fn analyze_with(
     report.not_checked = not_checked(ctx, &index);
     let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
     let applies_to = rules::check_provenance(&mut reporter, &*store);
+    let operands = operands::check_operands(&mut reporter, &*store, &applies_to);
+    report.not_checked.extend(operands.not_checked);
+    report.not_checked.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
     typestate::check_ordering(&mut reporter, &*store, &applies_to);
     rules::check_pointers(&mut reporter);
     let mut rejections = reporter.rejections;
@@ -189,7 +193,6 @@ fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
         lines.push(
             "thread roles and arrival counts (one producer thread, consumers as `init` counts)".to_string(),
         );
-        lines.push("pipeline identity (which pipeline's barriers each operation uses)".to_string());
         lines.push("stale copies of a state (a copy advanced, the original used again)".to_string());
     }
     if variable_bytes > 0 {

@@ -21,6 +21,8 @@ pub(crate) mod dataflow;
 pub(crate) mod engine;
 pub mod facts;
 pub(crate) mod index;
+pub(crate) mod operands;
+pub(crate) mod roles;
 pub(crate) mod rules;
 pub(crate) mod typestate;
 
@@ -63,11 +65,20 @@ pub enum Rule {
     /// On some path, the constant bytes a stage's `expect_tx` announces differ from the
     /// constant bytes its copies deliver before the producer advances.
     ExpectTxBytes,
+    /// Operations on one state use the barriers of different pipelines (a wait on one
+    /// pipeline and a release on another, a copy completing on another pipeline's barrier).
+    PipelineIdentity,
+    /// A bulk copy's destination is not the stage of the state whose barrier it completes
+    /// (the index offset, wrapped or masked before it addresses the ring).
+    CopyDestination,
+    /// The consumers' tile loop runs a whole number of tiles more or fewer than the
+    /// producer's loop on the same pipeline.
+    TileCount,
 }
 
 impl Rule {
     /// Every rule, in a fixed order.
-    pub const ALL: [Rule; 7] = [
+    pub const ALL: [Rule; 10] = [
         Rule::WellFormed,
         Rule::StateProvenance,
         Rule::ProducerOrder,
@@ -75,6 +86,9 @@ impl Rule {
         Rule::ProducerTail,
         Rule::PointerAdaptation,
         Rule::ExpectTxBytes,
+        Rule::PipelineIdentity,
+        Rule::CopyDestination,
+        Rule::TileCount,
     ];
 
     /// The rule's stable name, e.g. `producer-order`.
@@ -87,6 +101,9 @@ impl Rule {
             Rule::ProducerTail => "producer-tail",
             Rule::PointerAdaptation => "pointer-adaptation",
             Rule::ExpectTxBytes => "expect-tx-bytes",
+            Rule::PipelineIdentity => "pipeline-identity",
+            Rule::CopyDestination => "copy-destination",
+            Rule::TileCount => "tile-count",
         }
     }
 

@@ -8,6 +8,7 @@ use pliron::{
     op::Op,
     result::Result,
     r#type::Typed,
+    value::Value,
     verify_err,
 };
 
@@ -49,23 +50,40 @@ impl Verify for DynamicSharedBaseOp {
 )]
 pub struct BarrierOp;
 
-/// `semantic.bulk_copy destination, source, bytes, index`:
+/// `semantic.bulk_copy destination, source, bytes, index[, pipeline]`:
 /// `bulk_copy_global_to_shared(destination, source, bytes, pipeline.producer_barrier(&state))`.
 ///
 /// `destination` and `bytes` are `u32` (a shared-window address and a byte count), `source` is
 /// a pointer outside shared memory, and `index` is the stage index of the state whose *full*
 /// barrier the copy completes (the importer passes the `state.index` it loaded for
-/// `producer_barrier(&state)`).
+/// `producer_barrier(&state)`). The optional `pipeline` is the address of the `Pipeline` value
+/// whose `producer_barrier` gave the barrier (see
+/// [`super::pipeline::pipeline_operand`]).
 #[pliron_op(
     name = "semantic.bulk_copy",
-    format = "$0 `, ` $1 `, ` $2 `, ` $3",
-    interfaces = [NOpdsInterface<4>, NResultsInterface<0>]
+    format = "operands(CharSpace(`,`))",
+    interfaces = [NResultsInterface<0>]
 )]
 pub struct BulkCopyOp;
+
+impl BulkCopyOp {
+    /// The pipeline whose barrier the copy completes, if the import named it.
+    pub fn pipeline(&self, ctx: &Context) -> Option<Value> {
+        super::pipeline::pipeline_operand(ctx, self.get_operation(), 4)
+    }
+}
 
 impl Verify for BulkCopyOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
         let op = self.get_operation().deref(ctx);
+        let count = op.get_num_operands();
+        if count != 4 && count != 5 {
+            return verify_err!(
+                self.loc(ctx),
+                "semantic.bulk_copy: takes 4 operands, then optionally the pipeline; it has {}",
+                count
+            );
+        }
         let source = pointer_type_of(ctx, op.get_operand(1).get_type(ctx));
         match source {
             Some(ptr) if ptr.space() != AddressSpace::Shared => {}
@@ -84,6 +102,12 @@ impl Verify for BulkCopyOp {
                     i
                 );
             }
+        }
+        if count == 5 && pointer_type_of(ctx, op.get_operand(4).get_type(ctx)).is_none() {
+            return verify_err!(
+                self.loc(ctx),
+                "semantic.bulk_copy: operand 4 (the pipeline) must be a mir.ptr to the Pipeline value"
+            );
         }
         Ok(())
     }

@@ -1,0 +1,261 @@
+//! Rules `pipeline-identity` and `copy-destination`: the operands of a pipeline operation
+//! beyond its state.
+//!
+//! - **Pipeline identity.** Every operation on one state (acquire, expect-tx, the copy's
+//!   barrier, tail; wait, release) must use the barriers of one pipeline: a state is a position
+//!   in one ring. The import names the pipeline by the address of the `Pipeline` value the
+//!   method is called on (`first.consumer_wait(&state)` names `&first`); two operations name
+//!   the same pipeline when that address is the same variable of the function (through
+//!   pointer casts). An address the rule cannot resolve to a variable (a reference chosen on
+//!   a path, a parameter, a field) is not judged and is counted as not checked.
+//! - **Copy destination.** A bulk copy writes into the stage it completes: its destination
+//!   must be the ring's base plus the state's stage index scaled by the stage size, the index
+//!   used as it is. An index offset before it is scaled (`(index + 1) * SIZE`), wrapped
+//!   (`% STAGES`), masked, divided or subtracted names another stage.
+//!
+//! Byte counts (`expect_tx` against the copies on every path) are rule `expect-tx-bytes`, in
+//! [`super::typestate`], which follows them along the state's typestate.
+
+use std::collections::BTreeMap;
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    value::{DefiningEntity, Value},
+};
+
+use super::{
+    Rule,
+    facts::{Fact, FactStore, StateId, is_tracked},
+    rules::{PipelineKind, Provenance, Reporter, state_created},
+    typestate::constant_value,
+};
+use crate::ir::{
+    mir::{
+        arith::{BinOp, BinOpKind, CastKind, CastOp},
+        memory::AllocaOp,
+    },
+    semantic::pipeline::{StateNewOp, pipeline_operand},
+};
+
+/// What the operand rules found: each state's pipeline variable, where one was named.
+pub(crate) struct Operands {
+    pub pipelines: BTreeMap<StateId, Value>,
+    /// What the rules could not judge, one line per kind (for `ScopeReport::not_checked`).
+    pub not_checked: Vec<String>,
+}
+
+/// Rules `pipeline-identity` and `copy-destination`.
+pub(crate) fn check_operands(
+    reporter: &mut Reporter,
+    facts: &dyn FactStore,
+    provenance: &Provenance,
+) -> Operands {
+    let mut not_checked = Vec::new();
+    let (unnamed, pipelines) = check_pipeline_identity(reporter, provenance);
+    if unnamed > 0 {
+        not_checked.push(format!(
+            "pipeline identity of {unnamed} pipeline operations (the pipeline is not one variable of the \
+             function: a reference chosen on a path, a parameter or a field)"
+        ));
+    }
+    let undecided = check_copy_destinations(reporter, facts, provenance);
+    if undecided > 0 {
+        not_checked.push(format!(
+            "the stage {undecided} bulk copies write into (the destination is computed through memory or a \
+             block argument)"
+        ));
+    }
+    Operands { pipelines, not_checked }
+}
+
+/// The position of the pipeline operand of an operation of `kind` (after its fixed operands).
+fn pipeline_position(kind: PipelineKind) -> Option<usize> {
+    match kind {
+        PipelineKind::Acquire | PipelineKind::ExpectTx | PipelineKind::Tail | PipelineKind::Wait => Some(2),
+        PipelineKind::Release => Some(1),
+        PipelineKind::BulkCopy => Some(4),
+        PipelineKind::Advance => None,
+    }
+}
+
+/// The variable (its `mir.alloca`) a pipeline operand is the address of, through pointer
+/// casts; `None` when it is not one variable's address.
+fn pipeline_variable(ctx: &Context, mut address: Value) -> Option<Value> {
+    for _ in 0..16 {
+        let def = address.defining_op()?;
+        if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+            return Some(address);
+        }
+        let cast = Operation::get_op::<CastOp>(def, ctx)?;
+        if cast.kind(ctx) != Some(CastKind::PtrToPtr) {
+            return None;
+        }
+        address = def.deref(ctx).get_operand(0);
+    }
+    None
+}
+
+/// Rule `pipeline-identity`; returns how many operations it could not judge, and each state's
+/// pipeline variable.
+fn check_pipeline_identity(
+    reporter: &mut Reporter,
+    provenance: &Provenance,
+) -> (usize, BTreeMap<StateId, Value>) {
+    let ctx = reporter.ctx;
+    let mut unnamed = 0;
+    // State → (its pipeline variable, the first operation that named it).
+    let mut pipeline_of: BTreeMap<StateId, (Value, Ptr<Operation>)> = BTreeMap::new();
+    for (n, (state, kind)) in &provenance.applies_to {
+        let Some(position) = pipeline_position(*kind) else { continue };
+        let op = reporter.index.ops[*n];
+        let variable =
+            pipeline_operand(ctx, op, position).and_then(|address| pipeline_variable(ctx, address));
+        let Some(variable) = variable else {
+            unnamed += 1;
+            continue;
+        };
+        match pipeline_of.get(state) {
+            None => {
+                pipeline_of.insert(*state, (variable, op));
+            }
+            Some((first, _)) if *first == variable => {}
+            Some((_, first_op)) => {
+                let name = reporter.op_name(op);
+                let message = format!(
+                    "`{name}` uses the barriers of another pipeline than the state's earlier operations: a \
+                     state is a position in one ring, so every acquire, expect-tx, copy barrier, wait, release \
+                     and tail on it must use the same pipeline (otherwise a barrier never completes: deadlock)"
+                );
+                let related = vec![
+                    reporter.related("the state's pipeline is first used here", *first_op),
+                    state_created(reporter, *state),
+                ];
+                reporter.reject(Rule::PipelineIdentity, op, message, related);
+            }
+        }
+    }
+    (unnamed, pipeline_of.into_iter().map(|(state, (variable, _))| (state, variable)).collect())
+}
+
+/// How a destination address depends on the stage index of the copy's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// Not at all (the ring base, a byte offset inside the stage).
+    Free,
+    /// The index itself, not yet scaled by a stage size.
+    Index,
+    /// The index plus a free term, not scaled: scaling it names another stage.
+    OffsetIndex,
+    /// The index times a stage size, plus free terms.
+    Scaled,
+}
+
+/// Why a destination does not address the copy's own stage, or that the rule cannot tell.
+enum Verdict {
+    OtherStage { at: Ptr<Operation>, why: &'static str },
+    Undecided,
+}
+
+/// Rule `copy-destination`; returns how many copies it could not judge.
+fn check_copy_destinations(reporter: &mut Reporter, facts: &dyn FactStore, provenance: &Provenance) -> usize {
+    let ctx = reporter.ctx;
+    let mut undecided = 0;
+    for (n, (state, kind)) in &provenance.applies_to {
+        if *kind != PipelineKind::BulkCopy {
+            continue;
+        }
+        let op = reporter.index.ops[*n];
+        let destination = op.deref(ctx).get_operand(0);
+        let stages = Operation::get_op::<StateNewOp>(reporter.index.state_op(*state), ctx)
+            .and_then(|new| new.stages(ctx))
+            .unwrap_or(0);
+        match shape(ctx, facts, (*state, stages), destination, &mut 64) {
+            Ok(_) => {}
+            Err(Verdict::Undecided) => undecided += 1,
+            Err(Verdict::OtherStage { at, why }) => {
+                let name = reporter.op_name(op);
+                let message = format!(
+                    "`{name}`: its destination is not the stage its barrier's state acquired: {why}; the copy \
+                     overwrites a stage consumers may be reading and the acquired stage stays stale"
+                );
+                let related = vec![
+                    reporter.related("the stage index is changed here", at),
+                    state_created(reporter, *state),
+                ];
+                reporter.reject(Rule::CopyDestination, op, message, related);
+            }
+        }
+    }
+    undecided
+}
+
+/// The shape of `value` with respect to the stage index of `state`, looking through at most
+/// `budget` operations in all (shared subexpressions count each time they are read, so the
+/// budget bounds the work on any expression DAG).
+fn shape(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    (state, stages): (StateId, u32),
+    value: Value,
+    budget: &mut u32,
+) -> Result<Shape, Verdict> {
+    let tracked = is_tracked(ctx, value);
+    match if tracked { facts.get(value) } else { None } {
+        Some(Fact::Index(s)) if s == state => return Ok(Shape::Index),
+        Some(Fact::Derived(s)) if s == state => {}
+        Some(Fact::Unrelated) if tracked => return Ok(Shape::Free),
+        Some(_) => return Err(Verdict::Undecided),
+        // No fact: untracked (wider than 32 bits); look through its definition below.
+        None if tracked => return Err(Verdict::Undecided),
+        None => {}
+    }
+    let DefiningEntity::Op(def) = value.defining_entity() else { return Err(Verdict::Undecided) };
+    if *budget == 0 {
+        return Err(Verdict::Undecided);
+    }
+    *budget -= 1;
+    if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
+        return match cast.kind(ctx) {
+            Some(CastKind::IntToInt) => {
+                shape(ctx, facts, (state, stages), def.deref(ctx).get_operand(0), budget)
+            }
+            _ => Err(Verdict::Undecided),
+        };
+    }
+    let Some(binop) = Operation::get_op::<BinOp>(def, ctx) else {
+        // A wide value from anything else (a load, a call) does not come from the index.
+        return if tracked { Err(Verdict::Undecided) } else { Ok(Shape::Free) };
+    };
+    let (lhs, rhs) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let a = shape(ctx, facts, (state, stages), lhs, budget)?;
+    let b = shape(ctx, facts, (state, stages), rhs, budget)?;
+    let other = |why: &'static str| -> Result<Shape, Verdict> { Err(Verdict::OtherStage { at: def, why }) };
+    use BinOpKind::*;
+    use Shape::*;
+    match (binop.kind(ctx), a, b) {
+        (_, Free, Free) => Ok(Free),
+        (Some(Add), Index | OffsetIndex, Free) | (Some(Add), Free, Index | OffsetIndex) => Ok(OffsetIndex),
+        (Some(Sub), Index | OffsetIndex, Free) => Ok(OffsetIndex),
+        (Some(Add), Scaled, Free) | (Some(Add), Free, Scaled) | (Some(Sub), Scaled, Free) => Ok(Scaled),
+        (Some(Mul), Index, Free) | (Some(Mul), Free, Index) | (Some(Shl), Index, Free) => Ok(Scaled),
+        (Some(Mul), Scaled, Free) | (Some(Mul), Free, Scaled) | (Some(Shl), Scaled, Free) => Ok(Scaled),
+        (Some(Mul | Shl), OffsetIndex, Free) | (Some(Mul), Free, OffsetIndex) => {
+            other("the index is offset before it is scaled (`(index + k) * size`)")
+        }
+        // `index % n` with `n` at least the stage count is the index itself.
+        (Some(Rem), Index, Free)
+            if constant_value(ctx, rhs, 4).is_some_and(|n| n >= i64::from(stages.max(1))) =>
+        {
+            Ok(Index)
+        }
+        (Some(Rem), ..) => other("the index is wrapped (`% n`) after a change: that is another stage"),
+        (Some(Sub), Free, _) => other("the index is subtracted from a value (`n - index`)"),
+        (Some(Div | Shr), ..) => other("the index is divided"),
+        (Some(BitAnd | BitOr | BitXor), ..) => other("the index is masked or combined bitwise"),
+        _ => other("the index is combined with itself or another value in a way that names another stage"),
+    }
+}

@@ -1,0 +1,473 @@
+//! Rule `tile-count`: the producer and the consumers of a kernel loop over the same number of
+//! tiles. The other role and count questions (one producer thread per pipeline, as many
+//! releasing threads as `init` announced) need the thread indices a branch selects and the
+//! launch's block size, which the IR does not carry: they are reported as not checked.
+//!
+//! For each state of a function that holds both a producer and a consumer state, the loop
+//! around its `semantic.state_advance` is found (the first conditional branch after the
+//! advance with exactly one successor leading back to it), and its condition is read as
+//! `iv < bound` with linear forms over the function's parameters, constants and the results
+//! of argument-less calls (thread geometry: `block_idx_x()`, `grid_dim_x()`), through loads
+//! of variables stored once; the induction variable is the variable stored twice, once before
+//! the loop (its start) and once as itself plus a step. When a producer loop and a consumer
+//! loop start alike and step alike, and their bounds differ by a whole number `k` of steps,
+//! one side runs `k` tiles more than the other on every launch where the producer has tiles:
+//! the consumers stop early (the producer's tail waits for releases forever) or wait for a
+//! tile nobody copies. Any loop the rule cannot read this way is counted as not checked.
+//!
+//! Cost: per function with both roles, one pass over its operations for the variables' stores,
+//! then per state (at most [`MAX_STATES`]) a bounded number of forward searches over its
+//! blocks: linear in the function's size.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    value::{DefiningEntity, Value},
+};
+
+use super::{
+    Rule,
+    facts::StateId,
+    index::ScopeIndex,
+    rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
+};
+use crate::ir::{
+    mir::{
+        arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
+        constant::ConstIntOp,
+        control::{CallOp, CondBrOp},
+        memory::{AllocaOp, LoadOp, StoreOp},
+    },
+    semantic::pipeline::PipelineRole,
+};
+
+/// States per function the rule reads loops for; beyond it the function is not checked.
+const MAX_STATES: usize = 8;
+/// Conditional branches after an advance the rule tries as the loop's header.
+const MAX_HEADERS: usize = 4;
+/// How many operations reading one condition may look through, in all.
+const MAX_READS: u32 = 64;
+
+/// What a linear form is made of.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Atom {
+    /// The loop's induction variable.
+    Iv,
+    /// Parameter `n` of the function.
+    Param(usize),
+    /// The result of an argument-less call of this callee.
+    Call(String),
+}
+
+/// `Σ coefficient · atom + constant`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Linear {
+    terms: BTreeMap<Atom, i64>,
+    constant: i64,
+}
+
+impl Linear {
+    fn atom(atom: Atom) -> Linear {
+        Linear { terms: BTreeMap::from([(atom, 1)]), constant: 0 }
+    }
+
+    fn constant(value: i64) -> Linear {
+        Linear { terms: BTreeMap::new(), constant: value }
+    }
+
+    fn plus(mut self, other: &Linear, sign: i64) -> Linear {
+        for (atom, k) in &other.terms {
+            *self.terms.entry(atom.clone()).or_default() += sign * k;
+        }
+        self.terms.retain(|_, k| *k != 0);
+        self.constant += sign * other.constant;
+        self
+    }
+
+    fn scaled(mut self, factor: i64) -> Linear {
+        for k in self.terms.values_mut() {
+            *k *= factor;
+        }
+        self.terms.retain(|_, k| *k != 0);
+        self.constant *= factor;
+        self
+    }
+
+    fn iv(&self) -> i64 {
+        self.terms.get(&Atom::Iv).copied().unwrap_or(0)
+    }
+
+    /// `k` with `self == k · step`, if there is one.
+    fn multiple_of(&self, step: &Linear) -> Option<i64> {
+        let k = match step.terms.iter().next() {
+            Some((atom, unit)) => self.terms.get(atom).copied().unwrap_or(0) / unit,
+            None if step.constant != 0 => self.constant / step.constant,
+            None => return None,
+        };
+        (k != 0 && *self == step.clone().scaled(k)).then_some(k)
+    }
+}
+
+/// A loop read as `for (iv = start; iv < bound; iv += step)`, with its condition.
+#[derive(Clone, Debug)]
+struct TileLoop {
+    start: Linear,
+    step: Linear,
+    bound: Linear,
+    condition: Ptr<Operation>,
+}
+
+/// The variables (allocas) of one function and the values stored into each.
+struct Stores {
+    of: HashMap<Value, Vec<Value>>,
+    params: Vec<Value>,
+}
+
+/// Rule `tile-count`; returns what it could not judge, as not-checked lines. `pipelines`: each
+/// state's pipeline variable, where `pipeline-identity` named one (only states of one pipeline
+/// are compared).
+pub(crate) fn check_roles(
+    reporter: &mut Reporter,
+    provenance: &Provenance,
+    pipelines: &BTreeMap<StateId, Value>,
+) -> Vec<String> {
+    let (ctx, index) = (reporter.ctx, reporter.index);
+    // Per function: each state's advance operations.
+    let mut advances: BTreeMap<usize, BTreeMap<StateId, Vec<Ptr<Operation>>>> = BTreeMap::new();
+    for (n, (state, kind)) in &provenance.applies_to {
+        if *kind != PipelineKind::Advance {
+            continue;
+        }
+        let op = index.ops[*n];
+        if let Some(f) = index.function_of_op(ctx, op) {
+            advances.entry(f).or_default().entry(*state).or_default().push(op);
+        }
+    }
+    let mut unread = 0;
+    for (f, states) in &advances {
+        let roles: Vec<(StateId, Option<PipelineRole>)> =
+            states.keys().map(|state| (*state, role_of(ctx, index, *state))).collect();
+        let producers = roles.iter().filter(|(_, role)| *role == Some(PipelineRole::Producer)).count();
+        if producers == 0 || producers == roles.len() {
+            // One side only: the other is in another function (not compared).
+            unread += roles.len();
+            continue;
+        }
+        if roles.len() > MAX_STATES {
+            unread += roles.len();
+            continue;
+        }
+        let stores = stores_of(ctx, index, *f);
+        let mut loops: Vec<(StateId, PipelineRole, Option<TileLoop>)> = Vec::new();
+        for (state, role) in roles {
+            let Some(role) = role else { continue };
+            let found = match states[&state].as_slice() {
+                [advance] => tile_loop(ctx, index, &stores, *f, *advance),
+                _ => None,
+            };
+            if found.is_none() {
+                unread += 1;
+            }
+            loops.push((state, role, found));
+        }
+        compare(reporter, &loops, pipelines, &mut unread);
+    }
+    let mut lines = Vec::new();
+    if unread > 0 {
+        lines.push(format!(
+            "the tile counts of {unread} pipeline loops (not a counted loop the verifier reads, or no loop of \
+             the other role in the same function)"
+        ));
+    }
+    lines
+}
+
+/// Rejects each consumer loop whose tile count differs from a producer loop's by whole steps.
+fn compare(
+    reporter: &mut Reporter,
+    loops: &[(StateId, PipelineRole, Option<TileLoop>)],
+    pipelines: &BTreeMap<StateId, Value>,
+    unread: &mut usize,
+) {
+    let producers: Vec<(StateId, &TileLoop)> = loops
+        .iter()
+        .filter(|(_, role, _)| *role == PipelineRole::Producer)
+        .filter_map(|(state, _, found)| Some((*state, found.as_ref()?)))
+        .collect();
+    for (state, role, found) in loops {
+        let (PipelineRole::Consumer, Some(consumer)) = (role, found) else { continue };
+        for (producer_state, producer) in &producers {
+            match (pipelines.get(producer_state), pipelines.get(state)) {
+                (Some(a), Some(b)) if a == b => {}
+                // Another pipeline may carry another number of tiles.
+                (Some(_), Some(_)) => continue,
+                _ => {
+                    *unread += 1;
+                    continue;
+                }
+            }
+            if producer.start != consumer.start || producer.step != consumer.step {
+                *unread += 1;
+                continue;
+            }
+            if producer.bound == consumer.bound {
+                continue;
+            }
+            let difference = consumer.bound.clone().plus(&producer.bound, -1);
+            let Some(k) = difference.multiple_of(&producer.step) else {
+                *unread += 1;
+                continue;
+            };
+            let (count, consequence) = if k < 0 {
+                (
+                    -k,
+                    "fewer than the producer copies: the producer's tail waits forever for the stages they never \
+                     release (deadlock)",
+                )
+            } else {
+                (k, "more than the producer copies: they wait forever for a stage nobody fills (deadlock)")
+            };
+            let message = format!(
+                "the consumers' loop runs {count} tile(s) {consequence}; its bound differs from the producer \
+                 loop's by {count} step(s)"
+            );
+            let related = vec![
+                reporter.related("the producer's loop condition", producer.condition),
+                state_created(reporter, *state),
+            ];
+            reporter.reject(Rule::TileCount, consumer.condition, message, related);
+        }
+    }
+}
+
+/// Every variable of function `f` with the values stored into it, and its parameters.
+fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
+    let mut of: HashMap<Value, Vec<Value>> = HashMap::new();
+    for b in index.blocks_of[f].clone() {
+        for n in index.ops_of_block[b].clone() {
+            let op = index.ops[n];
+            if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+                let (value, address) = {
+                    let operation = op.deref(ctx);
+                    (operation.get_operand(0), operation.get_operand(1))
+                };
+                of.entry(address).or_default().push(value);
+            }
+        }
+    }
+    let params = index.blocks_of[f]
+        .clone()
+        .next()
+        .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
+        .unwrap_or_default();
+    Stores { of, params }
+}
+
+/// The counted loop around `advance`, if the rule can read it.
+fn tile_loop(
+    ctx: &Context,
+    index: &ScopeIndex,
+    stores: &Stores,
+    f: usize,
+    advance: Ptr<Operation>,
+) -> Option<TileLoop> {
+    let from = index.block_of_op(ctx, advance)?;
+    let function = index.blocks_of[f].clone();
+    let mut visited = HashSet::from([from]);
+    let mut queue = VecDeque::from([from]);
+    let mut tried = 0;
+    while let Some(b) = queue.pop_front() {
+        if let Some(found) = header(ctx, index, stores, b, from) {
+            return found;
+        }
+        if let Some(n) = index.ops_of_block[b].clone().last()
+            && Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
+        {
+            tried += 1;
+            if tried > MAX_HEADERS {
+                return None;
+            }
+        }
+        for succ in &index.succs[b] {
+            if function.contains(succ) && visited.insert(*succ) {
+                queue.push_back(*succ);
+            }
+        }
+    }
+    None
+}
+
+/// Whether block `b` ends in the loop's condition: a `mir.cond_br` on a `mir.cmp` with exactly
+/// one successor leading back to `advance_block`. `Some(None)`: it is the header, but its
+/// condition is not readable.
+fn header(
+    ctx: &Context,
+    index: &ScopeIndex,
+    stores: &Stores,
+    b: usize,
+    advance_block: usize,
+) -> Option<Option<TileLoop>> {
+    let n = index.ops_of_block[b].clone().last()?;
+    let branch = index.ops[n];
+    Operation::get_op::<CondBrOp>(branch, ctx)?;
+    let (condition_value, targets) = {
+        let operation = branch.deref(ctx);
+        (operation.get_operand(0), [operation.get_successor(0), operation.get_successor(1)])
+    };
+    let inside: Vec<bool> = targets
+        .iter()
+        .map(|target| index.block_number.get(target).is_some_and(|t| reaches(index, *t, advance_block)))
+        .collect();
+    let continue_when = match inside[..] {
+        [true, false] => true,
+        [false, true] => false,
+        _ => return None,
+    };
+    let condition = condition_value.defining_op()?;
+    let Some(cmp) = Operation::get_op::<CmpOp>(condition, ctx) else { return Some(None) };
+    let predicate = cmp.get_attr_cmp_predicate(ctx).map(|p| *p);
+    let (lhs, rhs) = {
+        let operation = condition.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let mut iv = Induction::default();
+    let read = |iv: &mut Induction| -> Option<TileLoop> {
+        let mut budget = MAX_READS;
+        let x = linear(ctx, stores, lhs, iv, &mut budget)?;
+        let y = linear(ctx, stores, rhs, iv, &mut budget)?;
+        // Continue while `x pred y` (or its negation): as `iv < bound` with the iv on the left.
+        let predicate = match (predicate?, continue_when) {
+            (p, true) => p,
+            (CmpPredicate::Lt, false) => CmpPredicate::Ge,
+            (CmpPredicate::Le, false) => CmpPredicate::Gt,
+            (CmpPredicate::Gt, false) => CmpPredicate::Le,
+            (CmpPredicate::Ge, false) => CmpPredicate::Lt,
+            _ => return None,
+        };
+        let (x, y, predicate) = match predicate {
+            CmpPredicate::Lt | CmpPredicate::Le => (x, y, predicate),
+            CmpPredicate::Gt => (y, x, CmpPredicate::Lt),
+            CmpPredicate::Ge => (y, x, CmpPredicate::Le),
+            _ => return None,
+        };
+        if x.iv() != 1 || y.iv() != 0 {
+            return None;
+        }
+        // iv + rest < y  ⇔  iv < y − rest; `≤` is `< … + 1`.
+        let rest = x.plus(&Linear::atom(Atom::Iv), -1);
+        let mut bound = y.plus(&rest, -1);
+        if predicate == CmpPredicate::Le {
+            bound.constant += 1;
+        }
+        Some(TileLoop { start: iv.start.clone()?, step: iv.step.clone()?, bound, condition })
+    };
+    Some(read(&mut iv))
+}
+
+/// Whether block `to` is reachable from block `from` (within the function).
+fn reaches(index: &ScopeIndex, from: usize, to: usize) -> bool {
+    let mut visited = HashSet::from([from]);
+    let mut stack = vec![from];
+    while let Some(b) = stack.pop() {
+        if b == to {
+            return true;
+        }
+        for succ in &index.succs[b] {
+            if visited.insert(*succ) {
+                stack.push(*succ);
+            }
+        }
+    }
+    false
+}
+
+/// The induction variable found while reading a condition.
+#[derive(Default)]
+struct Induction {
+    slot: Option<Value>,
+    start: Option<Linear>,
+    step: Option<Linear>,
+}
+
+/// `value` as a linear form, or `None`; looks through at most `budget` operations in all.
+fn linear(
+    ctx: &Context,
+    stores: &Stores,
+    value: Value,
+    iv: &mut Induction,
+    budget: &mut u32,
+) -> Option<Linear> {
+    if *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let def = match value.defining_entity() {
+        DefiningEntity::Op(def) => def,
+        DefiningEntity::Block(_) => {
+            return stores.params.iter().position(|p| *p == value).map(|n| Linear::atom(Atom::Param(n)));
+        }
+    };
+    if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
+        return Some(Linear::constant(constant.get_attr_int_value(ctx)?.value().to_u64() as i64));
+    }
+    let operands: Vec<Value> = def.deref(ctx).operands().collect();
+    if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
+        return match cast.kind(ctx) {
+            Some(CastKind::IntToInt) => linear(ctx, stores, operands[0], iv, budget),
+            _ => None,
+        };
+    }
+    if let Some(binop) = Operation::get_op::<BinOp>(def, ctx) {
+        let a = linear(ctx, stores, operands[0], iv, budget)?;
+        let b = linear(ctx, stores, operands[1], iv, budget)?;
+        return match binop.kind(ctx)? {
+            BinOpKind::Add => Some(a.plus(&b, 1)),
+            BinOpKind::Sub => Some(a.plus(&b, -1)),
+            BinOpKind::Mul if a.terms.is_empty() => Some(b.scaled(a.constant)),
+            BinOpKind::Mul if b.terms.is_empty() => Some(a.scaled(b.constant)),
+            _ => None,
+        };
+    }
+    if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
+        if !operands.is_empty() {
+            return None;
+        }
+        return Some(Linear::atom(Atom::Call(call.callee(ctx)?.to_string())));
+    }
+    if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+        let slot = operands[0];
+        let is_variable =
+            slot.defining_op().is_some_and(|alloca| Operation::get_op::<AllocaOp>(alloca, ctx).is_some());
+        if !is_variable {
+            return None;
+        }
+        if iv.slot == Some(slot) {
+            return Some(Linear::atom(Atom::Iv));
+        }
+        let stored = stores.of.get(&slot)?;
+        return match stored.as_slice() {
+            [only] => linear(ctx, stores, *only, iv, budget),
+            [first, second] if iv.slot.is_none() => {
+                iv.slot = Some(slot);
+                let a = linear(ctx, stores, *first, iv, budget)?;
+                let b = linear(ctx, stores, *second, iv, budget)?;
+                let (start, update) = match (a.iv(), b.iv()) {
+                    (0, 1) => (a, b),
+                    (1, 0) => (b, a),
+                    _ => return None,
+                };
+                let step = update.plus(&Linear::atom(Atom::Iv), -1);
+                if step.terms.is_empty() && step.constant == 0 {
+                    return None;
+                }
+                iv.start = Some(start);
+                iv.step = Some(step);
+                Some(Linear::atom(Atom::Iv))
+            }
+            _ => None,
+        };
+    }
+    None
+}
