@@ -12,12 +12,12 @@
 //! passed to a call or an opaque operation loses its facts there (the callee may write it).
 //! Stores through any other pointer are not tracked.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use pliron::{context::Context, operation::Operation, value::Value};
 
 use super::{
-    facts::{Fact, FactStore, is_tracked, join_opt},
+    facts::{Fact, FactStore, Versions, is_tracked, join_opt, version_bit},
     index::ScopeIndex,
 };
 use crate::ir::{
@@ -37,18 +37,18 @@ pub(crate) struct Place {
     pub path: Vec<u32>,
 }
 
-/// Facts of places at one program point.
-pub(crate) type Memory = BTreeMap<Place, Fact>;
+/// Facts of places at one program point, each with the versions of its state it may hold.
+pub(crate) type Memory = BTreeMap<Place, (Fact, Versions)>;
 
 /// Joins the facts of `from` about places in `live` into `into`; true when `into` changed.
 fn join_memory(into: &mut Memory, from: &Memory, live: &HashSet<Place>) -> bool {
     let mut changed = false;
-    for (place, fact) in from {
+    for (place, (fact, versions)) in from {
         if !live.contains(place) {
             continue;
         }
         let old = into.get(place).copied();
-        let new = join_opt(old, *fact);
+        let new = (join_opt(old.map(|(fact, _)| fact), *fact), old.map_or(0, |(_, v)| v) | versions);
         if old != Some(new) {
             into.insert(place.clone(), new);
             changed = true;
@@ -80,12 +80,34 @@ pub(crate) struct FlowState {
     /// Facts of the places live at each block's entry (see [`live_places`]).
     pub memory_in: Vec<Memory>,
     live_in: Vec<HashSet<Place>>,
+    /// The version bit of each version-making operation (by number).
+    version_of: HashMap<usize, Versions>,
 }
 
 impl FlowState {
     pub(crate) fn new(ctx: &Context, index: &ScopeIndex) -> FlowState {
-        FlowState { memory_in: vec![Memory::new(); index.blocks.len()], live_in: live_places(ctx, index) }
+        FlowState {
+            memory_in: vec![Memory::new(); index.blocks.len()],
+            live_in: live_places(ctx, index),
+            version_of: version_ops(ctx, index),
+        }
     }
+}
+
+/// Numbers the operations that make a state value (`semantic.state_new` and
+/// `semantic.state_advance`) in scope order, each with its version bit.
+pub(crate) fn version_ops(ctx: &Context, index: &ScopeIndex) -> HashMap<usize, Versions> {
+    index
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| {
+            Operation::get_op::<StateNewOp>(**op, ctx).is_some()
+                || Operation::get_op::<StateAdvanceOp>(**op, ctx).is_some()
+        })
+        .enumerate()
+        .map(|(ordinal, (n, _))| (n, version_bit(ordinal)))
+        .collect()
 }
 
 /// The places live at each block's entry: those some path from there loads before storing
@@ -181,6 +203,12 @@ pub(crate) fn transfer_block(
             changes.values.push(value);
         }
     };
+    let add_versions =
+        |store: &mut dyn FactStore, changes: &mut Changes, value: Value, versions: Versions| {
+            if versions != 0 && is_tracked(ctx, value) && store.join_versions(value, versions) {
+                changes.values.push(value);
+            }
+        };
     for n in index.ops_of_block[b].clone() {
         let op = index.ops[n];
         let operation = op.deref(ctx);
@@ -190,12 +218,18 @@ pub(crate) fn transfer_block(
 
         if Operation::get_op::<StateNewOp>(op, ctx).is_some() {
             let state = super::facts::StateId(n as u32);
+            let version = flow.version_of.get(&n).copied().unwrap_or(0);
             set(store, &mut changes, results[0], Fact::Index(state));
             set(store, &mut changes, results[1], Fact::Phase(state));
+            add_versions(store, &mut changes, results[0], version);
+            add_versions(store, &mut changes, results[1], version);
         } else if Operation::get_op::<StateAdvanceOp>(op, ctx).is_some() {
+            // The advanced state is a new value of the same state: same facts, a new version.
+            let version = flow.version_of.get(&n).copied().unwrap_or(0);
             for (result, operand) in results.iter().zip(&operands) {
                 if let Some(fact) = operand_fact(ctx, store, *operand) {
                     set(store, &mut changes, *result, fact);
+                    add_versions(store, &mut changes, *result, version);
                 }
             }
         } else if Operation::get_op::<BinOp>(op, ctx).is_some()
@@ -206,27 +240,29 @@ pub(crate) fn transfer_block(
                 set(store, &mut changes, results[0], fact);
             }
         } else if let Some(cast) = Operation::get_op::<CastOp>(op, ctx) {
-            let fact = if cast.kind(ctx) == Some(CastKind::IntToInt) {
-                operand_fact(ctx, store, operands[0])
-            } else {
-                Some(Fact::Unrelated)
-            };
+            let int_to_int = cast.kind(ctx) == Some(CastKind::IntToInt);
+            let fact = if int_to_int { operand_fact(ctx, store, operands[0]) } else { Some(Fact::Unrelated) };
             if let Some(fact) = fact {
                 set(store, &mut changes, results[0], fact);
+            }
+            if int_to_int {
+                let versions = store.versions(operands[0]);
+                add_versions(store, &mut changes, results[0], versions);
             }
         } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
             let fact = match place_of(ctx, index, operands[0]) {
                 Some(place) => memory.get(&place).copied(),
-                None => Some(Fact::Unrelated),
+                None => Some((Fact::Unrelated, 0)),
             };
-            if let Some(fact) = fact {
+            if let Some((fact, versions)) = fact {
                 set(store, &mut changes, results[0], fact);
+                add_versions(store, &mut changes, results[0], versions);
             }
         } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
             if let Some(place) = place_of(ctx, index, operands[1]) {
                 match operand_fact(ctx, store, operands[0]) {
                     Some(fact) => {
-                        memory.insert(place, fact);
+                        memory.insert(place, (fact, store.versions(operands[0])));
                     }
                     None => {
                         memory.remove(&place);
@@ -271,7 +307,7 @@ fn clobber_escaping(ctx: &Context, index: &ScopeIndex, operands: &[Value], memor
         if let Some(escaping) = place_of(ctx, index, *operand) {
             for (place, fact) in memory.iter_mut() {
                 if place.root == escaping.root {
-                    *fact = Fact::Unrelated;
+                    *fact = (Fact::Unrelated, 0);
                 }
             }
         }
@@ -293,11 +329,13 @@ fn pass_arguments(
         if !is_tracked(ctx, *arg) {
             continue;
         }
-        if let Some(fact) = operand_fact(ctx, store, *value)
-            && store.join(*arg, fact)
-        {
-            changes.values.push(*arg);
-            changed = true;
+        if let Some(fact) = operand_fact(ctx, store, *value) {
+            let joined = store.join(*arg, fact);
+            let versioned = store.join_versions(*arg, store.versions(*value));
+            if joined || versioned {
+                changes.values.push(*arg);
+                changed = true;
+            }
         }
     }
     if changed {

@@ -99,7 +99,7 @@ impl PipelineKind {
     }
 
     /// (operand holding the stage index, operand holding the phase bit if the op takes one).
-    fn operands(self) -> (usize, Option<usize>) {
+    pub(crate) fn operands(self) -> (usize, Option<usize>) {
         match self {
             PipelineKind::Acquire | PipelineKind::Tail | PipelineKind::Wait | PipelineKind::Advance => {
                 (0, Some(1))

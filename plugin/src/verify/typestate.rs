@@ -27,7 +27,7 @@ use pliron::{
 
 use super::{
     Rule,
-    facts::{Fact, FactStore, StateId, is_tracked},
+    facts::{Fact, FactStore, StateId, VERSIONS_OVERFLOW, Versions, is_tracked},
     index::ScopeIndex,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
 };
@@ -107,14 +107,21 @@ impl Bytes {
 struct Typestate {
     bits: u16,
     bytes: Bytes,
+    /// The versions the state may be at: the `semantic.state_new` or `semantic.state_advance`
+    /// that made its current value (see [`Versions`]); zero before its creation.
+    current: Versions,
 }
 
 impl Typestate {
-    const NEW: Typestate = Typestate { bits: NOT_CREATED, bytes: Bytes::Unset };
+    const NEW: Typestate = Typestate { bits: NOT_CREATED, bytes: Bytes::Unset, current: 0 };
 
     /// Joins `other` in; true when that changed `self`.
     fn join(&mut self, other: Typestate) -> bool {
-        let joined = Typestate { bits: self.bits | other.bits, bytes: self.bytes.join(other.bytes) };
+        let joined = Typestate {
+            bits: self.bits | other.bits,
+            bytes: self.bytes.join(other.bytes),
+            current: self.current | other.current,
+        };
         let changed = joined != *self;
         *self = joined;
         changed
@@ -154,6 +161,7 @@ struct Slots {
 
 /// The analysis of one function: its steps, guards and slots.
 struct FunctionRun<'a> {
+    facts: &'a dyn FactStore,
     steps: &'a BTreeMap<usize, (StateId, Step)>,
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
     poisons: &'a BTreeMap<usize, (usize, Option<StateId>)>,
@@ -199,6 +207,7 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
             continue;
         }
         let run = FunctionRun {
+            facts,
             steps: &steps,
             poisons: &poisons,
             slots: Slots {
@@ -424,6 +433,18 @@ impl FunctionRun<'_> {
             };
             violation = Some((if after_tail { Rule::ProducerTail } else { rule }, message));
         }
+        let stale = live & allowed != 0 && self.stale(ctx, op, step, typestate.current);
+        if stale {
+            let name = reporter.op_name(op);
+            let message = format!(
+                "`{name}` works on a stale copy of the state: on some path the state was advanced after \
+                 this copy was taken (two copies of a state are two values; advancing one leaves the \
+                 other at its old stage and phase)"
+            );
+            let rule = if producer { Rule::ProducerOrder } else { Rule::ConsumerOrder };
+            *typestate = Typestate { bits: 0, ..*typestate };
+            return Some((rule, message));
+        }
         let mut bytes = typestate.bytes;
         if live & allowed != 0 {
             match step {
@@ -466,8 +487,27 @@ impl FunctionRun<'_> {
         }
         // The paths that broke the rule end here; the others go on.
         let bits = if live & allowed != 0 { next } else { 0 };
-        *typestate = Typestate { bits, bytes };
+        let current = match step {
+            Step::New | Step::Pipeline(PipelineKind::Advance) => {
+                self.facts.versions(op.deref(ctx).get_result(0))
+            }
+            _ => typestate.current,
+        };
+        *typestate = Typestate { bits, bytes, current };
         violation
+    }
+
+    /// Whether pipeline operation `op` works on a value of its state that may not be the
+    /// current one: some version the state may be at on this path is not among the versions
+    /// its stage operand may hold. Not compared when either side is unknown or overflowed.
+    fn stale(&self, ctx: &Context, op: Ptr<Operation>, step: &Step, current: Versions) -> bool {
+        let Step::Pipeline(kind) = step else { return false };
+        let (stage, _) = kind.operands();
+        let operand = self.facts.versions(op.deref(ctx).get_operand(stage));
+        if current == 0 || operand == 0 || (current | operand) & VERSIONS_OVERFLOW != 0 {
+            return false;
+        }
+        current & !operand != 0
     }
 
     /// At a `mir.return`: a producer must have run its tail, a consumer must not hold a stage.
