@@ -11,6 +11,11 @@
 //! of tracked values to a place replace its fact; loads read it. A place whose address is
 //! passed to a call or an opaque operation loses its facts there (the callee may write it).
 //! Stores through any other pointer are not tracked.
+//!
+//! Calls of scope functions: the arguments' facts flow into the callee's entry block and the
+//! callee's returned facts into the call's results, joined over every call (one fact per value
+//! of the scope, so the cost stays linear; a helper called with two different states sees a
+//! `Conflict` and its pipeline operations are rejected by `state-provenance`).
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -23,7 +28,7 @@ use super::{
 use crate::ir::{
     mir::{
         arith::{BinOp, CastKind, CastOp, CmpOp},
-        control::{CallOp, GotoOp},
+        control::{CallOp, GotoOp, ReturnOp},
         memory::{AllocaOp, FieldAddrOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
     },
@@ -82,6 +87,8 @@ pub(crate) struct FlowState {
     live_in: Vec<HashSet<Place>>,
     /// The version bit of each version-making operation (by number).
     version_of: HashMap<usize, Versions>,
+    /// Each function's `mir.return` operations (numbers).
+    returns_of: Vec<Vec<usize>>,
 }
 
 impl FlowState {
@@ -90,8 +97,24 @@ impl FlowState {
             memory_in: vec![Memory::new(); index.blocks.len()],
             live_in: live_places(ctx, index),
             version_of: version_ops(ctx, index),
+            returns_of: returns_of(ctx, index),
         }
     }
+}
+
+/// Each function's `mir.return` operations.
+fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
+    let mut returns = vec![Vec::new(); index.functions.len()];
+    for (f, blocks) in index.blocks_of.iter().enumerate() {
+        for b in blocks.clone() {
+            if let Some(n) = index.ops_of_block[b].clone().last()
+                && Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some()
+            {
+                returns[f].push(n);
+            }
+        }
+    }
+    returns
 }
 
 /// Numbers the operations that make a state value (`semantic.state_new` and
@@ -273,13 +296,34 @@ pub(crate) fn transfer_block(
             || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
         {
             clobber_escaping(ctx, index, &operands, &mut memory);
-            for result in &results {
-                set(store, &mut changes, *result, Fact::Unrelated);
-            }
-            if let Some(callee) = index.callee_of.get(&n)
-                && let Some(entry) = index.entry_block(*callee)
-            {
-                pass_arguments(ctx, index, store, entry, &operands, &mut changes);
+            match index.callee_of.get(&n) {
+                // A call of a scope function: its results are what its returns return, on
+                // every call of it (a state a helper returns or hands back is followed).
+                Some(callee) => {
+                    for (k, result) in results.iter().enumerate() {
+                        let mut fact = None;
+                        let mut versions = 0;
+                        for r in &flow.returns_of[*callee] {
+                            let value = index.ops[*r].deref(ctx).get_operand(k);
+                            if let Some(returned) = operand_fact(ctx, store, value) {
+                                fact = Some(join_opt(fact, returned));
+                                versions |= store.versions(value);
+                            }
+                        }
+                        if let Some(fact) = fact {
+                            set(store, &mut changes, *result, fact);
+                            add_versions(store, &mut changes, *result, versions);
+                        }
+                    }
+                    if let Some(entry) = index.entry_block(*callee) {
+                        pass_arguments(ctx, index, store, entry, &operands, &mut changes);
+                    }
+                }
+                None => {
+                    for result in &results {
+                        set(store, &mut changes, *result, Fact::Unrelated);
+                    }
+                }
             }
         } else if Operation::get_op::<GotoOp>(op, ctx).is_some() {
             if let Some(target) = index.succs[b].first() {
@@ -374,10 +418,21 @@ pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex, store: &mut dyn Fa
         }
         for value in changes.values {
             for user in value.uses(ctx) {
-                if let Some(block) = index.block_of_op(ctx, user.user_op())
+                let user = user.user_op();
+                if let Some(block) = index.block_of_op(ctx, user)
                     && block != b
                 {
                     enqueue(block);
+                }
+                // A returned value reaches the results of every call of its function.
+                if Operation::get_op::<ReturnOp>(user, ctx).is_some()
+                    && let Some(f) = index.function_of_op(ctx, user)
+                {
+                    for call in &index.callers[f] {
+                        if let Some(block) = index.block_of_op(ctx, index.ops[*call]) {
+                            enqueue(block);
+                        }
+                    }
                 }
             }
         }

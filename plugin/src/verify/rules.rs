@@ -237,17 +237,8 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
                 continue;
             }
         }
-        if index.function_of_op(ctx, index.state_op(state)) != index.function_of_op(ctx, *op) {
-            let name = reporter.op_name(*op);
-            let message = format!(
-                "`{name}` operates on a state created in another function; pipeline operations must be \
-                 in the function that creates the state (the ordering is checked per function)"
-            );
-            let related = vec![state_created(reporter, state)];
-            reporter.reject(Rule::StateProvenance, *op, message, related);
-            failed.insert(n, Some(state));
-            continue;
-        }
+        // An operation in another function than the state's creation is fine: the typestate
+        // follows the state into helpers through function summaries.
         applies_to.insert(n, (state, kind));
     }
     Provenance { applies_to, failed }
