@@ -13,14 +13,14 @@ use crate::{
     verify::{
         ScopeAnalysis, dataflow,
         engine::{self, Strategy},
-        facts::{Fact, FactStore, join_opt},
+        facts::{Fact, FactStore, Versions, join_opt},
         index::ScopeIndex,
     },
 };
 
-/// Value facts in a list; every lookup scans it.
+/// Value facts and versions in lists; every lookup scans them.
 #[derive(Default)]
-struct ScannedFacts(Vec<(Value, Fact)>);
+struct ScannedFacts(Vec<(Value, Fact)>, Vec<(Value, Versions)>);
 
 impl FactStore for ScannedFacts {
     fn get(&self, value: Value) -> Option<Fact> {
@@ -44,6 +44,25 @@ impl FactStore for ScannedFacts {
 
     fn entries(&self) -> Vec<(Value, Fact)> {
         self.0.clone()
+    }
+
+    fn versions(&self, value: Value) -> Versions {
+        self.1.iter().find(|(v, _)| *v == value).map_or(0, |(_, versions)| *versions)
+    }
+
+    fn join_versions(&mut self, value: Value, versions: Versions) -> bool {
+        match self.1.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, old)) => {
+                let changed = *old | versions != *old;
+                *old |= versions;
+                changed
+            }
+            None if versions == 0 => false,
+            None => {
+                self.1.push((value, versions));
+                true
+            }
+        }
     }
 }
 

@@ -11,7 +11,12 @@
 //! in one statement and used in another stays one def-use chain, which is how the verifier
 //! recognises a read of a pipeline stage. Statements become loads, stores, field addresses, constants, arithmetic,
 //! comparisons and casts; terminators become `mir.goto`, `mir.cond_br`, `mir.switch`,
-//! `mir.call`, `mir.return` and `mir.unreachable`. Calls to the device API's protocol
+//! `mir.call`, `mir.return` and `mir.unreachable`. A pipeline state crosses a call of a scope
+//! function (not a closure) as its index and phase: a `PipelineState` or `&PipelineState`
+//! parameter is two `u32` parameters stored into the callee's state slots, a returned state
+//! two results, and a `&mut PipelineState` parameter is handed back as two more results that
+//! the caller stores into its state (so the verifier follows states into helpers and back,
+//! without inlining). Calls to the device API's protocol
 //! functions become the semantic operations (see [`crate::device_api`]); a shared pointer
 //! passed to a generic pointer parameter becomes an explicit `mir.addrspace_cast` (the
 //! adaptation the verifier judges). What the IR does not model becomes `mir.opaque` with the
@@ -175,6 +180,12 @@ struct FunctionImport<'b, 'tcx> {
     barrier_pipelines: HashMap<Local, Value>,
     /// Whether the function has an IR result (its `Return`s return the return place).
     returns_value: bool,
+    /// Whether it returns a pipeline state, as its index and phase.
+    returns_state: bool,
+    /// Its `&mut PipelineState` parameters: each is handed back, index and phase, after the
+    /// declared result (the caller stores them into its state: how a helper's advance reaches
+    /// the caller).
+    handed_back: Vec<Local>,
 }
 
 impl FunctionImport<'_, '_> {
@@ -230,16 +241,43 @@ impl<'tcx> Importer<'_, 'tcx> {
         body: &Body<'tcx>,
     ) -> Result<(), BuildError> {
         let at = self.location(body.span);
-        let params: Vec<TypeHandle> =
-            body.args_iter().map(|local| self.local_type(instance, body, local)).collect();
-        let results = self.results_of(body.local_decls[Local::ZERO].ty, Some(instance));
+        let expands = expands_states(self.tcx, instance);
+        let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
+        // A state parameter (by value or by reference) is its index and phase.
+        let state_params: Vec<Option<StateParam>> = body
+            .args_iter()
+            .map(|local| if expands { state_param(self.tcx, body.local_decls[local].ty) } else { None })
+            .collect();
+        let mut params: Vec<TypeHandle> = Vec::new();
+        for (local, state) in body.args_iter().zip(&state_params) {
+            match state {
+                Some(_) => params.extend([u32_ty, u32_ty]),
+                None => params.push(self.local_type(instance, body, local)),
+            }
+        }
+        let returns_state = expands && is_pipeline_state(self.tcx, body.local_decls[Local::ZERO].ty);
+        let mut results = if returns_state {
+            vec![u32_ty, u32_ty]
+        } else {
+            self.results_of(body.local_decls[Local::ZERO].ty, Some(instance))
+        };
+        let returns_value = !results.is_empty();
+        let handed_back: Vec<Local> = body
+            .args_iter()
+            .zip(&state_params)
+            .filter(|(_, state)| **state == Some(StateParam::Mut))
+            .map(|(local, _)| local)
+            .collect();
+        results.extend(handed_back.iter().flat_map(|_| [u32_ty, u32_ty]));
         let name = self.names[&instance].clone();
         let mut builder = module.function(self.ctx, &name, kind, &params, &results, &at)?;
         let single = single_assignment_locals(body);
         let mut slots = IndexVec::new();
         for (local, decl) in body.local_decls.iter_enumerated() {
             let at = self.location(decl.source_info.span);
-            let pipeline_state = is_pipeline_state(self.tcx, decl.ty);
+            let state_argument =
+                body.args_iter().position(|arg| arg == local).is_some_and(|i| state_params[i].is_some());
+            let pipeline_state = is_pipeline_state(self.tcx, decl.ty) || state_argument;
             let slot = if single[local] && !pipeline_state {
                 Slot::Ssa(None)
             } else if pipeline_state {
@@ -253,8 +291,17 @@ impl<'tcx> Importer<'_, 'tcx> {
             };
             slots.push(slot);
         }
-        let entry_params = builder.params(self.ctx);
-        for (param, local) in entry_params.into_iter().zip(body.args_iter()) {
+        let mut entry_params = builder.params(self.ctx).into_iter();
+        for (local, state) in body.args_iter().zip(&state_params) {
+            if state.is_some()
+                && let Slot::State { index, phase } = slots[local]
+                && let (Some(index_param), Some(phase_param)) = (entry_params.next(), entry_params.next())
+            {
+                builder.store(self.ctx, index_param, index, &at);
+                builder.store(self.ctx, phase_param, phase, &at);
+                continue;
+            }
+            let Some(param) = entry_params.next() else { break };
             match slots[local] {
                 Slot::Whole(alloca) => {
                     builder.store(self.ctx, param, alloca, &at);
@@ -291,7 +338,9 @@ impl<'tcx> Importer<'_, 'tcx> {
             blocks,
             references: HashMap::new(),
             barrier_pipelines: HashMap::new(),
-            returns_value: !results.is_empty(),
+            returns_value,
+            returns_state,
+            handed_back,
         };
         for &block in body.basic_blocks.reverse_postorder() {
             let data = &body.basic_blocks[block];
@@ -327,24 +376,16 @@ impl<'tcx> Importer<'_, 'tcx> {
             ty::Float(ty::FloatTy::F16) => FP16Type::get(self.ctx).into(),
             ty::Float(ty::FloatTy::F32) => FP32Type::get(self.ctx).into(),
             ty::Float(ty::FloatTy::F64) => FP64Type::get(self.ctx).into(),
-            ty::RawPtr(pointee, mutability) => {
+            // A pointer or a reference; one with a shared view (a reference reborrowed from a
+            // shared pointer, too) points into shared memory.
+            ty::RawPtr(pointee, mutability) | ty::Ref(_, pointee, mutability) => {
+                let kind = if ty.is_ref() { PointerKind::Ref } else { PointerKind::Raw };
                 let (space, pointee) = match view {
                     Some(view) => (AddressSpace::Shared, view),
                     None => (AddressSpace::Generic, *pointee),
                 };
                 let pointee = self.ir_type(pointee, None);
-                PointerType::get(self.ctx, space, ir_mutability(*mutability), PointerKind::Raw, pointee)
-                    .into()
-            }
-            ty::Ref(_, pointee, mutability) => {
-                // A reference reborrowed from a shared pointer points into shared memory.
-                let (space, pointee) = match view {
-                    Some(view) => (AddressSpace::Shared, view),
-                    None => (AddressSpace::Generic, *pointee),
-                };
-                let pointee = self.ir_type(pointee, None);
-                PointerType::get(self.ctx, space, ir_mutability(*mutability), PointerKind::Ref, pointee)
-                    .into()
+                PointerType::get(self.ctx, space, ir_mutability(*mutability), kind, pointee).into()
             }
             _ => AdtType::get(self.ctx, ty.to_string()).into(),
         }
@@ -775,8 +816,19 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
             TerminatorKind::Return => {
                 let mut values = Vec::new();
-                if function.returns_value {
+                if function.returns_state {
+                    if let Some((index, phase)) = function.state_slots(Local::ZERO) {
+                        values.push(builder.load(self.ctx, index, at));
+                        values.push(builder.load(self.ctx, phase, at));
+                    }
+                } else if function.returns_value {
                     values.extend(self.operand(function, builder, &Operand::Copy(Local::ZERO.into()), at));
+                }
+                for local in function.handed_back.clone() {
+                    if let Some((index, phase)) = function.state_slots(local) {
+                        values.push(builder.load(self.ctx, index, at));
+                        values.push(builder.load(self.ctx, phase, at));
+                    }
                 }
                 builder.ret(self.ctx, &values, at);
             }
@@ -871,6 +923,9 @@ impl<'tcx> Importer<'_, 'tcx> {
         }
         let name =
             self.names.get(&callee).cloned().unwrap_or_else(|| symbol(&readable_path(self.tcx, callee)));
+        if self.names.contains_key(&callee) && expands_states(self.tcx, callee) {
+            return self.scope_call(function, builder, (callee, &name), func_ty, args, destination, at);
+        }
         // A state handed to a call (`helper(&mut state)`, `mem::replace(&mut state, …)`) may be
         // changed there in ways the verifier does not follow: its slots escape, so what the
         // verifier knew of them is forgotten and later pipeline operations on it are rejected.
@@ -1108,6 +1163,83 @@ impl<'tcx> Importer<'_, 'tcx> {
         }
     }
 
+    /// A call of a scope function that takes or returns states as their index and phase (see
+    /// [`Self::function`]): a state argument is loaded from its slots; a returned state and the
+    /// states handed back (`&mut` parameters) are stored into the caller's.
+    #[allow(clippy::too_many_arguments)]
+    fn scope_call(
+        &mut self,
+        function: &mut FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        (callee, name): (Instance<'tcx>, &str),
+        func_ty: Ty<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+        at: &SourceLoc,
+    ) -> Result<(), BuildError> {
+        let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
+        let signature = self
+            .tcx
+            .normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
+        let mut params = Vec::new();
+        let mut values = Vec::new();
+        let mut handed_back = Vec::new();
+        for (position, (arg, ty)) in args.iter().zip(signature.inputs()).enumerate() {
+            if let Some(kind) = state_param(self.tcx, *ty) {
+                let (index, phase) = self.state_operands(function, builder, args, position, at);
+                params.extend([u32_ty, u32_ty]);
+                values.extend([index, phase]);
+                if kind == StateParam::Mut {
+                    handed_back.push(function.state_arg(args, position));
+                }
+                continue;
+            }
+            let param = self.ir_type(*ty, None);
+            let value = match self.operand(function, builder, &arg.node, at) {
+                Some(value) => value,
+                None => self.opaque(builder, &format!("argument {:?}", arg.node), &[], &[param], at)[0],
+            };
+            params.push(param);
+            values.push(self.coerce(builder, value, param, at));
+        }
+        let returns_state = is_pipeline_state(self.tcx, signature.output());
+        let mut results = if returns_state {
+            vec![u32_ty, u32_ty]
+        } else {
+            self.results_of(signature.output(), Some(callee))
+        };
+        let declared = results.len();
+        results.extend(handed_back.iter().flat_map(|_| [u32_ty, u32_ty]));
+        let returned = builder.call(self.ctx, name, &params, &results, &values, at)?;
+        if returns_state {
+            match function.state_of(destination).and_then(|local| function.state_slots(local)) {
+                Some((index, phase)) => {
+                    builder.store(self.ctx, returned[0], index, at);
+                    builder.store(self.ctx, returned[1], phase, at);
+                }
+                None => {
+                    self.opaque(
+                        builder,
+                        "a returned pipeline state stored where the import cannot follow it",
+                        &returned[..2],
+                        &[],
+                        at,
+                    );
+                }
+            }
+        } else if let Some(value) = returned.first().filter(|_| declared > 0) {
+            self.write_place(function, builder, destination, *value, at);
+        }
+        for (k, slots) in handed_back.into_iter().enumerate() {
+            let (index, phase) = (returned[declared + 2 * k], returned[declared + 2 * k + 1]);
+            if let Some((index_slot, phase_slot)) = slots {
+                builder.store(self.ctx, index, index_slot, at);
+                builder.store(self.ctx, phase, phase_slot, at);
+            }
+        }
+        Ok(())
+    }
+
     /// The stage index and phase of the state argument `position` names, loaded from its
     /// slots. A state the import cannot follow (reached through a parameter, a field, a tuple
     /// or an array) gives opaque values instead, so the verifier rejects the operation by
@@ -1187,6 +1319,34 @@ fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool> {
 fn stage_count(ty: Ty<'_>) -> u32 {
     let ty::Adt(_, args) = ty.kind() else { return 0 };
     args.consts().next().and_then(|constant| constant.try_to_leaf()).map(|leaf| leaf.to_u32()).unwrap_or(0)
+}
+
+/// How a function takes a pipeline state.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum StateParam {
+    /// `PipelineState` or `&PipelineState`: the caller's state does not change.
+    Value,
+    /// `&mut PipelineState`: handed back to the caller.
+    Mut,
+}
+
+/// Whether a parameter of type `ty` is a pipeline state, and how it is passed.
+fn state_param<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<StateParam> {
+    match ty.kind() {
+        ty::Ref(_, pointee, mutability) if is_pipeline_state(tcx, *pointee) => Some(match mutability {
+            rustc_middle::mir::Mutability::Mut => StateParam::Mut,
+            rustc_middle::mir::Mutability::Not => StateParam::Value,
+        }),
+        _ if is_pipeline_state(tcx, ty) => Some(StateParam::Value),
+        _ => None,
+    }
+}
+
+/// Whether a scope function takes and returns states as their index and phase: every one but
+/// closures, whose calls pass their arguments as one tuple (a state reaching a closure is not
+/// followed; its pipeline operations are rejected by `state-provenance`).
+fn expands_states<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {
+    !tcx.is_closure_like(instance.def_id())
 }
 
 fn is_pipeline_state<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {

@@ -11,19 +11,24 @@
 //! of tracked values to a place replace its fact; loads read it. A place whose address is
 //! passed to a call or an opaque operation loses its facts there (the callee may write it).
 //! Stores through any other pointer are not tracked.
+//!
+//! Calls of scope functions: the arguments' facts flow into the callee's entry block and the
+//! callee's returned facts into the call's results, joined over every call (one fact per value
+//! of the scope, so the cost stays linear; a helper called with two different states sees a
+//! `Conflict` and its pipeline operations are rejected by `state-provenance`).
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use pliron::{context::Context, operation::Operation, value::Value};
 
 use super::{
-    facts::{Fact, FactStore, is_tracked, join_opt},
+    facts::{Fact, FactStore, Versions, is_tracked, join_opt, version_bit},
     index::ScopeIndex,
 };
 use crate::ir::{
     mir::{
         arith::{BinOp, CastKind, CastOp, CmpOp},
-        control::{CallOp, GotoOp},
+        control::{CallOp, GotoOp, ReturnOp},
         memory::{AllocaOp, FieldAddrOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
     },
@@ -37,18 +42,18 @@ pub(crate) struct Place {
     pub path: Vec<u32>,
 }
 
-/// Facts of places at one program point.
-pub(crate) type Memory = BTreeMap<Place, Fact>;
+/// Facts of places at one program point, each with the versions of its state it may hold.
+pub(crate) type Memory = BTreeMap<Place, (Fact, Versions)>;
 
 /// Joins the facts of `from` about places in `live` into `into`; true when `into` changed.
 fn join_memory(into: &mut Memory, from: &Memory, live: &HashSet<Place>) -> bool {
     let mut changed = false;
-    for (place, fact) in from {
+    for (place, (fact, versions)) in from {
         if !live.contains(place) {
             continue;
         }
         let old = into.get(place).copied();
-        let new = join_opt(old, *fact);
+        let new = (join_opt(old.map(|(fact, _)| fact), *fact), old.map_or(0, |(_, v)| v) | versions);
         if old != Some(new) {
             into.insert(place.clone(), new);
             changed = true;
@@ -80,12 +85,52 @@ pub(crate) struct FlowState {
     /// Facts of the places live at each block's entry (see [`live_places`]).
     pub memory_in: Vec<Memory>,
     live_in: Vec<HashSet<Place>>,
+    /// The version bit of each version-making operation (by number).
+    version_of: HashMap<usize, Versions>,
+    /// Each function's `mir.return` operations (numbers).
+    returns_of: Vec<Vec<usize>>,
 }
 
 impl FlowState {
     pub(crate) fn new(ctx: &Context, index: &ScopeIndex) -> FlowState {
-        FlowState { memory_in: vec![Memory::new(); index.blocks.len()], live_in: live_places(ctx, index) }
+        FlowState {
+            memory_in: vec![Memory::new(); index.blocks.len()],
+            live_in: live_places(ctx, index),
+            version_of: version_ops(ctx, index),
+            returns_of: returns_of(ctx, index),
+        }
     }
+}
+
+/// Each function's `mir.return` operations.
+fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
+    let mut returns = vec![Vec::new(); index.functions.len()];
+    for (f, blocks) in index.blocks_of.iter().enumerate() {
+        for b in blocks.clone() {
+            if let Some(n) = index.ops_of_block[b].clone().last()
+                && Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some()
+            {
+                returns[f].push(n);
+            }
+        }
+    }
+    returns
+}
+
+/// Numbers the operations that make a state value (`semantic.state_new` and
+/// `semantic.state_advance`) in scope order, each with its version bit.
+pub(crate) fn version_ops(ctx: &Context, index: &ScopeIndex) -> HashMap<usize, Versions> {
+    index
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| {
+            Operation::get_op::<StateNewOp>(**op, ctx).is_some()
+                || Operation::get_op::<StateAdvanceOp>(**op, ctx).is_some()
+        })
+        .enumerate()
+        .map(|(ordinal, (n, _))| (n, version_bit(ordinal)))
+        .collect()
 }
 
 /// The places live at each block's entry: those some path from there loads before storing
@@ -181,6 +226,12 @@ pub(crate) fn transfer_block(
             changes.values.push(value);
         }
     };
+    let add_versions =
+        |store: &mut dyn FactStore, changes: &mut Changes, value: Value, versions: Versions| {
+            if versions != 0 && is_tracked(ctx, value) && store.join_versions(value, versions) {
+                changes.values.push(value);
+            }
+        };
     for n in index.ops_of_block[b].clone() {
         let op = index.ops[n];
         let operation = op.deref(ctx);
@@ -190,12 +241,18 @@ pub(crate) fn transfer_block(
 
         if Operation::get_op::<StateNewOp>(op, ctx).is_some() {
             let state = super::facts::StateId(n as u32);
+            let version = flow.version_of.get(&n).copied().unwrap_or(0);
             set(store, &mut changes, results[0], Fact::Index(state));
             set(store, &mut changes, results[1], Fact::Phase(state));
+            add_versions(store, &mut changes, results[0], version);
+            add_versions(store, &mut changes, results[1], version);
         } else if Operation::get_op::<StateAdvanceOp>(op, ctx).is_some() {
+            // The advanced state is a new value of the same state: same facts, a new version.
+            let version = flow.version_of.get(&n).copied().unwrap_or(0);
             for (result, operand) in results.iter().zip(&operands) {
                 if let Some(fact) = operand_fact(ctx, store, *operand) {
                     set(store, &mut changes, *result, fact);
+                    add_versions(store, &mut changes, *result, version);
                 }
             }
         } else if Operation::get_op::<BinOp>(op, ctx).is_some()
@@ -206,27 +263,29 @@ pub(crate) fn transfer_block(
                 set(store, &mut changes, results[0], fact);
             }
         } else if let Some(cast) = Operation::get_op::<CastOp>(op, ctx) {
-            let fact = if cast.kind(ctx) == Some(CastKind::IntToInt) {
-                operand_fact(ctx, store, operands[0])
-            } else {
-                Some(Fact::Unrelated)
-            };
+            let int_to_int = cast.kind(ctx) == Some(CastKind::IntToInt);
+            let fact = if int_to_int { operand_fact(ctx, store, operands[0]) } else { Some(Fact::Unrelated) };
             if let Some(fact) = fact {
                 set(store, &mut changes, results[0], fact);
+            }
+            if int_to_int {
+                let versions = store.versions(operands[0]);
+                add_versions(store, &mut changes, results[0], versions);
             }
         } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
             let fact = match place_of(ctx, index, operands[0]) {
                 Some(place) => memory.get(&place).copied(),
-                None => Some(Fact::Unrelated),
+                None => Some((Fact::Unrelated, 0)),
             };
-            if let Some(fact) = fact {
+            if let Some((fact, versions)) = fact {
                 set(store, &mut changes, results[0], fact);
+                add_versions(store, &mut changes, results[0], versions);
             }
         } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
             if let Some(place) = place_of(ctx, index, operands[1]) {
                 match operand_fact(ctx, store, operands[0]) {
                     Some(fact) => {
-                        memory.insert(place, fact);
+                        memory.insert(place, (fact, store.versions(operands[0])));
                     }
                     None => {
                         memory.remove(&place);
@@ -237,13 +296,34 @@ pub(crate) fn transfer_block(
             || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
         {
             clobber_escaping(ctx, index, &operands, &mut memory);
-            for result in &results {
-                set(store, &mut changes, *result, Fact::Unrelated);
-            }
-            if let Some(callee) = index.callee_of.get(&n)
-                && let Some(entry) = index.entry_block(*callee)
-            {
-                pass_arguments(ctx, index, store, entry, &operands, &mut changes);
+            match index.callee_of.get(&n) {
+                // A call of a scope function: its results are what its returns return, on
+                // every call of it (a state a helper returns or hands back is followed).
+                Some(callee) => {
+                    for (k, result) in results.iter().enumerate() {
+                        let mut fact = None;
+                        let mut versions = 0;
+                        for r in &flow.returns_of[*callee] {
+                            let value = index.ops[*r].deref(ctx).get_operand(k);
+                            if let Some(returned) = operand_fact(ctx, store, value) {
+                                fact = Some(join_opt(fact, returned));
+                                versions |= store.versions(value);
+                            }
+                        }
+                        if let Some(fact) = fact {
+                            set(store, &mut changes, *result, fact);
+                            add_versions(store, &mut changes, *result, versions);
+                        }
+                    }
+                    if let Some(entry) = index.entry_block(*callee) {
+                        pass_arguments(ctx, index, store, entry, &operands, &mut changes);
+                    }
+                }
+                None => {
+                    for result in &results {
+                        set(store, &mut changes, *result, Fact::Unrelated);
+                    }
+                }
             }
         } else if Operation::get_op::<GotoOp>(op, ctx).is_some() {
             if let Some(target) = index.succs[b].first() {
@@ -271,7 +351,7 @@ fn clobber_escaping(ctx: &Context, index: &ScopeIndex, operands: &[Value], memor
         if let Some(escaping) = place_of(ctx, index, *operand) {
             for (place, fact) in memory.iter_mut() {
                 if place.root == escaping.root {
-                    *fact = Fact::Unrelated;
+                    *fact = (Fact::Unrelated, 0);
                 }
             }
         }
@@ -293,11 +373,13 @@ fn pass_arguments(
         if !is_tracked(ctx, *arg) {
             continue;
         }
-        if let Some(fact) = operand_fact(ctx, store, *value)
-            && store.join(*arg, fact)
-        {
-            changes.values.push(*arg);
-            changed = true;
+        if let Some(fact) = operand_fact(ctx, store, *value) {
+            let joined = store.join(*arg, fact);
+            let versioned = store.join_versions(*arg, store.versions(*value));
+            if joined || versioned {
+                changes.values.push(*arg);
+                changed = true;
+            }
         }
     }
     if changed {
@@ -336,10 +418,21 @@ pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex, store: &mut dyn Fa
         }
         for value in changes.values {
             for user in value.uses(ctx) {
-                if let Some(block) = index.block_of_op(ctx, user.user_op())
+                let user = user.user_op();
+                if let Some(block) = index.block_of_op(ctx, user)
                     && block != b
                 {
                     enqueue(block);
+                }
+                // A returned value reaches the results of every call of its function.
+                if Operation::get_op::<ReturnOp>(user, ctx).is_some()
+                    && let Some(f) = index.function_of_op(ctx, user)
+                {
+                    for call in &index.callers[f] {
+                        if let Some(block) = index.block_of_op(ctx, index.ops[*call]) {
+                            enqueue(block);
+                        }
+                    }
                 }
             }
         }

@@ -69,6 +69,23 @@ pub enum ValueKey {
     Argument { block: u32, index: u32 },
 }
 
+/// Which versions of its state a stage index or phase may be: a set of the operations that
+/// make a state value (`semantic.state_new`, `semantic.state_advance`), one bit each (see
+/// [`version_bit`]). A copy of a state keeps its versions; an advance makes a new one, so two
+/// copies are two values and an operation on a copy that is no longer current is seen (the
+/// typestate compares these with the versions a state may be at on each path). Zero for
+/// every other fact.
+pub type Versions = u64;
+
+/// The bit standing for every version operation past the 63rd of a scope: a set holding it
+/// is not compared (staleness is then not checked for that state).
+pub const VERSIONS_OVERFLOW: Versions = 1 << 63;
+
+/// The version bit of the `ordinal`-th version-making operation of a scope.
+pub fn version_bit(ordinal: usize) -> Versions {
+    if ordinal < 63 { 1 << ordinal } else { VERSIONS_OVERFLOW }
+}
+
 /// Every fact of a scope, in canonical order: what verifier runs are compared by.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FactTable(pub BTreeMap<ValueKey, Fact>);
@@ -94,11 +111,15 @@ pub(crate) trait FactStore {
     fn join(&mut self, value: Value, fact: Fact) -> bool;
     /// Every (value, fact).
     fn entries(&self) -> Vec<(Value, Fact)>;
+    /// The versions of `value`'s state it may hold (zero: none known).
+    fn versions(&self, value: Value) -> Versions;
+    /// Adds `versions` to `value`'s; true when that changed them.
+    fn join_versions(&mut self, value: Value, versions: Versions) -> bool;
 }
 
-/// The indexed store: facts in a map keyed by value.
+/// The indexed store: facts and versions in maps keyed by value.
 #[derive(Default)]
-pub(crate) struct IndexedFacts(HashMap<Value, Fact>);
+pub(crate) struct IndexedFacts(HashMap<Value, Fact>, HashMap<Value, Versions>);
 
 impl FactStore for IndexedFacts {
     fn get(&self, value: Value) -> Option<Fact> {
@@ -118,6 +139,17 @@ impl FactStore for IndexedFacts {
     fn entries(&self) -> Vec<(Value, Fact)> {
         self.0.iter().map(|(value, fact)| (*value, *fact)).collect()
     }
+
+    fn versions(&self, value: Value) -> Versions {
+        self.1.get(&value).copied().unwrap_or(0)
+    }
+
+    fn join_versions(&mut self, value: Value, versions: Versions) -> bool {
+        let old = self.1.entry(value).or_insert(0);
+        let changed = *old | versions != *old;
+        *old |= versions;
+        changed
+    }
 }
 
 #[cfg(test)]
@@ -134,5 +166,13 @@ mod tests {
         assert_eq!(join_opt(None, Fact::Phase(a)), Fact::Phase(a));
         assert_eq!(Fact::Derived(b).state(), Some(b));
         assert_eq!(Fact::Unrelated.state(), None);
+    }
+
+    #[test]
+    fn version_bits_are_distinct_until_they_overflow() {
+        assert_ne!(version_bit(0), version_bit(1));
+        assert_eq!(version_bit(62), 1 << 62);
+        assert_eq!(version_bit(63), VERSIONS_OVERFLOW);
+        assert_eq!(version_bit(500), VERSIONS_OVERFLOW);
     }
 }

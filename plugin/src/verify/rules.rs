@@ -99,7 +99,7 @@ impl PipelineKind {
     }
 
     /// (operand holding the stage index, operand holding the phase bit if the op takes one).
-    fn operands(self) -> (usize, Option<usize>) {
+    pub(crate) fn operands(self) -> (usize, Option<usize>) {
         match self {
             PipelineKind::Acquire | PipelineKind::Tail | PipelineKind::Wait | PipelineKind::Advance => {
                 (0, Some(1))
@@ -237,17 +237,8 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
                 continue;
             }
         }
-        if index.function_of_op(ctx, index.state_op(state)) != index.function_of_op(ctx, *op) {
-            let name = reporter.op_name(*op);
-            let message = format!(
-                "`{name}` operates on a state created in another function; pipeline operations must be \
-                 in the function that creates the state (the ordering is checked per function)"
-            );
-            let related = vec![state_created(reporter, state)];
-            reporter.reject(Rule::StateProvenance, *op, message, related);
-            failed.insert(n, Some(state));
-            continue;
-        }
+        // An operation in another function than the state's creation is fine: the typestate
+        // follows the state into helpers through function summaries.
         applies_to.insert(n, (state, kind));
     }
     Provenance { applies_to, failed }

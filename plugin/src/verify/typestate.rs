@@ -27,7 +27,7 @@ use pliron::{
 
 use super::{
     Rule,
-    facts::{Fact, FactStore, StateId, is_tracked},
+    facts::{Fact, FactStore, StateId, VERSIONS_OVERFLOW, Versions, is_tracked},
     index::ScopeIndex,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
 };
@@ -107,14 +107,21 @@ impl Bytes {
 struct Typestate {
     bits: u16,
     bytes: Bytes,
+    /// The versions the state may be at: the `semantic.state_new` or `semantic.state_advance`
+    /// that made its current value (see [`Versions`]); zero before its creation.
+    current: Versions,
 }
 
 impl Typestate {
-    const NEW: Typestate = Typestate { bits: NOT_CREATED, bytes: Bytes::Unset };
+    const NEW: Typestate = Typestate { bits: NOT_CREATED, bytes: Bytes::Unset, current: 0 };
 
     /// Joins `other` in; true when that changed `self`.
     fn join(&mut self, other: Typestate) -> bool {
-        let joined = Typestate { bits: self.bits | other.bits, bytes: self.bytes.join(other.bytes) };
+        let joined = Typestate {
+            bits: self.bits | other.bits,
+            bytes: self.bytes.join(other.bytes),
+            current: self.current | other.current,
+        };
         let changed = joined != *self;
         *self = joined;
         changed
@@ -154,53 +161,93 @@ struct Slots {
 
 /// The analysis of one function: its steps, guards and slots.
 struct FunctionRun<'a> {
+    facts: &'a dyn FactStore,
     steps: &'a BTreeMap<usize, (StateId, Step)>,
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
     poisons: &'a BTreeMap<usize, (usize, Option<StateId>)>,
+    /// The summaries of the functions done so far (callees come first).
+    summaries: &'a [Option<Summary>],
+    /// Calls closing a cycle of calls: not followed (the states they touch end there).
+    cyclic: &'a HashSet<usize>,
     slots: Slots,
     /// Conditions of more than one `mir.cond_br` of the function.
     guards: HashSet<Value>,
 }
 
-/// Runs the typestate rules on every function that creates a state.
+/// What a call of a function does to one state that enters it in one typestate.
+#[derive(Clone, Debug)]
+struct Effect {
+    /// The typestate on the function's returns ([`KEEP`] in `current`: some path leaves the
+    /// caller's version as it was).
+    out: Typestate,
+    /// What the function's operations break on the way, reported where they are.
+    violations: Vec<Found>,
+}
+
+/// A function's summary: for each typestate bit a state may enter in, the effect on every
+/// state the function touches (its own steps and its callees'). Computed once per function,
+/// applied at each of its calls: the cost is a constant factor (8 runs) over one run.
+type Summary = BTreeMap<StateId, [Option<Effect>; 8]>;
+
+/// The version a state is at when it enters a summarised function: the caller's, whatever it
+/// is (not a real version; see [`Versions`]).
+const KEEP: Versions = 1 << 62;
+
+/// Runs the typestate rules: every function's summary bottom-up, then each root (the kernel,
+/// and any function no call reaches) with the states it touches, reporting.
 pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, provenance: &Provenance) {
     let Provenance { applies_to, failed } = provenance;
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut steps: BTreeMap<usize, (StateId, Step)> = BTreeMap::new();
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
     let mut poisons: BTreeMap<usize, (usize, Option<StateId>)> = BTreeMap::new();
-    let mut states_of: Vec<Vec<StateId>> = vec![Vec::new(); index.functions.len()];
+    let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
     for (n, op) in index.ops.iter().enumerate() {
-        if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
-            let state = StateId(n as u32);
-            steps.insert(n, (state, Step::New));
-            if let Some(f) = index.function_of_op(ctx, *op) {
-                states_of[f].push(state);
-            }
+        let step = if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
+            Some((StateId(n as u32), Step::New))
         } else if let Some((state, kind)) = applies_to.get(&n) {
-            steps.insert(n, (*state, Step::Pipeline(*kind)));
+            Some((*state, Step::Pipeline(*kind)))
         } else if let Some(state) = failed.get(&n) {
             if let Some(f) = index.function_of_op(ctx, *op) {
                 poisons.insert(n, (f, *state));
             }
-        } else if let Some(state) = stage_access(ctx, facts, *op)
-            && index.function_of_op(ctx, index.state_op(state)) == index.function_of_op(ctx, *op)
-        {
-            steps.insert(n, (state, Step::StageAccess));
+            None
+        } else {
+            stage_access(ctx, facts, *op).map(|state| (state, Step::StageAccess))
+        };
+        if let Some((state, step)) = step {
+            if let Some(f) = index.function_of_op(ctx, *op) {
+                touched[f].insert(state);
+            }
+            steps.insert(n, (state, step));
         }
     }
-    // Shared by the functions: each clears the in-states it set (`reached`) when done.
-    let mut block_in: Vec<Vec<Path>> = vec![Vec::new(); index.blocks.len()];
-    let mut queued = vec![false; index.blocks.len()];
-    let mut reached = Vec::new();
-    for (f, states) in states_of.iter().enumerate() {
-        let blocks = index.blocks_of[f].clone();
-        if states.is_empty() || blocks.is_empty() {
+    // Functions in callee-first order; calls closing a cycle are not followed.
+    let (order, cyclic) = callee_first(index);
+    for f in &order {
+        let callees: Vec<usize> = calls_in(index, *f).map(|(_, callee)| callee).collect();
+        for callee in callees {
+            if callee != *f {
+                let inherited = touched[callee].clone();
+                touched[*f].extend(inherited);
+            }
+        }
+    }
+    let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
+    // Shared by the runs: each clears the in-states it set when done.
+    let mut scratch =
+        Scratch { block_in: vec![Vec::new(); index.blocks.len()], queued: vec![false; index.blocks.len()] };
+    for f in order {
+        let states: Vec<StateId> = touched[f].iter().copied().collect();
+        if states.is_empty() || index.blocks_of[f].is_empty() {
             continue;
         }
         let run = FunctionRun {
+            facts,
             steps: &steps,
             poisons: &poisons,
+            summaries: &summaries,
+            cyclic: &cyclic,
             slots: Slots {
                 of: states.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
                 producer: states
@@ -208,66 +255,67 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
                     .map(|s| role_of(ctx, index, *s) == Some(PipelineRole::Producer))
                     .collect(),
             },
-            guards: correlated_guards(ctx, index, blocks.clone()),
+            guards: correlated_guards(ctx, index, index.blocks_of[f].clone()),
         };
-        let entry = blocks.start;
-        block_in[entry] = vec![Path { guards: Vec::new(), row: vec![Typestate::NEW; states.len()] }];
-        reached.push(entry);
-        queued[entry] = true;
-        let mut worklist = VecDeque::from([entry]);
-        while let Some(b) = worklist.pop_front() {
-            queued[b] = false;
-            let paths = block_in[b].clone();
-            for path in paths {
-                for (succ, out) in run.block(reporter, b, path, None) {
-                    if block_in[succ].is_empty() {
-                        reached.push(succ);
-                    }
-                    if merge_path(&mut block_in[succ], out) && !queued[succ] {
-                        queued[succ] = true;
-                        worklist.push_back(succ);
-                    }
-                }
-            }
-        }
-        // Report from the fixed point; keep each block's out-rows for locating exits.
-        let mut found = Vec::new();
-        let mut out_rows: HashMap<usize, Vec<Typestate>> = HashMap::new();
-        for b in blocks.clone() {
-            for path in block_in[b].clone() {
-                for (_, out) in run.block(reporter, b, path, Some(&mut found)) {
-                    match out_rows.get_mut(&b) {
-                        Some(row) => {
-                            for (into, from) in row.iter_mut().zip(&out.row) {
-                                into.join(*from);
-                            }
-                        }
-                        None => {
-                            out_rows.insert(b, out.row);
-                        }
-                    }
-                }
-            }
-        }
-        let mut seen = BTreeSet::new();
-        for (rule, op, message, state, exit) in found {
-            let ops = match exit {
-                Some(bad) => run.exit_points(ctx, index, op, state, bad, &out_rows),
-                None => vec![],
-            };
-            let ops = if ops.is_empty() { vec![op] } else { ops };
-            for op in ops {
-                let number = index.op_number.get(&op).copied();
-                if seen.insert((number, rule, state)) {
-                    let related = vec![state_created(reporter, state)];
-                    reporter.reject(rule, op, message.clone(), related);
-                }
-            }
-        }
-        for b in reached.drain(..) {
-            block_in[b].clear();
+        if index.callers[f].is_empty() {
+            run.check_root(reporter, f, &mut scratch);
+        } else {
+            let summary = run.summarise(reporter, f, &mut scratch);
+            summaries[f] = Some(summary);
         }
     }
+}
+
+/// Per-block in-states, shared by the runs.
+struct Scratch {
+    block_in: Vec<Vec<Path>>,
+    queued: Vec<bool>,
+}
+
+/// The calls of function `f` that call a scope function: (call number, callee).
+fn calls_in(index: &ScopeIndex, f: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    index.blocks_of[f].clone().flat_map(move |b| {
+        index.ops_of_block[b].clone().filter_map(move |n| index.callee_of.get(&n).map(|callee| (n, *callee)))
+    })
+}
+
+/// The functions in an order where every callee comes before its callers (depth-first
+/// post-order from each function), and the calls (numbers) that close a cycle.
+fn callee_first(index: &ScopeIndex) -> (Vec<usize>, HashSet<usize>) {
+    let functions = index.functions.len();
+    let calls: Vec<Vec<(usize, usize)>> = (0..functions).map(|f| calls_in(index, f).collect()).collect();
+    // 0: not seen, 1: on the stack, 2: done.
+    let mut mark = vec![0u8; functions];
+    let mut order = Vec::with_capacity(functions);
+    let mut cyclic = HashSet::new();
+    for root in 0..functions {
+        if mark[root] != 0 {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        mark[root] = 1;
+        while let Some((f, next)) = stack.last_mut() {
+            let f = *f;
+            if let Some((n, callee)) = calls[f].get(*next).copied() {
+                *next += 1;
+                match mark[callee] {
+                    0 => {
+                        mark[callee] = 1;
+                        stack.push((callee, 0));
+                    }
+                    1 => {
+                        cyclic.insert(n);
+                    }
+                    _ => {}
+                }
+            } else {
+                mark[f] = 2;
+                order.push(f);
+                stack.pop();
+            }
+        }
+    }
+    (order, cyclic)
 }
 
 /// Adds `incoming` to a block's paths; true when that changed them.
@@ -323,16 +371,201 @@ fn correlated_guards(ctx: &Context, index: &ScopeIndex, blocks: std::ops::Range<
 /// (rule, op, message, state, the bad bits when the violation is a path leaving the function).
 type Found = (Rule, Ptr<Operation>, String, StateId, Option<u16>);
 
+/// How a run of a function's blocks is used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The fixed point: nothing collected.
+    Solve,
+    /// A root's report: violations, and states left unfinished at its returns.
+    Root,
+    /// A summary's report: violations; the typestates at the returns.
+    Summary,
+}
+
 impl FunctionRun<'_> {
+    /// The fixed point of function `f`'s blocks from `entry_row` at its entry; returns the
+    /// blocks it reached (their in-states are in `scratch` until cleared).
+    fn solve(
+        &self,
+        reporter: &Reporter,
+        f: usize,
+        entry_row: Vec<Typestate>,
+        scratch: &mut Scratch,
+    ) -> Vec<usize> {
+        let index = reporter.index;
+        let entry = index.blocks_of[f].start;
+        let mut reached = vec![entry];
+        scratch.block_in[entry] = vec![Path { guards: Vec::new(), row: entry_row }];
+        scratch.queued[entry] = true;
+        let mut worklist = VecDeque::from([entry]);
+        while let Some(b) = worklist.pop_front() {
+            scratch.queued[b] = false;
+            let paths = scratch.block_in[b].clone();
+            for path in paths {
+                for (succ, out) in self.block(reporter, b, path, Mode::Solve, &mut Vec::new(), &mut None) {
+                    if scratch.block_in[succ].is_empty() {
+                        reached.push(succ);
+                    }
+                    if merge_path(&mut scratch.block_in[succ], out) && !scratch.queued[succ] {
+                        scratch.queued[succ] = true;
+                        worklist.push_back(succ);
+                    }
+                }
+            }
+        }
+        reached
+    }
+
+    /// A root function (the kernel, or one no call reaches): its states start not created;
+    /// every violation is reported, and paths leaving it with a state unfinished.
+    fn check_root(&self, reporter: &mut Reporter, f: usize, scratch: &mut Scratch) {
+        let (ctx, index) = (reporter.ctx, reporter.index);
+        let reached = self.solve(reporter, f, vec![Typestate::NEW; self.slots.producer.len()], scratch);
+        // Report from the fixed point; keep each block's out-rows for locating exits.
+        let mut found = Vec::new();
+        let mut out_rows: HashMap<usize, Vec<Typestate>> = HashMap::new();
+        for b in index.blocks_of[f].clone() {
+            for path in scratch.block_in[b].clone() {
+                for (_, out) in self.block(reporter, b, path, Mode::Root, &mut found, &mut None) {
+                    match out_rows.get_mut(&b) {
+                        Some(row) => {
+                            for (into, from) in row.iter_mut().zip(&out.row) {
+                                into.join(*from);
+                            }
+                        }
+                        None => {
+                            out_rows.insert(b, out.row);
+                        }
+                    }
+                }
+            }
+        }
+        for b in reached {
+            scratch.block_in[b].clear();
+        }
+        let mut seen = BTreeSet::new();
+        for (rule, op, message, state, exit) in found {
+            let ops = match exit {
+                Some(bad) => self.exit_points(ctx, index, op, state, bad, &out_rows),
+                None => vec![],
+            };
+            let ops = if ops.is_empty() { vec![op] } else { ops };
+            for op in ops {
+                let number = index.op_number.get(&op).copied();
+                if seen.insert((number, rule, state)) {
+                    let related = vec![state_created(reporter, state)];
+                    reporter.reject(rule, op, message.clone(), related);
+                }
+            }
+        }
+    }
+
+    /// The summary of a called function: one run per typestate a state may enter in (every
+    /// state it touches entering in that typestate; the states are independent).
+    fn summarise(&self, reporter: &Reporter, f: usize, scratch: &mut Scratch) -> Summary {
+        let index = reporter.index;
+        let mut summary: Summary = self.slots.of.keys().map(|s| (*s, Default::default())).collect();
+        for (bit, effects) in ALL_BITS.iter().enumerate() {
+            let start = Typestate { bits: *effects, bytes: entry_bytes(*effects), current: KEEP };
+            let reached = self.solve(reporter, f, vec![start; self.slots.producer.len()], scratch);
+            let mut found = Vec::new();
+            let mut returned: Option<Vec<Typestate>> = None;
+            for b in index.blocks_of[f].clone() {
+                for path in scratch.block_in[b].clone() {
+                    self.block(reporter, b, path, Mode::Summary, &mut found, &mut returned);
+                }
+            }
+            for b in reached {
+                scratch.block_in[b].clear();
+            }
+            for (s, i) in &self.slots.of {
+                let out = returned
+                    .as_ref()
+                    .map_or(Typestate { bits: 0, bytes: Bytes::Unset, current: 0 }, |row| row[*i]);
+                let violations = found.iter().filter(|found| found.3 == *s).cloned().collect();
+                if let Some(effects) = summary.get_mut(s) {
+                    effects[bit] = Some(Effect { out, violations });
+                }
+            }
+        }
+        summary
+    }
+
+    /// Applies the summary of the function called by `call` to the row; with `report`,
+    /// collects what the callee breaks and stale states handed to it.
+    fn apply_call(
+        &self,
+        reporter: &Reporter,
+        call: Ptr<Operation>,
+        summary: &Summary,
+        row: &mut [Typestate],
+        report: &mut Option<&mut Vec<Found>>,
+    ) {
+        let ctx = reporter.ctx;
+        for (s, effects) in summary {
+            let Some(&i) = self.slots.of.get(s) else { continue };
+            let before = row[i];
+            if before.bits == 0 {
+                continue;
+            }
+            // The state handed in must be its current value.
+            let handed = call
+                .deref(ctx)
+                .operands()
+                .find(|v| matches!(self.facts.get(*v), Some(Fact::Index(state)) if state == *s));
+            if let Some(value) = handed
+                && stale_versions(before.current, self.facts.versions(value))
+            {
+                if let Some(report) = report.as_deref_mut() {
+                    let message = format!(
+                        "`{}` is handed a stale copy of the state: on some path the state was advanced \
+                         after this copy was taken (two copies of a state are two values)",
+                        reporter.op_name(call)
+                    );
+                    let rule = if self.slots.producer[i] { Rule::ProducerOrder } else { Rule::ConsumerOrder };
+                    report.push((rule, call, message, *s, None));
+                }
+                row[i].bits = 0;
+                continue;
+            }
+            let mut after = Typestate { bits: 0, bytes: Bytes::Unset, current: 0 };
+            for (bit, effect) in effects.iter().enumerate() {
+                if before.bits & ALL_BITS[bit] == 0 {
+                    continue;
+                }
+                let Some(effect) = effect else { continue };
+                let bytes = match (entry_bytes(ALL_BITS[bit]), effect.out.bytes, before.bytes) {
+                    // Entered owing bytes: the callee's copies are subtracted from the caller's.
+                    (Bytes::Known(0), Bytes::Known(delivered), Bytes::Known(owed)) => {
+                        Bytes::Known(owed + delivered)
+                    }
+                    (Bytes::Known(0), Bytes::Known(_) | Bytes::Unknown, _) => Bytes::Unknown,
+                    (_, out, _) => out,
+                };
+                let current = (effect.out.current & !KEEP)
+                    | if effect.out.current & KEEP != 0 { before.current } else { 0 };
+                after.join(Typestate { bits: effect.out.bits, bytes, current });
+                if let Some(report) = report.as_deref_mut() {
+                    report.extend(effect.violations.iter().cloned());
+                }
+            }
+            row[i] = after;
+        }
+    }
+
     /// Runs block `b` on one path; returns the path into each successor the block's
-    /// terminator can take on it. With `report`, collects violations.
+    /// terminator can take on it. Outside [`Mode::Solve`], collects violations into `found`
+    /// and (for a summary) joins the typestates at a `mir.return` into `returned`.
     fn block(
         &self,
         reporter: &Reporter,
         b: usize,
         mut path: Path,
-        mut report: Option<&mut Vec<Found>>,
+        mode: Mode,
+        found: &mut Vec<Found>,
+        returned: &mut Option<Vec<Typestate>>,
     ) -> Vec<(usize, Path)> {
+        let mut report = if mode == Mode::Solve { None } else { Some(found) };
         let (ctx, index) = (reporter.ctx, reporter.index);
         let block = index.blocks[b];
         if !self.guards.is_empty() {
@@ -350,8 +583,32 @@ impl FunctionRun<'_> {
                 }
             }
             if Operation::get_op::<ReturnOp>(op, ctx).is_some() {
-                if let Some(report) = report.as_deref_mut() {
-                    self.unfinished(&path.row, op, report);
+                match mode {
+                    Mode::Root => {
+                        if let Some(report) = report.as_deref_mut() {
+                            self.unfinished(&path.row, op, report);
+                        }
+                    }
+                    Mode::Summary => match returned {
+                        Some(row) => {
+                            for (into, from) in row.iter_mut().zip(&path.row) {
+                                into.join(*from);
+                            }
+                        }
+                        None => *returned = Some(path.row.clone()),
+                    },
+                    Mode::Solve => {}
+                }
+                continue;
+            }
+            if let Some(callee) = index.callee_of.get(&n) {
+                if self.cyclic.contains(&n) {
+                    // Not followed: the states the call could touch end here, unreported.
+                    for ts in path.row.iter_mut() {
+                        ts.bits = 0;
+                    }
+                } else if let Some(summary) = &self.summaries[*callee] {
+                    self.apply_call(reporter, op, summary, &mut path.row, &mut report);
                 }
                 continue;
             }
@@ -424,6 +681,18 @@ impl FunctionRun<'_> {
             };
             violation = Some((if after_tail { Rule::ProducerTail } else { rule }, message));
         }
+        let stale = live & allowed != 0 && self.stale(ctx, op, step, typestate.current);
+        if stale {
+            let name = reporter.op_name(op);
+            let message = format!(
+                "`{name}` works on a stale copy of the state: on some path the state was advanced after \
+                 this copy was taken (two copies of a state are two values; advancing one leaves the \
+                 other at its old stage and phase)"
+            );
+            let rule = if producer { Rule::ProducerOrder } else { Rule::ConsumerOrder };
+            *typestate = Typestate { bits: 0, ..*typestate };
+            return Some((rule, message));
+        }
         let mut bytes = typestate.bytes;
         if live & allowed != 0 {
             match step {
@@ -466,8 +735,23 @@ impl FunctionRun<'_> {
         }
         // The paths that broke the rule end here; the others go on.
         let bits = if live & allowed != 0 { next } else { 0 };
-        *typestate = Typestate { bits, bytes };
+        let current = match step {
+            Step::New | Step::Pipeline(PipelineKind::Advance) => {
+                self.facts.versions(op.deref(ctx).get_result(0))
+            }
+            _ => typestate.current,
+        };
+        *typestate = Typestate { bits, bytes, current };
         violation
+    }
+
+    /// Whether pipeline operation `op` works on a value of its state that may not be the
+    /// current one: some version the state may be at on this path is not among the versions
+    /// its stage operand may hold. Not compared when either side is unknown or overflowed.
+    fn stale(&self, ctx: &Context, op: Ptr<Operation>, step: &Step, current: Versions) -> bool {
+        let Step::Pipeline(kind) = step else { return false };
+        let (stage, _) = kind.operands();
+        stale_versions(current, self.facts.versions(op.deref(ctx).get_operand(stage)))
     }
 
     /// At a `mir.return`: a producer must have run its tail, a consumer must not hold a stage.
@@ -550,6 +834,27 @@ impl FunctionRun<'_> {
         // closing brace, and its first statement (`_0 = ()`) the `return` itself.
         exits.into_iter().filter_map(|x| index.ops.get(index.ops_of_block[x].start).copied()).collect()
     }
+}
+
+/// Whether a value holding `operand` versions may not be the current value of a state at
+/// `current` versions. Not compared when either is unknown or overflowed; [`KEEP`] (the
+/// caller's version, inside a summarised function) matches the versions handed in.
+fn stale_versions(current: Versions, operand: Versions) -> bool {
+    let current = current & !KEEP;
+    if current == 0 || operand == 0 || (current | operand) & VERSIONS_OVERFLOW != 0 {
+        return false;
+    }
+    current & !operand != 0
+}
+
+/// The typestate bits, one at a time (the index of a summary's effects).
+const ALL_BITS: [u16; 8] = [NOT_CREATED, READY, ACQUIRED, EXPECTING, COPYING, TAILED, WAITING, RELEASED];
+
+/// The bytes a state entering a summarised function in typestate `bits` owes: zero while it
+/// expects or receives copies (the callee's copies count against the caller's announcement),
+/// none otherwise.
+fn entry_bytes(bits: u16) -> Bytes {
+    if bits & (EXPECTING | COPYING) != 0 { Bytes::Known(0) } else { Bytes::Unset }
 }
 
 /// For a step: the typestates it is allowed in, the typestate after it, the rule a wrong

@@ -329,3 +329,88 @@ producer_kernel! {
         pipeline.producer_tail(state);
     }
 }
+
+/// Moves the caller's state to the next stage.
+#[inline(never)]
+fn step_state(state: &mut State) {
+    state.advance();
+}
+
+consumer_kernel! {
+    /// CORRECT: the advance is a helper taking `&mut PipelineState`, called after the release.
+    fn advance_in_helper(input, tiles, pipeline, tid) {
+        let ring = dynamic_shared_base::<f32>();
+        let mut state = State::new();
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            pipeline.consumer_wait(&state);
+            partial += sum_stage!(ring.wrapping_add((state.index() * TILE_FLOATS) as usize), tid);
+            pipeline.consumer_release(&state);
+            step_state(&mut state);
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
+
+consumer_kernel! {
+    /// BROKEN: the advancing helper runs before the release, so the consumer releases the next
+    /// stage (not yet filled) and never the one it read.
+    fn advance_in_helper_before_release(input, tiles, pipeline, tid) {
+        let ring = dynamic_shared_base::<f32>();
+        let mut state = State::new();
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            pipeline.consumer_wait(&state);
+            partial += sum_stage!(ring.wrapping_add((state.index() * TILE_FLOATS) as usize), tid);
+            step_state(&mut state);
+            pipeline.consumer_release(&state);
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
+
+consumer_kernel! {
+    /// BROKEN: keeps a copy taken before the loop and hands it to the tile helper, which
+    /// advances only the copy it was given: every tile waits on stage 0, phase 0.
+    fn stale_copy_to_helper(input, tiles, pipeline, tid) {
+        let mut state = State::new();
+        let first = state;
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            state = first;
+            partial += consume_tile(&pipeline, &mut state, tid);
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
+
+/// Reads this consumer's elements of the stage `state` names, waiting for it first and
+/// releasing it after.
+#[inline(never)]
+fn read_stage_in_window(pipeline: &Pipeline<STAGES>, state: &State, tid: u32) -> f32 {
+    pipeline.consumer_wait(state);
+    let sum = peek_stage(state, tid);
+    pipeline.consumer_release(state);
+    sum
+}
+
+consumer_kernel! {
+    /// CORRECT: wait, read and release in a helper taking `&PipelineState`; the caller advances.
+    fn window_in_helper(input, tiles, pipeline, tid) {
+        let mut state = State::new();
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            partial += read_stage_in_window(&pipeline, &state, tid);
+            state.advance();
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
