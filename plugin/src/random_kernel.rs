@@ -10,11 +10,7 @@
 //! module through [`crate::ir::builder`].
 
 use pliron::{basic_block::BasicBlock, context::Context, context::Ptr, operation::Operation, value::Value};
-use proptest::{
-    prelude::*,
-    strategy::ValueTree,
-    test_runner::TestRunner,
-};
+use proptest::{prelude::*, strategy::ValueTree, test_runner::TestRunner};
 
 use crate::ir::{
     builder::{FnKind, FunctionBuilder, ModuleBuilder, SourceLoc},

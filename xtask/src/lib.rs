@@ -14,6 +14,7 @@
 
 pub mod atomic;
 pub mod backend;
+pub mod bench;
 pub mod canon_check;
 pub mod checks;
 pub mod gpu;
