@@ -217,6 +217,7 @@ fn verdicts_differ(probes: &Probes) -> Vec<String> {
 /// expected). Each kernel is printed to its own file, `kernel-NNNN.pir` (NNNN its place in the
 /// draw), and each probe verifies all of them in one process.
 fn corpus_verdicts_differ(probes: &Probes) -> Vec<String> {
+    let started = std::time::Instant::now();
     let dir = tempfile::tempdir().expect("a temporary folder for the corpus");
     let files: Vec<PathBuf> = plugin::random_kernel::corpus(CORPUS_KERNELS)
         .iter()
@@ -234,27 +235,33 @@ fn corpus_verdicts_differ(probes: &Probes) -> Vec<String> {
     let pristine = probes.pristine.verify_ir(&files);
     let (patched_verdicts, pristine_verdicts) =
         (per_file(dir.path(), &patched.1), per_file(dir.path(), &pristine.1));
-    let mut failures = Vec::new();
-    for file in &files {
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let (a, b) = (patched_verdicts.get(&name), pristine_verdicts.get(&name));
-        if a != b {
-            failures.push(format!(
-                "oracle-agreement corpus kernel {name} (plugin::random_kernel::corpus({CORPUS_KERNELS})[{}]): the \
-                 patched and the pristine pliron reach different verdicts:\n{}\n{}",
-                name.trim_start_matches("kernel-").trim_end_matches(".pir"),
-                a.map_or("(no verdict)", String::as_str).trim(),
-                b.map_or("(no verdict)", String::as_str).trim()
-            ));
-        }
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        .collect();
+    let mut failures = differing_verdicts(&names, &patched_verdicts, &pristine_verdicts);
+    let agreeing = files.len() - failures.len();
+    // The comparison's teeth, on every run: one verdict changed must be caught, by name.
+    let mut tampered = pristine_verdicts.clone();
+    if let Some(verdict) = tampered.get_mut(&names[0]) {
+        verdict.push_str("(changed by the self-check)\n");
+    }
+    let caught = differing_verdicts(&names, &patched_verdicts, &tampered);
+    if !(caught.len() == failures.len() + 1 && caught.iter().any(|f| f.contains(&names[0]))) {
+        failures.push(format!(
+            "oracle-agreement corpus: a verdict changed on purpose in {} was not caught: the comparison \
+             cannot see differences",
+            names[0]
+        ));
     }
     let count = |word: &str| patched_verdicts.values().filter(|v| v.contains(word)).count();
     let (verified, rejected) = (count(": verified"), count(": rejected"));
     println!(
         "verdicts: the patched and the pristine pliron agree on {} of {} oracle-agreement corpus kernels \
-         ({verified} verified, {rejected} rejected)",
-        files.len() - failures.len(),
-        files.len()
+         ({verified} verified, {rejected} rejected; {:.1} s)",
+        agreeing,
+        files.len(),
+        started.elapsed().as_secs_f64()
     );
     if patched.0 != pristine.0 {
         failures.push(format!(
@@ -270,6 +277,29 @@ fn corpus_verdicts_differ(probes: &Probes) -> Vec<String> {
              {rejected}: the comparison needs every kernel judged and both verdicts present",
             files.len()
         ));
+    }
+    failures
+}
+
+/// The corpus kernels (file names, in draw order) whose two verdicts differ, each named with
+/// its place in the draw and both verdicts.
+fn differing_verdicts(
+    names: &[String],
+    patched: &std::collections::BTreeMap<String, String>,
+    pristine: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for name in names {
+        let (a, b) = (patched.get(name), pristine.get(name));
+        if a != b {
+            failures.push(format!(
+                "oracle-agreement corpus kernel {name} (plugin::random_kernel::corpus({CORPUS_KERNELS})[{}]): the \
+                 patched and the pristine pliron reach different verdicts:\n{}\n{}",
+                name.trim_start_matches("kernel-").trim_end_matches(".pir"),
+                a.map_or("(no verdict)", String::as_str).trim(),
+                b.map_or("(no verdict)", String::as_str).trim()
+            ));
+        }
     }
     failures
 }
