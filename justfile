@@ -60,6 +60,10 @@ report *ARGS:
 timing *ARGS:
     cargo xtask timing {{ARGS}}
 
+# Criterion benchmark of the verifier with the patched pliron the backend ships (report: target/criterion/report/index.html).
+bench *ARGS:
+    cargo xtask bench -- {{ARGS}}
+
 # Verify textual kernel IR with the plugin's verifier: exit 0 if all verify, 1 on a rejection, 2 if unparsable.
 verify-ir +FILES:
     cargo xtask verify-ir {{FILES}}

@@ -9,7 +9,8 @@
 //! rejections naming rule, operation and location → [`report`] renders them for people.
 //! With the `oracle` feature, [`oracle`] verifies the same scopes the slow, simple way, for
 //! agreement tests and the timing regression; [`timing`] times the verifier on generated
-//! scopes (the timing regression's measurement). [`build_report`] is the per-crate verification
+//! scopes (the timing regression's measurement). With the `random-kernels` feature,
+//! [`random_kernel`] draws the small random kernels of the oracle-agreement corpus. [`build_report`] is the per-crate verification
 //! report the driver writes and `just kernels` reads back.
 
 pub mod build_report;
@@ -23,6 +24,8 @@ pub mod ir {
 }
 #[cfg(feature = "oracle")]
 pub mod oracle;
+#[cfg(feature = "random-kernels")]
+pub mod random_kernel;
 pub mod report;
 pub mod scope;
 pub mod text;

@@ -12,11 +12,15 @@
 //! What it proves: the pristine build breaks the linear limit (so removing `0001` from
 //! `compiler-patches/pliron/series` fails this suite, and the breach names the family and the
 //! exponent), its exponent is above [`PRISTINE_TEETH`] (else the comparison has no teeth), and
-//! both builds reach the same verdict, word for word, on every textual-IR fixture.
+//! both builds reach the same verdict, word for word, on every textual-IR fixture and on the
+//! oracle-agreement corpus (`plugin::random_kernel`: a fixed draw of [`CORPUS_KERNELS`] random
+//! kernels, printed as textual IR and verified by each probe in one run); a difference fails
+//! the suite naming the fixture or the corpus kernel (its file keeps its number).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use pliron::printable::Printable;
 use plugin::generate::Family;
 use plugin::timing::{Samples, parse_samples};
 use regress::timing::{Limit, Series, check, exponent_field, interval_field};
@@ -30,6 +34,9 @@ pub const PRISTINE_SIZES: [usize; 4] = [800, 1600, 3200, 6400];
 const SPEEDUP_AT: usize = PRISTINE_SIZES[PRISTINE_SIZES.len() - 1];
 /// The exponent the pristine build must exceed for the comparison to have teeth.
 const PRISTINE_TEETH: f64 = 1.6;
+/// Kernels of the oracle-agreement corpus both builds verify: as many as
+/// `plugin/tests/agreement.rs` draws.
+pub const CORPUS_KERNELS: usize = 2000;
 
 /// One build of the verifier, as a program.
 pub struct Probe {
@@ -57,11 +64,11 @@ impl Probe {
             .unwrap_or_else(|e| panic!("{} printed unreadable samples: {e}", self.path.display()))
     }
 
-    /// `verifier-probe verify-ir FILE`: the exit status and what it printed.
-    fn verify_ir(&self, file: &Path) -> (Option<i32>, String) {
+    /// `verifier-probe verify-ir FILE…`: the exit status and what it printed.
+    fn verify_ir(&self, files: &[PathBuf]) -> (Option<i32>, String) {
         let output = Command::new(&self.path)
             .arg("verify-ir")
-            .arg(file)
+            .args(files)
             .output()
             .unwrap_or_else(|e| panic!("running {}: {e}", self.path.display()));
         (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
@@ -155,6 +162,7 @@ pub fn compare(probes: &Probes, guard: &Series, footprint: usize, runs: usize) -
         _ => None,
     };
     failures.extend(verdicts_differ(probes));
+    failures.extend(corpus_verdicts_differ(probes));
     Comparison { pristine, speedup, failures }
 }
 
@@ -180,8 +188,8 @@ fn verdicts_differ(probes: &Probes) -> Vec<String> {
     let mut failures = Vec::new();
     let mut rejected = 0;
     for file in &files {
-        let patched = probes.patched.verify_ir(file);
-        let pristine = probes.pristine.verify_ir(file);
+        let patched = probes.patched.verify_ir(std::slice::from_ref(file));
+        let pristine = probes.pristine.verify_ir(std::slice::from_ref(file));
         rejected += usize::from(patched.0 == Some(1));
         if patched != pristine {
             failures.push(format!(
@@ -203,4 +211,116 @@ fn verdicts_differ(probes: &Probes) -> Vec<String> {
         failures.push("no fixture was rejected: the verdict comparison compared nothing".to_owned());
     }
     failures
+}
+
+/// Differences between the two builds' verdicts on the oracle-agreement corpus (none
+/// expected). Each kernel is printed to its own file, `kernel-NNNN.pir` (NNNN its place in the
+/// draw), and each probe verifies all of them in one process.
+fn corpus_verdicts_differ(probes: &Probes) -> Vec<String> {
+    let started = std::time::Instant::now();
+    let dir = tempfile::tempdir().expect("a temporary folder for the corpus");
+    let files: Vec<PathBuf> = plugin::random_kernel::corpus(CORPUS_KERNELS)
+        .iter()
+        .enumerate()
+        .map(|(n, kernel)| {
+            let mut ctx = plugin::new_context();
+            let module = plugin::random_kernel::build(&mut ctx, kernel);
+            let file = dir.path().join(format!("kernel-{n:04}.pir"));
+            std::fs::write(&file, module.disp(&ctx).to_string())
+                .unwrap_or_else(|e| panic!("writing {}: {e}", file.display()));
+            file
+        })
+        .collect();
+    let patched = probes.patched.verify_ir(&files);
+    let pristine = probes.pristine.verify_ir(&files);
+    let (patched_verdicts, pristine_verdicts) =
+        (per_file(dir.path(), &patched.1), per_file(dir.path(), &pristine.1));
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        .collect();
+    let mut failures = differing_verdicts(&names, &patched_verdicts, &pristine_verdicts);
+    let agreeing = files.len() - failures.len();
+    // The comparison's teeth, on every run: one verdict changed must be caught, by name.
+    let mut tampered = pristine_verdicts.clone();
+    if let Some(verdict) = tampered.get_mut(&names[0]) {
+        verdict.push_str("(changed by the self-check)\n");
+    }
+    let caught = differing_verdicts(&names, &patched_verdicts, &tampered);
+    if !(caught.len() == failures.len() + 1 && caught.iter().any(|f| f.contains(&names[0]))) {
+        failures.push(format!(
+            "oracle-agreement corpus: a verdict changed on purpose in {} was not caught: the comparison \
+             cannot see differences",
+            names[0]
+        ));
+    }
+    let count = |word: &str| patched_verdicts.values().filter(|v| v.contains(word)).count();
+    let (verified, rejected) = (count(": verified"), count(": rejected"));
+    println!(
+        "verdicts: the patched and the pristine pliron agree on {} of {} oracle-agreement corpus kernels \
+         ({verified} verified, {rejected} rejected; {:.1} s)",
+        agreeing,
+        files.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if patched.0 != pristine.0 {
+        failures.push(format!(
+            "oracle-agreement corpus: the patched probe exits {:?}, the pristine one {:?}",
+            patched.0, pristine.0
+        ));
+    }
+    // Every kernel must have been read and judged, and both verdicts must occur, or the
+    // comparison compared nothing.
+    if verified + rejected != files.len() || verified == 0 || rejected == 0 {
+        failures.push(format!(
+            "oracle-agreement corpus: of {} kernels the patched probe verified {verified} and rejected \
+             {rejected}: the comparison needs every kernel judged and both verdicts present",
+            files.len()
+        ));
+    }
+    failures
+}
+
+/// The corpus kernels (file names, in draw order) whose two verdicts differ, each named with
+/// its place in the draw and both verdicts.
+fn differing_verdicts(
+    names: &[String],
+    patched: &std::collections::BTreeMap<String, String>,
+    pristine: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for name in names {
+        let (a, b) = (patched.get(name), pristine.get(name));
+        if a != b {
+            failures.push(format!(
+                "oracle-agreement corpus kernel {name} (plugin::random_kernel::corpus({CORPUS_KERNELS})[{}]): the \
+                 patched and the pristine pliron reach different verdicts:\n{}\n{}",
+                name.trim_start_matches("kernel-").trim_end_matches(".pir"),
+                a.map_or("(no verdict)", String::as_str).trim(),
+                b.map_or("(no verdict)", String::as_str).trim()
+            ));
+        }
+    }
+    failures
+}
+
+/// `verify-ir`'s report of many files, cut into each file's part (keyed by file name): a part
+/// starts at a line that names a file of `dir`.
+fn per_file(dir: &Path, report: &str) -> std::collections::BTreeMap<String, String> {
+    let prefix = format!("{}/", dir.display());
+    let mut parts = std::collections::BTreeMap::new();
+    let mut current: Option<(String, String)> = None;
+    for line in report.lines() {
+        if let Some(rest) = line.strip_prefix(&prefix) {
+            let name = rest.split(':').next().unwrap_or(rest).to_owned();
+            parts.extend(current.take());
+            current = Some((name, String::new()));
+        }
+        if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    parts.extend(current);
+    parts
 }

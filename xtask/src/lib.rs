@@ -18,6 +18,7 @@
 
 pub mod atomic;
 pub mod backend;
+pub mod bench;
 pub mod bump;
 pub mod canon_check;
 pub mod checks;

@@ -145,6 +145,12 @@ enum Task {
         #[arg(long)]
         end_to_end_only: bool,
     },
+    /// Criterion benchmark of the verifier, linked with the patched pliron the backend ships.
+    Bench {
+        /// Arguments for criterion (`-- --help` lists them), e.g. a filter such as `verify/story`.
+        #[arg(last = true)]
+        criterion_args: Vec<String>,
+    },
 }
 
 #[derive(Args)]
@@ -252,5 +258,6 @@ fn run(task: Task) -> Result<()> {
         }
         Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
         Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
+        Task::Bench { criterion_args } => xtask::bench::bench(&layout, &criterion_args),
     }
 }

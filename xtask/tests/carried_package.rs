@@ -1,5 +1,5 @@
 //! A registry package carried by an in-tree backend, end to end and offline, through the real
-//! `xtask` binary, with the project's own pliron series: a test registry (a cargo directory
+//! `xtask` binary, with the first patch of the project's own pliron series: a test registry (a cargo directory
 //! source, put in place of the public registry by the project's `.cargo/config.toml`) holds
 //! trimmed stand-ins for pliron, made from `compiler-patches/pliron/0001-*.patch` itself — the
 //! file the patch changes, cut down to the text around its hunks, before the patch (0.20.0) or
@@ -105,11 +105,12 @@ impl Project {
             &project.join("compiler-patches/verifier/series"),
             "# in-tree: its carried packages have series\n",
         );
-        for entry in std::fs::read_dir(real_series()).unwrap() {
-            let path = entry.unwrap().path();
-            let to = project.join("compiler-patches/pliron").join(path.file_name().unwrap());
-            write(&to, &std::fs::read_to_string(&path).unwrap());
-        }
+        // The series carries the real first patch only: the stand-ins hold just the file it
+        // changes, which later patches of the real series do not find.
+        let (first_name, first_text) = first_patch();
+        let patches = project.join("compiler-patches/pliron");
+        write(&patches.join("series"), &format!("# the real series' first patch\n{first_name}\n"));
+        write(&patches.join(&first_name), &first_text);
         let registry = dir.path().join("registry");
         write(
             &project.join(".cargo/config.toml"),
@@ -118,8 +119,7 @@ impl Project {
                 registry.to_string_lossy()
             ),
         );
-        let (patch_name, _) = first_patch();
-        let fixture = Project { dir, project, patch_name };
+        let fixture = Project { dir, project, patch_name: first_name };
         fixture.describe("0.20.0");
         fixture
     }
@@ -235,7 +235,9 @@ fn a_carried_package_is_patched_tested_built_against_and_recorded() {
     assert_eq!(pliron["revision"].as_str(), Some(format!("pliron 0.20.0 sha256:{archive}").as_str()));
     let series_sha = format!(
         "{:x}",
-        <sha2::Sha256 as sha2::Digest>::digest(std::fs::read(real_series().join("series")).unwrap())
+        <sha2::Sha256 as sha2::Digest>::digest(
+            std::fs::read(project.project.join("compiler-patches/pliron/series")).unwrap()
+        )
     );
     assert_eq!(pliron["series_sha256"].as_str(), Some(series_sha.as_str()));
     let patch = pliron["patches"].as_array().unwrap()[0].as_table().unwrap();

@@ -14,13 +14,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use regress::layout::Layout;
+
 use super::apply::apply_series;
-use super::description::{Backend, Carried};
+use super::description::{Backend, Carried, read_backend};
 use super::error::{BackendError, StaleReason};
 use super::inputs::FileHash;
+use super::lock::Lock;
 use super::package;
 use super::series::Series;
-use super::store::Slot;
+use super::store::{Slot, backends_root};
 use crate::process;
 
 /// A carried package and its series as they are on disk now.
@@ -265,6 +268,24 @@ pub fn workspace_copy(root: &Path, backend: &str, patched: &[(String, PathBuf)])
     }
     write_if_changed(&manifest, text.as_bytes())?;
     Ok(copy)
+}
+
+/// The work copy of the workspace patched with backend `name`'s carried packages, their series
+/// applied as they are on disk now: where `cargo xtask bench` runs the criterion benchmark, so
+/// that it measures the pliron the backend ships. The installed backend must match the
+/// description (`check-backend`), so the series applied here is the one it was built with.
+/// The backend's locks are held while the work folders are written, as `build-backend` does.
+pub fn patched_workspace(layout: &Layout, name: &str) -> Result<PathBuf> {
+    let root = layout.root();
+    let installed = super::check_backend(layout, name)?;
+    let inputs = read_inputs(&read_backend(root, name)?)?;
+    let _project_lock =
+        Lock::acquire(&root.join("target").join("backend-locks").join(format!("{name}.lock")), name)?;
+    let slot = Slot::new(&backends_root(layout)?, name, &installed.provenance.key);
+    let _key_lock = Lock::acquire(&slot.lock_path(), &format!("{name} ({})", slot.key))?;
+    let patched: Vec<_> =
+        prepare(root, name, &inputs, &slot)?.into_iter().map(|(record, dir)| (record.package, dir)).collect();
+    workspace_copy(root, name, &patched)
 }
 
 /// Makes `to` hold exactly the files of `from` (but for folders named in `skip`, at any
