@@ -10,9 +10,12 @@
 //!   (one more register), `same` is unchanged;
 //! - 0.3.0: upstream took the project's patch.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::run::Run;
 use regress::ptx::Module;
 use regress::ptx::program::Program;
 use regress::shapes::{Pin, Shape, ShapeTable};
@@ -67,29 +70,6 @@ fn with_git_env(command: &mut Command) -> &mut Command {
         .env("GIT_CONFIG_COUNT", "1")
         .env("GIT_CONFIG_KEY_0", "init.defaultBranch")
         .env("GIT_CONFIG_VALUE_0", "main")
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    #[track_caller]
-    fn expect(&self, code: i32, needles: &[&str]) -> &Run {
-        assert_eq!(self.code, code, "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        let both = format!("{}{}", self.stdout, self.stderr);
-        for needle in needles {
-            assert!(
-                both.contains(needle),
-                "`{needle}` not in the output:\nstdout:\n{}\nstderr:\n{}",
-                self.stdout,
-                self.stderr
-            );
-        }
-        self
-    }
 }
 
 /// A registry with toyc 0.1.0, 0.2.0 and 0.3.0, a project pinned at 0.1.0 carrying one patch,
@@ -163,11 +143,7 @@ impl Fixture {
             .env_remove("CARGO_TARGET_DIR")
             .current_dir(self.dir.path());
         let output = command.output().unwrap();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        Run::from(output)
     }
 
     fn read(&self, path: &str) -> String {
@@ -205,7 +181,7 @@ fn a_bump_builds_both_sides_compares_them_and_leaves_the_review_to_a_person() {
     let fixture = Fixture::new();
     let head = git(&fixture.project, &["rev-parse", "HEAD"]);
     let run = fixture.bump(&["toyc", "toyc=0.2.0"]);
-    run.expect(
+    run.expect_output(
         0,
         &[
             "tagged",
@@ -261,7 +237,7 @@ fn a_bump_builds_both_sides_compares_them_and_leaves_the_review_to_a_person() {
     // Committed and bumped back: both backends are installed already, so nothing is built.
     git(&fixture.project, &["commit", "-qam", "bump toyc to 0.2.0"]);
     let back = fixture.bump(&["toyc", "toyc=0.1.0"]);
-    back.expect(0, &["tagged", "is up to date", "canon-check: 2/3 entries differ"]);
+    back.expect_output(0, &["tagged", "is up to date", "canon-check: 2/3 entries differ"]);
     assert!(!back.stderr.contains("[4/6] build"), "switching back builds nothing:\n{}", back.stderr);
     assert_eq!(
         git(&fixture.project, &["rev-parse", "pin/toyc-0.2.0^{commit}"]),
@@ -276,20 +252,22 @@ fn a_dirty_tree_a_pin_that_cannot_be_had_and_a_patch_upstream_took_are_refused_b
     let tags = || git(&fixture.project, &["tag", "--list"]);
 
     write(&fixture.project.join("notes.txt"), "work in progress\n");
-    fixture.bump(&["toyc", "toyc=0.2.0"]).expect(REFUSED, &["needs a clean work tree", "?? notes.txt"]);
+    fixture
+        .bump(&["toyc", "toyc=0.2.0"])
+        .expect_output(REFUSED, &["needs a clean work tree", "?? notes.txt"]);
     std::fs::remove_file(fixture.project.join("notes.txt")).unwrap();
 
     fixture
         .bump(&["toyc", "toyc=0.9.0"])
-        .expect(REFUSED, &["package `toyc` version 0.9.0 cannot be fetched"]);
+        .expect_output(REFUSED, &["package `toyc` version 0.9.0 cannot be fetched"]);
     fixture
         .bump(&["toyc", "rev=abcdef12"])
-        .expect(REFUSED, &["backend `toyc` has no pin `rev`", "toyc=<version> (now 0.1.0)"]);
+        .expect_output(REFUSED, &["backend `toyc` has no pin `rev`", "toyc=<version> (now 0.1.0)"]);
     assert_eq!(tags(), "", "nothing is tagged before the new pin is known to be there");
     assert_eq!(git(&fixture.project, &["status", "--porcelain"]), "", "nothing is written either");
 
     // Upstream took the carried patch: the bump stops naming it, with the way back.
-    fixture.bump(&["toyc", "toyc=0.3.0"]).expect(
+    fixture.bump(&["toyc", "toyc=0.3.0"]).expect_output(
         REFUSED,
         &[
             "`bump-pin toyc toyc=0.3.0`: the new backend does not build",

@@ -43,7 +43,7 @@ pub fn bump_dir(layout: &Layout, request: &Request) -> PathBuf {
 /// `cargo xtask bump-pin BACKEND WHAT=VALUE…` for the project at `layout`.
 pub fn bump_pin(layout: &Layout, backend: &str, arguments: &[String]) -> Result<()> {
     let root = layout.root();
-    let mut steps = Steps::new(9);
+    let mut steps = Steps::new(10);
     let request = steps.step("read the request; the work tree must be clean", || {
         let request = request::read(root, backend, arguments)?;
         repo::refuse_dirty(root, &request.describe())?;
@@ -91,13 +91,31 @@ pub fn bump_pin(layout: &Layout, backend: &str, arguments: &[String]) -> Result<
     let summary = steps.step("canon-check, snapshots and shapes on the new PTX", || {
         suites_across(layout, &old_dir, &new_dir, &dir)
     })?;
+    let bundle =
+        steps.step("the GPU bundle: the runner and both modules", || gpu_bundle(layout, &summary, &dir))?;
     steps.step("what to review and commit", || {
-        print!("{}", checklist(&request, &summary, &written, root, &dir));
+        print!("{}", checklist(&request, &summary, bundle.as_deref(), &written, root, &dir));
         Ok(())
     })?;
     steps.finish(&what);
     println!("{}", summary.canon_line);
     Ok(())
+}
+
+/// Leaves `gpu-bundle/` in the bump's folder (`cargo xtask gpu --compare OLD NEW --bundle`):
+/// the runner, both modules and the `run.sh` that compares them on a GPU machine. A project
+/// without the GPU runner (a fixture backend's) gets none, and says so.
+fn gpu_bundle(layout: &Layout, summary: &Summary, dir: &Path) -> Result<Option<PathBuf>> {
+    if !layout.root().join("kernels/gpu-runner/Cargo.toml").is_file() {
+        eprintln!("no GPU runner in this project (kernels/gpu-runner): no bundle to leave");
+        return Ok(None);
+    }
+    crate::gpu::build_runner(layout)?;
+    let folder = dir.join("gpu-bundle");
+    let pair = crate::gpu::ModulePair { old: summary.old_ptx.clone(), new: summary.new_ptx.clone() };
+    crate::gpu::bundle_compare(layout, &folder, &pair)?;
+    eprintln!("GPU bundle: {}", folder.display());
+    Ok(Some(folder))
 }
 
 /// Writes every change's new pin; for a carried package, the lock file follows, so that the
@@ -210,7 +228,14 @@ fn suites_across(layout: &Layout, old_dir: &Path, new_dir: &Path, dir: &Path) ->
 }
 
 /// The ordered list of what is left to a person.
-fn checklist(request: &Request, summary: &Summary, written: &[PathBuf], root: &Path, dir: &Path) -> String {
+fn checklist(
+    request: &Request,
+    summary: &Summary,
+    bundle: Option<&Path>,
+    written: &[PathBuf],
+    root: &Path,
+    dir: &Path,
+) -> String {
     let what = request.describe();
     let rel = |path: &Path| shown(root, &[path.to_owned()]).remove(0);
     let mut items = vec![format!(
@@ -244,11 +269,19 @@ fn checklist(request: &Request, summary: &Summary, written: &[PathBuf], root: &P
             kernels.join(", ")
         ));
     }
-    items.push(format!(
-        "GPU gates across the bump: both modules are in {} (old/, new/); carry them to the GPU machine with \
-         `cargo xtask gpu --bundle DIR` and run `gpu-runner --compare OLD.ptx NEW.ptx` there",
-        rel(dir)
-    ));
+    items.push(match bundle {
+        Some(bundle) => format!(
+            "GPU gates across the bump: carry {} to the GPU machine and run its `run.sh` (`gpu-runner --compare \
+             old.ptx new.ptx`: both modules' correctness, the time ratio per kernel, each kernel more than 3 % \
+             slower flagged); `just report --gpu-compare compare.json` charts what it writes",
+            rel(bundle)
+        ),
+        None => format!(
+            "GPU gates across the bump: both modules are in {} (old/, new/); `cargo xtask gpu --compare OLD NEW \
+             --bundle DIR` packs them with the runner for a GPU machine",
+            rel(dir)
+        ),
+    });
     for change in request.changes.iter().filter(|c| request.backend.summary.contains(&c.old)) {
         items.push(format!(
             "backends.toml: the summary of backend `{}` still names {} (\"{}\"); reword it for {}",
