@@ -8,10 +8,11 @@
 //! nvptx workspace into `kernels.ptx`; [`checks`] runs rustfmt, the host workspace's tests
 //! (among them the PTX snapshot suite, which reads that PTX) and clippy, each as a numbered
 //! step with its time, and closes with `N passed, M failed, K skipped` ([`skips`]: a test that
-//! skipped for a missing tool is not counted as passed). Before any kernel is compiled, [`kernels`] runs the guard: [`backend`]
-//! (`check-backend default`, which `build-backend` satisfies) and [`host_config`] (the kernels'
-//! target settings, generated from one table); a refusal exits 70 ([`refusal`]). Paths are resolved against the repository root (`regress::layout::Layout::from_build`),
-//! never against the current directory.
+//! skipped for a missing tool is not counted as passed). Before any kernel is compiled,
+//! [`kernels`] runs the guard: [`backend`] (`check-backend default`, which `build-backend`
+//! satisfies) and [`host_config`] (the kernels' target settings, generated from one table); a
+//! refusal exits 70 ([`refusal`]). Paths are resolved against the repository root
+//! (`regress::layout::Layout::from_build`), never against the current directory.
 //!
 //! `just bump-pin` ([`bump`]) moves a backend's pin: it builds both sides with [`backend`] and
 //! [`kernels`], then runs canon-check, the snapshot suite and the shapes table on the new PTX.
