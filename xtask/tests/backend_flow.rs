@@ -11,6 +11,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::registry::write;
 use common::run::Run;
 use tempfile::TempDir;
 
@@ -43,11 +44,6 @@ fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 const MAIN_RS: &str = "mod target;\n\nfn main() {\n    let greeting = \"hello\";\n    println!(\"{greeting}, {}\", \
@@ -160,25 +156,12 @@ impl Fixture {
     /// puts in place of the public registry, the way a team configures a mirror.
     fn publish(&self, version: &str) {
         let registry = self.dir.path().join("registry");
-        let package = registry.join(format!("up-{version}"));
         let files = [
-            (
-                "Cargo.toml",
-                format!("[package]\nname = \"up\"\nversion = \"{version}\"\nedition = \"2021\"\n"),
-            ),
-            ("build.rs", BUILD_RS.to_owned()),
-            ("src/main.rs", MAIN_RS.to_owned()),
-            ("src/target.rs", TARGET_RS.to_owned()),
+            ("build.rs".to_owned(), BUILD_RS.to_owned()),
+            ("src/main.rs".to_owned(), MAIN_RS.to_owned()),
+            ("src/target.rs".to_owned(), TARGET_RS.to_owned()),
         ];
-        let sha256 = |bytes: &[u8]| format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
-        let mut listing = serde_json::Map::new();
-        for (path, text) in &files {
-            write(&package.join(path), text);
-            listing.insert((*path).to_owned(), sha256(text.as_bytes()).into());
-        }
-        let checksums =
-            serde_json::json!({ "files": listing, "package": sha256(format!("up {version}").as_bytes()) });
-        write(&package.join(".cargo-checksum.json"), &checksums.to_string());
+        common::registry::publish(&registry, "up", version, &files);
         write(
             &self.project.join(".cargo/config.toml"),
             &format!(

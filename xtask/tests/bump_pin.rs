@@ -15,6 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::registry::write;
 use common::run::Run;
 use regress::ptx::Module;
 use regress::ptx::program::Program;
@@ -46,11 +47,6 @@ fn kernels(version: &str) -> String {
             format!("{HEADER}{copy}{twice}{SAME}")
         }
     }
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -159,21 +155,8 @@ impl Fixture {
 
 /// Publishes toyc `version` into the directory registry.
 fn publish(registry: &Path, version: &str, main: &str, ptx: &str) {
-    let package = registry.join(format!("toyc-{version}"));
-    let files = [
-        ("Cargo.toml", format!("[package]\nname = \"toyc\"\nversion = \"{version}\"\nedition = \"2021\"\n")),
-        ("src/main.rs", main.to_owned()),
-        ("src/kernels.ptx", ptx.to_owned()),
-    ];
-    let sha256 = |bytes: &[u8]| format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
-    let mut listing = serde_json::Map::new();
-    for (path, text) in &files {
-        write(&package.join(path), text);
-        listing.insert((*path).to_owned(), sha256(text.as_bytes()).into());
-    }
-    let checksums =
-        serde_json::json!({ "files": listing, "package": sha256(format!("toyc {version}").as_bytes()) });
-    write(&package.join(".cargo-checksum.json"), &checksums.to_string());
+    let files = [("src/main.rs".to_owned(), main.to_owned()), ("src/kernels.ptx".to_owned(), ptx.to_owned())];
+    common::registry::publish(registry, "toyc", version, &files);
 }
 
 #[test]

@@ -11,16 +11,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::registry::write;
 use common::run::Run;
 use tempfile::TempDir;
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 const REFUSED: i32 = 70;
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 /// The project's real pliron series folder.
 fn real_series() -> PathBuf {
@@ -152,10 +148,6 @@ impl Project {
         let (changed, text) = trimmed_file(&patch, after_0001);
         let mut files = vec![
             (
-                "Cargo.toml".to_owned(),
-                format!("[package]\nname = \"pliron\"\nversion = \"{version}\"\nedition = \"2021\"\n"),
-            ),
-            (
                 "src/lib.rs".to_owned(),
                 format!(
                     "//! A trimmed stand-in for pliron made by the test: it only carries the file the\n//! \
@@ -171,15 +163,7 @@ impl Project {
                     .to_owned(),
             ));
         }
-        let package = self.dir.path().join("registry").join(format!("pliron-{version}"));
-        let sha256 = |bytes: &[u8]| format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
-        let mut listing = serde_json::Map::new();
-        for (path, text) in &files {
-            write(&package.join(path), text);
-            listing.insert(path.clone(), sha256(text.as_bytes()).into());
-        }
-        let checksums = serde_json::json!({ "files": listing, "package": sha256(format!("pliron {version}").as_bytes()) });
-        write(&package.join(".cargo-checksum.json"), &checksums.to_string());
+        common::registry::publish(&self.dir.path().join("registry"), "pliron", version, &files);
     }
 
     fn run(&self, verb: &str) -> Run {
