@@ -129,6 +129,27 @@ impl CanonReport {
         self.entries.iter().filter(|e| e.class == class).count()
     }
 
+    /// `canon-check: D/N entries differ (K <class>, …)`: N counts every entry of either side, D
+    /// those not identical (entries on one side only included). The one line a pin bump prints
+    /// and the report heads its canon-check section with.
+    pub fn summary_line(&self) -> String {
+        let total = self.entries.len() + self.only_old.len() + self.only_new.len();
+        let differ = total - self.count(Class::Identical);
+        let mut parts: Vec<String> = self
+            .counts()
+            .into_iter()
+            .filter(|(class, count)| *class != Class::Identical && *count > 0)
+            .map(|(class, count)| format!("{count} {}", class.label()))
+            .collect();
+        for (side, names) in [("old", &self.only_old), ("new", &self.only_new)] {
+            if !names.is_empty() {
+                parts.push(format!("{} only in {side}", names.len()));
+            }
+        }
+        let detail = if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
+        format!("canon-check: {differ}/{total} entries differ{detail}")
+    }
+
     /// The summary table, then every entry of class `other` with its diff.
     pub fn render_text(&self) -> String {
         let mut text = format!("canon-check\n  old: {}\n  new: {}\n\n", self.old, self.new);

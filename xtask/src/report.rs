@@ -132,25 +132,6 @@ pub fn report(layout: &Layout, sources: &Sources) -> Result<()> {
     Ok(())
 }
 
-/// `canon-check: D/N entries differ (K <class>, …)`: the bump's one-line summary.
-pub fn canon_summary(report: &CanonReport) -> String {
-    let total = report.entries.len() + report.only_old.len() + report.only_new.len();
-    let differ = total - report.count(Class::Identical);
-    let mut kinds: Vec<String> = report
-        .counts()
-        .into_iter()
-        .filter(|(class, n)| *class != Class::Identical && *n > 0)
-        .map(|(class, n)| format!("{n} {}", class.label()))
-        .collect();
-    for (n, side) in [(report.only_old.len(), "old"), (report.only_new.len(), "new")] {
-        if n > 0 {
-            kinds.push(format!("{n} only in {side}"));
-        }
-    }
-    let detail = if kinds.is_empty() { String::new() } else { format!(" ({})", kinds.join(", ")) };
-    format!("canon-check: {differ}/{total} entries differ{detail}")
-}
-
 /// The data the page's script renders (the tables).
 pub fn page_data(table: &ShapeTable, table_name: &str, inputs: &Inputs) -> Value {
     let mut columns: Vec<&str> = vec!["kernel"];
@@ -170,7 +151,7 @@ pub fn page_data(table: &ShapeTable, table_name: &str, inputs: &Inputs) -> Value
         let report = &loaded.data;
         json!({
             "source": loaded.source,
-            "summary": canon_summary(report),
+            "summary": report.summary_line(),
             "old": report.old,
             "new": report.new,
             "counts": report.counts().iter().map(|(class, n)| json!([class.label(), n])).collect::<Vec<_>>(),
@@ -233,7 +214,7 @@ fn canon_section(canon: Option<&Loaded<CanonReport>>) -> Result<String> {
     Ok(format!(
         r#"{}<p class="summary" id="canon-summary">{}</p>{chart}"#,
         source_line(&loaded.source),
-        escape(&canon_summary(report))
+        escape(&report.summary_line())
     ))
 }
 

@@ -178,7 +178,7 @@ fn the_report_draws_its_four_charts_in_headless_chromium() {
     // The canon-check: one bar per class and per unmatched side, `other` in red.
     let bars = |svg: &str| count_filled(svg, BAR) + count_filled(svg, BAR_FLAGGED);
     assert_eq!(bars(chart(&dom, "canon")), canon.counts().len() + 2);
-    assert!(dom.contains(&xtask::report::canon_summary(canon)), "the summary line");
+    assert!(dom.contains(&canon.summary_line()), "the summary line");
     // The timing: every point of every series, in its series' colour, and each exponent.
     let timing_chart = chart(&dom, "timing");
     for (series, colour) in timing.series.iter().zip(SERIES) {

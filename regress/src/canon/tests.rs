@@ -161,3 +161,29 @@ fn a_statement_dominates_only_what_every_path_passes_it_to_reach() {
     assert!(!dominance.dominates(4, 6), "the branch skips the fall-through block");
     assert!(!dominance.dominates(6, 2), "nothing later dominates the start");
 }
+
+fn entry(name: &str, class: Class) -> EntryComparison {
+    EntryComparison { entry: name.into(), class, diff: None }
+}
+
+#[test]
+fn the_summary_counts_every_entry_and_names_each_kind_of_difference() {
+    let report = CanonReport {
+        old: "old".into(),
+        new: "new".into(),
+        entries: vec![
+            entry("a", Class::Identical),
+            entry("b", Class::NonCoherentLoads),
+            entry("c", Class::NonCoherentLoads),
+            entry("d", Class::Other),
+        ],
+        only_old: vec![],
+        only_new: vec!["e".into()],
+    };
+    assert_eq!(
+        report.summary_line(),
+        "canon-check: 4/5 entries differ (2 ld.global <-> ld.global.nc only, 1 other, 1 only in new)"
+    );
+    let same = CanonReport { entries: vec![entry("a", Class::Identical)], only_new: vec![], ..report };
+    assert_eq!(same.summary_line(), "canon-check: 0/1 entries differ");
+}

@@ -195,7 +195,7 @@ fn suites_across(layout: &Layout, old_dir: &Path, new_dir: &Path, dir: &Path) ->
     let canon_json = dir.join("canon-check.json");
     canon_check::save(&report, &canon_json)?;
     print!("{}", report.render_text());
-    let canon_line = suites::canon_summary(&report);
+    let canon_line = report.summary_line();
     println!("{canon_line}");
 
     let new_ptx = canon_check::ptx_files(new_dir)?.remove(0);

@@ -5,31 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use regress::canon::{CanonReport, Class};
 use regress::layout::Layout;
 use regress::ptx::program::Program;
 use regress::shapes::{Finding, Shape, ShapeTable};
 use regress::snapshots::SnapshotSuite;
-
-/// `canon-check: D/N entries differ (K <class>, …)`: N counts every entry of either side, D
-/// those not identical (entries on one side only included).
-pub fn canon_summary(report: &CanonReport) -> String {
-    let total = report.entries.len() + report.only_old.len() + report.only_new.len();
-    let differ = total - report.count(Class::Identical);
-    let mut parts: Vec<String> = report
-        .counts()
-        .into_iter()
-        .filter(|(class, count)| *class != Class::Identical && *count > 0)
-        .map(|(class, count)| format!("{count} {}", class.label()))
-        .collect();
-    for (side, names) in [("old", &report.only_old), ("new", &report.only_new)] {
-        if !names.is_empty() {
-            parts.push(format!("{} only in {side}", names.len()));
-        }
-    }
-    let detail = if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
-    format!("canon-check: {differ}/{total} entries differ{detail}")
-}
 
 /// What the snapshot suite said about the new PTX.
 #[derive(Debug, Clone, Default)]
@@ -72,36 +51,4 @@ pub fn shapes(layout: &Layout, ptx: &Path) -> Result<Vec<Finding>> {
     let table =
         if table_path.exists() { crate::shapes::read_table(&table_path)? } else { ShapeTable::empty() };
     Ok(table.check(&shapes))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use regress::canon::EntryComparison;
-
-    fn entry(name: &str, class: Class) -> EntryComparison {
-        EntryComparison { entry: name.into(), class, diff: None }
-    }
-
-    #[test]
-    fn the_summary_counts_every_entry_and_names_each_kind_of_difference() {
-        let report = CanonReport {
-            old: "old".into(),
-            new: "new".into(),
-            entries: vec![
-                entry("a", Class::Identical),
-                entry("b", Class::NonCoherentLoads),
-                entry("c", Class::NonCoherentLoads),
-                entry("d", Class::Other),
-            ],
-            only_old: vec![],
-            only_new: vec!["e".into()],
-        };
-        assert_eq!(
-            canon_summary(&report),
-            "canon-check: 4/5 entries differ (2 ld.global <-> ld.global.nc only, 1 other, 1 only in new)"
-        );
-        let same = CanonReport { entries: vec![entry("a", Class::Identical)], only_new: vec![], ..report };
-        assert_eq!(canon_summary(&same), "canon-check: 0/1 entries differ");
-    }
 }
