@@ -25,7 +25,7 @@
 //! Every operation carries the file, line and column of its MIR statement; [`Locations`]
 //! maps them back to rustc spans for the diagnostics.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::types::{FP16Type, FP32Type, FP64Type, IntegerType};
@@ -173,8 +173,16 @@ struct FunctionImport<'b, 'tcx> {
     body: &'b Body<'tcx>,
     slots: IndexVec<Local, Slot>,
     blocks: IndexVec<MirBlock, Ptr<BasicBlock>>,
-    /// Locals holding a reference to a pipeline state local.
-    references: HashMap<Local, Local>,
+    /// The index and phase slots of every pipeline state of the function, by where it lives:
+    /// a state local, or a state inside a struct, tuple or array local (see [`StatePath`]).
+    states: BTreeMap<StatePath, (Value, Value)>,
+    /// Locals holding a reference to a pipeline state, or to an aggregate holding states.
+    references: HashMap<Local, StatePath>,
+    /// Locals assigned one integer constant, once: the array indices the import can read.
+    constants: HashMap<Local, u32>,
+    /// Locals MIR assigns exactly once as a whole: only such a reference is followed (one
+    /// assigned on two paths may name either state).
+    assigned_once: IndexVec<Local, bool>,
     /// Locals holding a `producer_barrier` result, with the pipeline it was asked of: the
     /// bulk copy that completes on that barrier names the same pipeline.
     barrier_pipelines: HashMap<Local, Value>,
@@ -182,35 +190,70 @@ struct FunctionImport<'b, 'tcx> {
     returns_value: bool,
     /// Whether it returns a pipeline state, as its index and phase.
     returns_state: bool,
-    /// Its `&mut PipelineState` parameters: each is handed back, index and phase, after the
+    /// The states its `&mut` parameters reach (a `&mut PipelineState`, or a `&mut` struct,
+    /// tuple or array holding states): each is handed back, index and phase, after the
     /// declared result (the caller stores them into its state: how a helper's advance reaches
     /// the caller).
-    handed_back: Vec<Local>,
+    handed_back: Vec<StatePath>,
 }
 
+/// Where a pipeline state lives: a local and the path to the state inside it (field indices
+/// of structs and tuples, constant element indices of arrays; empty for a state local).
+type StatePath = (Local, Vec<u32>);
+
 impl FunctionImport<'_, '_> {
-    /// The pipeline state local a place names: the local itself, or the one a reference
-    /// local points to (`*_7` or `_7`).
-    fn state_of(&self, place: Place<'_>) -> Option<Local> {
-        let local = self.references.get(&place.local).copied().unwrap_or(place.local);
-        let only_derefs = place.projection.iter().all(|element| matches!(element, ProjectionElem::Deref));
-        match self.slots[local] {
-            Slot::State { .. } if only_derefs => Some(local),
-            _ => None,
+    /// Where a place lives, as a state path: through a reference to a state or to an
+    /// aggregate holding states (`*_7`, `(*_7).0`), fields, and array elements at constant
+    /// indices. `None` for anything else (a runtime index, a deref of another pointer): a
+    /// state reached that way is not followed.
+    fn state_path(&self, place: Place<'_>) -> Option<StatePath> {
+        let mut elements = place.projection.iter().peekable();
+        let (local, mut path) = match self.references.get(&place.local) {
+            Some(target) => {
+                if matches!(elements.peek(), Some(ProjectionElem::Deref)) {
+                    elements.next();
+                }
+                target.clone()
+            }
+            None => (place.local, Vec::new()),
+        };
+        for element in elements {
+            match element {
+                // A state parameter taken by reference is its own slots.
+                ProjectionElem::Deref if self.states.contains_key(&(local, path.clone())) => {}
+                ProjectionElem::Field(field, _) => path.push(field.as_u32()),
+                ProjectionElem::ConstantIndex { offset, from_end: false, .. } => {
+                    path.push(u32::try_from(offset).ok()?)
+                }
+                ProjectionElem::Index(index) => path.push(*self.constants.get(&index)?),
+                _ => return None,
+            }
         }
+        Some((local, path))
     }
 
-    fn state_slots(&self, local: Local) -> Option<(Value, Value)> {
-        match self.slots[local] {
-            Slot::State { index, phase } => Some((index, phase)),
-            Slot::Whole(_) | Slot::Ssa(_) => None,
-        }
+    /// The state a place names, if it is one the import follows.
+    fn state_of(&self, place: Place<'_>) -> Option<StatePath> {
+        self.state_path(place).filter(|path| self.states.contains_key(path))
+    }
+
+    /// The states at or below `prefix`, each with its path below it.
+    fn states_below(&self, prefix: &StatePath) -> Vec<(Vec<u32>, (Value, Value))> {
+        self.states
+            .range((prefix.0, prefix.1.clone())..)
+            .take_while(|((local, path), _)| *local == prefix.0 && path.starts_with(&prefix.1))
+            .map(|((_, path), slots)| (path[prefix.1.len()..].to_vec(), *slots))
+            .collect()
+    }
+
+    fn state_slots(&self, path: &StatePath) -> Option<(Value, Value)> {
+        self.states.get(path).copied()
     }
 
     /// The index and phase slots of the state an argument names.
     fn state_arg(&self, args: &[Spanned<Operand<'_>>], position: usize) -> Option<(Value, Value)> {
         let place = args.get(position)?.node.place()?;
-        self.state_slots(self.state_of(place)?)
+        self.state_slots(&self.state_of(place)?)
     }
 }
 
@@ -243,15 +286,21 @@ impl<'tcx> Importer<'_, 'tcx> {
         let at = self.location(body.span);
         let expands = expands_states(self.tcx, instance);
         let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
-        // A state parameter (by value or by reference) is its index and phase.
-        let state_params: Vec<Option<StateParam>> = body
+        // A state parameter (by value or by reference) is its index and phase; a parameter
+        // holding states (a struct, tuple or array, by value or by reference) is itself followed
+        // by each state's index and phase.
+        let state_params: Vec<Option<ParamStates>> = body
             .args_iter()
-            .map(|local| if expands { state_param(self.tcx, body.local_decls[local].ty) } else { None })
+            .map(|local| if expands { param_states(self.tcx, body.local_decls[local].ty) } else { None })
             .collect();
         let mut params: Vec<TypeHandle> = Vec::new();
         for (local, state) in body.args_iter().zip(&state_params) {
             match state {
-                Some(_) => params.extend([u32_ty, u32_ty]),
+                Some(states) if states.whole => params.extend([u32_ty, u32_ty]),
+                Some(states) => {
+                    params.push(self.local_type(instance, body, local));
+                    params.extend(states.paths.iter().flat_map(|_| [u32_ty, u32_ty]));
+                }
                 None => params.push(self.local_type(instance, body, local)),
             }
         }
@@ -262,38 +311,58 @@ impl<'tcx> Importer<'_, 'tcx> {
             self.results_of(body.local_decls[Local::ZERO].ty, Some(instance))
         };
         let returns_value = !results.is_empty();
-        let handed_back: Vec<Local> = body
+        let handed_back: Vec<StatePath> = body
             .args_iter()
             .zip(&state_params)
-            .filter(|(_, state)| **state == Some(StateParam::Mut))
-            .map(|(local, _)| local)
+            .filter_map(|(local, state)| state.as_ref().filter(|s| s.kind == StateParam::Mut).map(|s| (local, s)))
+            .flat_map(|(local, states)| states.paths.iter().map(move |path| (local, path.clone())))
             .collect();
         results.extend(handed_back.iter().flat_map(|_| [u32_ty, u32_ty]));
         let name = self.names[&instance].clone();
         let mut builder = module.function(self.ctx, &name, kind, &params, &results, &at)?;
         let single = single_assignment_locals(body);
         let mut slots = IndexVec::new();
+        let mut states = BTreeMap::new();
+        let mut references = HashMap::new();
         for (local, decl) in body.local_decls.iter_enumerated() {
             let at = self.location(decl.source_info.span);
-            let state_argument =
-                body.args_iter().position(|arg| arg == local).is_some_and(|i| state_params[i].is_some());
+            let argument = body.args_iter().position(|arg| arg == local).and_then(|i| state_params[i].as_ref());
+            let state_argument = argument.is_some_and(|states| states.whole);
             let pipeline_state = is_pipeline_state(self.tcx, decl.ty) || state_argument;
-            let slot = if single[local] && !pipeline_state {
+            // The states inside the local (or, for a parameter, behind its reference).
+            let nested = match argument {
+                Some(states) if !states.whole => states.paths.clone(),
+                Some(_) => Vec::new(),
+                None if pipeline_state => Vec::new(),
+                None => nested_states(self.tcx, decl.ty),
+            };
+            let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
+            let slot = if single[local] && !pipeline_state && nested.is_empty() {
                 Slot::Ssa(None)
             } else if pipeline_state {
-                let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
                 let index = builder.alloca(self.ctx, u32_ty, &at);
                 let phase = builder.alloca(self.ctx, u32_ty, &at);
+                states.insert((local, Vec::new()), (index, phase));
                 Slot::State { index, phase }
             } else {
                 let ty = self.local_type(instance, body, local);
                 Slot::Whole(builder.alloca(self.ctx, ty, &at))
             };
+            if !matches!(slot, Slot::State { .. }) {
+                for path in nested {
+                    let index = builder.alloca(self.ctx, u32_ty, &at);
+                    let phase = builder.alloca(self.ctx, u32_ty, &at);
+                    states.insert((local, path), (index, phase));
+                }
+            }
+            if argument.is_some_and(|states| !states.whole && states.behind_reference) {
+                references.insert(local, (local, Vec::new()));
+            }
             slots.push(slot);
         }
         let mut entry_params = builder.params(self.ctx).into_iter();
         for (local, state) in body.args_iter().zip(&state_params) {
-            if state.is_some()
+            if let Some(ParamStates { whole: true, .. }) = state
                 && let Slot::State { index, phase } = slots[local]
                 && let (Some(index_param), Some(phase_param)) = (entry_params.next(), entry_params.next())
             {
@@ -316,6 +385,14 @@ impl<'tcx> Importer<'_, 'tcx> {
                     );
                 }
             }
+            for path in state.iter().flat_map(|states| states.paths.iter()) {
+                if let Some((index, phase)) = states.get(&(local, path.clone())).copied()
+                    && let (Some(index_param), Some(phase_param)) = (entry_params.next(), entry_params.next())
+                {
+                    builder.store(self.ctx, index_param, index, &at);
+                    builder.store(self.ctx, phase_param, phase, &at);
+                }
+            }
         }
         let blocks: IndexVec<MirBlock, Ptr<BasicBlock>> =
             body.basic_blocks.indices().map(|_| builder.add_block(self.ctx, &[], &at)).collect();
@@ -336,7 +413,10 @@ impl<'tcx> Importer<'_, 'tcx> {
             body,
             slots,
             blocks,
-            references: HashMap::new(),
+            states,
+            references,
+            constants: constant_locals(self.tcx, body, &single),
+            assigned_once: assigned_once(body),
             barrier_pipelines: HashMap::new(),
             returns_value,
             returns_state,
@@ -609,24 +689,52 @@ impl<'tcx> Importer<'_, 'tcx> {
         at: &SourceLoc,
     ) {
         // A reference to a pipeline state is followed statically: after `_7 = &mut _5`, `_7`
-        // names `_5`'s index and phase.
+        // names `_5`'s index and phase; a reference to an aggregate holding states names them
+        // below it (`(*_7).0`), and is imported as a pointer too.
         if let Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed) = rvalue
             && place.projection.is_empty()
-            && let Some(target) = function.state_of(*borrowed)
+            && function.assigned_once[place.local]
+            && let Some(target) = function.state_path(*borrowed)
+            && !function.states_below(&target).is_empty()
         {
+            let exact = function.states.contains_key(&target);
             function.references.insert(place.local, target);
-            return;
+            if exact {
+                return;
+            }
         }
-        // A whole pipeline state copied into another one: both halves.
-        if let Rvalue::Use(Operand::Copy(source) | Operand::Move(source), ..) = rvalue
-            && let Some(from) = function.state_of(*source).and_then(|local| function.state_slots(local))
-            && let Some(to) = function.state_of(place).and_then(|local| function.state_slots(local))
-        {
-            let index = builder.load(self.ctx, from.0, at);
-            let phase = builder.load(self.ctx, from.1, at);
-            builder.store(self.ctx, index, to.0, at);
-            builder.store(self.ctx, phase, to.1, at);
-            return;
+        // A state, or an aggregate holding states, copied or moved: each state's both halves.
+        let writes_reference = function.references.contains_key(&place.local)
+            && place.projection.first() != Some(&ProjectionElem::Deref);
+        let to = function
+            .state_path(place)
+            .filter(|to| !writes_reference && !function.states_below(to).is_empty());
+        if let Some(to) = &to {
+            let copied = match rvalue {
+                Rvalue::Use(Operand::Copy(source) | Operand::Move(source), ..) => {
+                    self.copy_states(function, builder, *source, to, at)
+                }
+                Rvalue::Aggregate(_, operands) => {
+                    let mut copied = true;
+                    for (k, operand) in operands.iter().enumerate() {
+                        let field = (to.0, [to.1.clone(), vec![k as u32]].concat());
+                        if function.states_below(&field).is_empty() {
+                            continue;
+                        }
+                        copied &= operand
+                            .place()
+                            .is_some_and(|source| self.copy_states(function, builder, source, &field, at));
+                    }
+                    copied
+                }
+                _ => false,
+            };
+            if !copied {
+                self.forget_states(function, builder, to, at);
+            }
+            if function.states.contains_key(to) {
+                return;
+            }
         }
         let result_ty = place.ty(function.body, self.tcx).ty;
         let view = field_path(&place).and_then(|path| self.shared.view(function.instance, &path));
@@ -699,6 +807,10 @@ impl<'tcx> Importer<'_, 'tcx> {
             {
                 for (index, operand) in operands.iter_enumerated() {
                     let field_ty = operand.ty(function.body, self.tcx);
+                    if is_pipeline_state(self.tcx, field_ty) {
+                        // Its index and phase were copied into the field's state slots above.
+                        continue;
+                    }
                     if let Some(value) = self.operand(function, builder, operand, at) {
                         let field = self.tcx.mk_place_field(place, index, field_ty);
                         self.write_place(function, builder, field, value, at);
@@ -817,15 +929,15 @@ impl<'tcx> Importer<'_, 'tcx> {
             TerminatorKind::Return => {
                 let mut values = Vec::new();
                 if function.returns_state {
-                    if let Some((index, phase)) = function.state_slots(Local::ZERO) {
+                    if let Some((index, phase)) = function.state_slots(&(Local::ZERO, Vec::new())) {
                         values.push(builder.load(self.ctx, index, at));
                         values.push(builder.load(self.ctx, phase, at));
                     }
                 } else if function.returns_value {
                     values.extend(self.operand(function, builder, &Operand::Copy(Local::ZERO.into()), at));
                 }
-                for local in function.handed_back.clone() {
-                    if let Some((index, phase)) = function.state_slots(local) {
+                for path in function.handed_back.clone() {
+                    if let Some((index, phase)) = function.state_slots(&path) {
                         values.push(builder.load(self.ctx, index, at));
                         values.push(builder.load(self.ctx, phase, at));
                     }
@@ -923,16 +1035,37 @@ impl<'tcx> Importer<'_, 'tcx> {
         }
         let name =
             self.names.get(&callee).cloned().unwrap_or_else(|| symbol(&readable_path(self.tcx, callee)));
-        if self.names.contains_key(&callee) && expands_states(self.tcx, callee) {
-            return self.scope_call(function, builder, (callee, &name), func_ty, args, destination, at);
+        let signature = self
+            .tcx
+            .normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
+        if self.names.contains_key(&callee) && !self.tcx.is_closure_like(callee.def_id()) {
+            let types = (signature.inputs(), signature.output());
+            return self.scope_call(function, builder, (callee, &name), types, args, destination, at);
         }
-        // A state handed to a call (`helper(&mut state)`, `mem::replace(&mut state, …)`) may be
-        // changed there in ways the verifier does not follow: its slots escape, so what the
-        // verifier knew of them is forgotten and later pipeline operations on it are rejected.
-        for position in 0..args.len() {
-            if let Some((index_slot, phase_slot)) = function.state_arg(args, position) {
+        // A closure of the scope, called through `call`/`call_mut`/`call_once`: its arguments
+        // travel as one tuple (the "rust-call" ABI), which its body receives spread out; the
+        // call passes the tuple's elements, so states reach the closure like any function's.
+        if self.names.contains_key(&callee)
+            && let Some(untupled) = untupled_arguments(function.body, args)
+        {
+            let inputs: Vec<Ty<'tcx>> = untupled.iter().map(|arg| arg.node.ty(function.body, self.tcx)).collect();
+            let output = destination.ty(function.body, self.tcx).ty;
+            return self.scope_call(function, builder, (callee, &name), (&inputs, output), &untupled, destination, at);
+        }
+        if self.replace_state(function, builder, callee, args, destination, at) {
+            return Ok(());
+        }
+        // A state handed to a call (`helper(&mut state)`, `mem::swap(&mut a, &mut b)`, a struct
+        // holding states) may be changed there in ways the verifier does not follow: its slots
+        // escape, so what the verifier knew of them is forgotten and later pipeline operations
+        // on it are rejected.
+        for arg in args {
+            let Some(path) = arg.node.place().and_then(|place| function.state_path(place)) else { continue };
+            let slots: Vec<Value> =
+                function.states_below(&path).into_iter().flat_map(|(_, (index, phase))| [index, phase]).collect();
+            if !slots.is_empty() {
                 let what = format!("a pipeline state passed to `{name}`, which the verifier does not follow");
-                self.opaque(builder, &what, &[index_slot, phase_slot], &[], at);
+                self.opaque(builder, &what, &slots, &[], at);
             }
         }
         let signature = self
@@ -949,11 +1082,57 @@ impl<'tcx> Importer<'_, 'tcx> {
             };
             values.push(self.coerce(builder, value, *param, at));
         }
-        let returned = builder.call(self.ctx, &name, &params, &results, &values, at)?;
+        // A closure of the scope whose argument tuple could not be spread is not followed.
+        let returned = if self.names.contains_key(&callee) {
+            let what = format!("a call of `{name}` whose argument tuple the import cannot spread");
+            self.opaque(builder, &what, &values, &results, at)
+        } else {
+            builder.call(self.ctx, &name, &params, &results, &values, at)?
+        };
         if let Some(value) = returned.first() {
             self.write_place(function, builder, destination, *value, at);
         }
+        self.forget_destination_states(function, builder, destination, at);
         Ok(())
+    }
+
+    /// `core::mem::replace(&mut state, new)` on a state (or an aggregate of states) the import
+    /// follows: the destination gets the old value, the state the new one. False when the call
+    /// is not one.
+    fn replace_state(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        callee: Instance<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+        at: &SourceLoc,
+    ) -> bool {
+        if self.tcx.crate_name(callee.def_id().krate).as_str() != "core"
+            || self.tcx.def_path_str(callee.def_id()) != "core::mem::replace"
+            || args.len() != 2
+        {
+            return false;
+        }
+        let Some(target) = args[0].node.place().and_then(|place| function.state_path(place)) else {
+            return false;
+        };
+        let Some(to) = function.state_path(destination) else { return false };
+        if function.states_below(&target).is_empty() || function.states_below(&to).is_empty() {
+            return false;
+        }
+        if !self.copy_paths(function, builder, &target, &to, at) {
+            self.forget_states(function, builder, &to, at);
+        }
+        let copied = args[1]
+            .node
+            .place()
+            .and_then(|place| function.state_path(place))
+            .is_some_and(|new| self.copy_paths(function, builder, &new, &target, at));
+        if !copied {
+            self.forget_states(function, builder, &target, at);
+        }
+        true
     }
 
     /// The standard library's raw-pointer methods the IR models: `add`, `wrapping_add`,
@@ -1045,7 +1224,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         match op {
             DeviceOp::ConsumerStateNew | DeviceOp::ProducerStateNew => {
                 let Some((index_slot, phase_slot)) =
-                    function.state_of(destination).and_then(|local| function.state_slots(local))
+                    function.state_of(destination).and_then(|path| function.state_slots(&path))
                 else {
                     return false;
                 };
@@ -1141,6 +1320,76 @@ impl<'tcx> Importer<'_, 'tcx> {
 }
 
 impl<'tcx> Importer<'_, 'tcx> {
+    /// Copies the index and phase of every state at or below place `source` into the same
+    /// paths below `to`; false when `source` holds no state the import follows there.
+    fn copy_states(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        source: Place<'tcx>,
+        to: &StatePath,
+        at: &SourceLoc,
+    ) -> bool {
+        let Some(from) = function.state_path(source) else { return false };
+        self.copy_paths(function, builder, &from, to, at)
+    }
+
+    /// Copies the states at or below `from` into the same paths below `to`; false when the two
+    /// do not hold states at the same paths.
+    fn copy_paths(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        from: &StatePath,
+        to: &StatePath,
+        at: &SourceLoc,
+    ) -> bool {
+        let targets = function.states_below(to);
+        let sources = function.states_below(from);
+        if sources.is_empty() || sources.len() != targets.len() {
+            return false;
+        }
+        for ((from_path, from_slots), (to_path, to_slots)) in sources.into_iter().zip(targets) {
+            if from_path != to_path {
+                return false;
+            }
+            let index = builder.load(self.ctx, from_slots.0, at);
+            let phase = builder.load(self.ctx, from_slots.1, at);
+            builder.store(self.ctx, index, to_slots.0, at);
+            builder.store(self.ctx, phase, to_slots.1, at);
+        }
+        true
+    }
+
+    /// Stores values the verifier cannot follow into the states at or below `to` (written by
+    /// something the import does not model): pipeline operations on them are then rejected by
+    /// `state-provenance`, never passed.
+    fn forget_states(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        to: &StatePath,
+        at: &SourceLoc,
+    ) {
+        let targets = function.states_below(to);
+        if targets.is_empty() {
+            return;
+        }
+        let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
+        let types = vec![u32_ty; 2 * targets.len()];
+        let values = self.opaque(
+            builder,
+            "a pipeline state written where the import cannot follow it",
+            &[],
+            &types,
+            at,
+        );
+        for (k, (_, (index, phase))) in targets.into_iter().enumerate() {
+            builder.store(self.ctx, values[2 * k], index, at);
+            builder.store(self.ctx, values[2 * k + 1], phase, at);
+        }
+    }
+
     /// The `Pipeline` a device-API method is called on (argument 0, `&pipeline`): its address,
     /// which names the pipeline for the pipeline-identity rule. `None` when the argument is
     /// not a pointer.
@@ -1172,20 +1421,18 @@ impl<'tcx> Importer<'_, 'tcx> {
         function: &mut FunctionImport<'_, 'tcx>,
         builder: &FunctionBuilder,
         (callee, name): (Instance<'tcx>, &str),
-        func_ty: Ty<'tcx>,
+        (inputs, output): (&[Ty<'tcx>], Ty<'tcx>),
         args: &[Spanned<Operand<'tcx>>],
         destination: Place<'tcx>,
         at: &SourceLoc,
     ) -> Result<(), BuildError> {
         let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
-        let signature = self
-            .tcx
-            .normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
         let mut params = Vec::new();
         let mut values = Vec::new();
         let mut handed_back = Vec::new();
-        for (position, (arg, ty)) in args.iter().zip(signature.inputs()).enumerate() {
-            if let Some(kind) = state_param(self.tcx, *ty) {
+        for (position, (arg, ty)) in args.iter().zip(inputs).enumerate() {
+            let states = param_states(self.tcx, *ty);
+            if let Some(ParamStates { kind, whole: true, .. }) = states {
                 let (index, phase) = self.state_operands(function, builder, args, position, at);
                 params.extend([u32_ty, u32_ty]);
                 values.extend([index, phase]);
@@ -1201,18 +1448,42 @@ impl<'tcx> Importer<'_, 'tcx> {
             };
             params.push(param);
             values.push(self.coerce(builder, value, param, at));
+            // An aggregate holding states: each state's index and phase after it, in the
+            // callee's order of paths; a state the import does not follow there is opaque.
+            let Some(states) = states else { continue };
+            let base = arg.node.place().and_then(|place| function.state_path(place));
+            for path in &states.paths {
+                let slots = base.as_ref().and_then(|(local, prefix)| {
+                    function.state_slots(&(*local, [prefix.clone(), path.clone()].concat()))
+                });
+                let (index, phase) = match slots {
+                    Some((index, phase)) => (builder.load(self.ctx, index, at), builder.load(self.ctx, phase, at)),
+                    None => {
+                        let values = self.opaque(
+                            builder,
+                            "a pipeline state inside an argument the import cannot follow",
+                            &[],
+                            &[u32_ty, u32_ty],
+                            at,
+                        );
+                        (values[0], values[1])
+                    }
+                };
+                params.extend([u32_ty, u32_ty]);
+                values.extend([index, phase]);
+                if states.kind == StateParam::Mut {
+                    handed_back.push(slots);
+                }
+            }
         }
-        let returns_state = is_pipeline_state(self.tcx, signature.output());
-        let mut results = if returns_state {
-            vec![u32_ty, u32_ty]
-        } else {
-            self.results_of(signature.output(), Some(callee))
-        };
+        let returns_state = is_pipeline_state(self.tcx, output);
+        let mut results =
+            if returns_state { vec![u32_ty, u32_ty] } else { self.results_of(output, Some(callee)) };
         let declared = results.len();
         results.extend(handed_back.iter().flat_map(|_| [u32_ty, u32_ty]));
         let returned = builder.call(self.ctx, name, &params, &results, &values, at)?;
         if returns_state {
-            match function.state_of(destination).and_then(|local| function.state_slots(local)) {
+            match function.state_of(destination).and_then(|path| function.state_slots(&path)) {
                 Some((index, phase)) => {
                     builder.store(self.ctx, returned[0], index, at);
                     builder.store(self.ctx, returned[1], phase, at);
@@ -1229,6 +1500,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
         } else if let Some(value) = returned.first().filter(|_| declared > 0) {
             self.write_place(function, builder, destination, *value, at);
+            self.forget_destination_states(function, builder, destination, at);
         }
         for (k, slots) in handed_back.into_iter().enumerate() {
             let (index, phase) = (returned[declared + 2 * k], returned[declared + 2 * k + 1]);
@@ -1238,6 +1510,22 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
         }
         Ok(())
+    }
+
+    /// A call's result written into `destination`: the states it holds (a returned struct
+    /// holding a state) are not followed, so they are forgotten.
+    fn forget_destination_states(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        destination: Place<'tcx>,
+        at: &SourceLoc,
+    ) {
+        if let Some(to) = function.state_path(destination)
+            && !function.states.contains_key(&to)
+        {
+            self.forget_states(function, builder, &to, at);
+        }
     }
 
     /// The stage index and phase of the state argument `position` names, loaded from its
@@ -1315,6 +1603,58 @@ fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool> {
         .collect()
 }
 
+/// The arguments of a closure call with its argument tuple spread out: the closure, then the
+/// operands the tuple was built from (`_10 = (move _11, copy _12)`). `None` when the tuple is
+/// not built from operands in this function.
+fn untupled_arguments<'tcx>(
+    body: &Body<'tcx>,
+    args: &[Spanned<Operand<'tcx>>],
+) -> Option<Vec<Spanned<Operand<'tcx>>>> {
+    let [closure, tuple] = args else { return None };
+    let tuple_local = tuple.node.place().filter(|place| place.projection.is_empty())?.local;
+    let mut built = None;
+    for block in body.basic_blocks.iter() {
+        for statement in &block.statements {
+            if let StatementKind::Assign(assign) = &statement.kind
+                && assign.0.local == tuple_local
+            {
+                match (&assign.1, built) {
+                    (Rvalue::Aggregate(kind, operands), None)
+                        if assign.0.projection.is_empty() && matches!(**kind, mir::AggregateKind::Tuple) =>
+                    {
+                        built = Some(operands);
+                    }
+                    // Assigned twice, or in parts: not one tuple of operands.
+                    _ => return None,
+                }
+            }
+        }
+    }
+    let mut untupled = vec![closure.clone()];
+    untupled.extend(built?.iter().map(|operand| Spanned { node: operand.clone(), span: tuple.span }));
+    Some(untupled)
+}
+
+/// The locals MIR assigns exactly once as a whole (a statement or a call's destination).
+fn assigned_once(body: &Body<'_>) -> IndexVec<Local, bool> {
+    let mut count: IndexVec<Local, u32> = IndexVec::from_elem(0, &body.local_decls);
+    for block in body.basic_blocks.iter() {
+        for statement in &block.statements {
+            if let StatementKind::Assign(assign) = &statement.kind
+                && assign.0.projection.is_empty()
+            {
+                count[assign.0.local] += 1;
+            }
+        }
+        if let TerminatorKind::Call { destination, .. } = &block.terminator().kind
+            && destination.projection.is_empty()
+        {
+            count[destination.local] += 1;
+        }
+    }
+    count.into_iter().map(|n| n == 1).collect()
+}
+
 /// `STAGES` of a `PipelineState<STAGES>` type (0 if it cannot be read).
 fn stage_count(ty: Ty<'_>) -> u32 {
     let ty::Adt(_, args) = ty.kind() else { return 0 };
@@ -1342,11 +1682,108 @@ fn state_param<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<StateParam> {
     }
 }
 
-/// Whether a scope function takes and returns states as their index and phase: every one but
-/// closures, whose calls pass their arguments as one tuple (a state reaching a closure is not
-/// followed; its pipeline operations are rejected by `state-provenance`).
-fn expands_states<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {
-    !tcx.is_closure_like(instance.def_id())
+/// How a parameter carries pipeline states: a state itself (`whole`: the parameter is only its
+/// index and phase), or a struct, tuple or array holding states at `paths` (the parameter,
+/// then each state's index and phase), by value or `behind_reference`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ParamStates {
+    kind: StateParam,
+    paths: Vec<Vec<u32>>,
+    whole: bool,
+    behind_reference: bool,
+}
+
+/// The states a parameter of type `ty` carries, if any (see [`ParamStates`]).
+fn param_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<ParamStates> {
+    if let Some(kind) = state_param(tcx, ty) {
+        return Some(ParamStates { kind, paths: vec![Vec::new()], whole: true, behind_reference: false });
+    }
+    let (pointee, kind, behind_reference) = match ty.kind() {
+        ty::Ref(_, pointee, rustc_middle::mir::Mutability::Mut) => (*pointee, StateParam::Mut, true),
+        ty::Ref(_, pointee, rustc_middle::mir::Mutability::Not) => (*pointee, StateParam::Value, true),
+        _ => (ty, StateParam::Value, false),
+    };
+    let paths = nested_states(tcx, pointee);
+    (!paths.is_empty()).then_some(ParamStates { kind, paths, whole: false, behind_reference })
+}
+
+/// Arrays longer than this are not looked into: their states are not followed.
+const MAX_STATE_ARRAY: u64 = 8;
+
+/// The paths to the pipeline states inside a value of type `ty` (a struct, a tuple or an
+/// array of a few elements, nested a few levels), not through references; empty for a state
+/// itself and for a type holding none.
+fn nested_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Vec<Vec<u32>> {
+    fn walk<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, path: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if is_pipeline_state(tcx, ty) {
+            out.push(path.clone());
+            return;
+        }
+        if path.len() >= 4 {
+            return;
+        }
+        let mut visit = |k: usize, field: Ty<'tcx>, out: &mut Vec<Vec<u32>>| {
+            path.push(k as u32);
+            walk(tcx, field, path, out);
+            path.pop();
+        };
+        match ty.kind() {
+            ty::Tuple(fields) => {
+                for (k, field) in fields.iter().enumerate() {
+                    visit(k, field, out);
+                }
+            }
+            ty::Adt(adt, args) if adt.is_struct() => {
+                for (k, field) in adt.non_enum_variant().fields.iter().enumerate() {
+                    visit(k, field.ty(tcx, args).skip_normalization(), out);
+                }
+            }
+            ty::Array(element, length) => {
+                if let Some(length) = length.try_to_target_usize(tcx).filter(|n| *n <= MAX_STATE_ARRAY) {
+                    for k in 0..length as usize {
+                        visit(k, *element, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if !is_pipeline_state(tcx, ty) {
+        walk(tcx, ty, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// The single-assignment locals whose one assignment is an integer constant (MIR's array
+/// indices: `_10 = const 0_usize; … _4[_10]`).
+fn constant_locals<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &Body<'tcx>,
+    single: &IndexVec<Local, bool>,
+) -> HashMap<Local, u32> {
+    let mut constants = HashMap::new();
+    for block in body.basic_blocks.iter() {
+        for statement in &block.statements {
+            if let StatementKind::Assign(assign) = &statement.kind
+                && let (place, Rvalue::Use(Operand::Constant(constant), ..)) = &**assign
+                && place.projection.is_empty()
+                && single[place.local]
+                && matches!(constant.ty().kind(), ty::Uint(_))
+                && let Some(bits) = constant.const_.try_eval_bits(tcx, TypingEnv::fully_monomorphized())
+                && let Ok(index) = u32::try_from(bits)
+            {
+                constants.insert(place.local, index);
+            }
+        }
+    }
+    constants
+}
+
+/// Whether a scope function takes and returns states as their index and phase: every one
+/// (a closure's calls pass its arguments spread out of their tuple, see [`untupled_arguments`]).
+fn expands_states<'tcx>(_tcx: TyCtxt<'tcx>, _instance: Instance<'tcx>) -> bool {
+    true
 }
 
 fn is_pipeline_state<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
