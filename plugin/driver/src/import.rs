@@ -509,17 +509,36 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
             _ => return None,
         };
+        // A closure's environment (its first parameter): a capture holding a shared pointer,
+        // or a reference to one, is typed shared (see `SharedPaths::capture`).
+        let closure_env = self.tcx.is_closure_like(function.instance.def_id()) && place.local.as_u32() == 1;
         let mut fields = Vec::new();
         for element in projection {
             match element {
                 ProjectionElem::Field(field, field_ty) => {
                     fields.push(field.as_u32());
+                    let capture = (closure_env && through_deref && fields.len() == 1)
+                        .then(|| self.shared.capture(function.instance.def_id(), field.as_u32()))
+                        .flatten();
                     let view = if through_deref {
-                        None
+                        capture.filter(|(_, by_reference)| !by_reference).map(|(view, _)| view)
                     } else {
                         self.shared.view(function.instance, &(place.local, fields.clone()))
                     };
-                    let ir_field = self.ir_type(field_ty, view);
+                    let ir_field = match (capture, field_ty.kind()) {
+                        (Some((view, true)), ty::Ref(_, pointee, mutability)) => {
+                            let inner = self.ir_type(*pointee, Some(view));
+                            PointerType::get(
+                                self.ctx,
+                                AddressSpace::Generic,
+                                ir_mutability(*mutability),
+                                PointerKind::Ref,
+                                inner,
+                            )
+                            .into()
+                        }
+                        _ => self.ir_type(field_ty, view),
+                    };
                     address = builder.field_addr(self.ctx, address, field.as_u32(), ir_field, at);
                 }
                 ProjectionElem::Deref => {
@@ -1611,6 +1630,12 @@ fn untupled_arguments<'tcx>(
     args: &[Spanned<Operand<'tcx>>],
 ) -> Option<Vec<Spanned<Operand<'tcx>>>> {
     let [closure, tuple] = args else { return None };
+    // A closure of no arguments is called with the unit constant.
+    if let Operand::Constant(constant) = &tuple.node
+        && constant.ty().is_unit()
+    {
+        return Some(vec![closure.clone()]);
+    }
     let tuple_local = tuple.node.place().filter(|place| place.projection.is_empty())?.local;
     let mut built = None;
     for block in body.basic_blocks.iter() {

@@ -32,6 +32,7 @@ use rustc_middle::mir::{
     AggregateKind, BinOp, Body, CastKind, Local, Operand, Place, ProjectionElem, Rvalue, StatementKind,
     TerminatorKind,
 };
+use rustc_hir::def_id::DefId;
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
 
 use crate::device_api::DeviceOp;
@@ -59,7 +60,13 @@ const POINTER_ARITHMETIC: &[&str] = &[
 #[derive(Debug, Default)]
 pub struct SharedPaths<'tcx> {
     by_function: HashMap<Instance<'tcx>, Views<'tcx>>,
+    /// Each closure's captures (fields of its environment) that hold a shared pointer, by
+    /// value (`false`) or by reference (`true`), with its view. A closure is built at one
+    /// place, so what its captures point to is known in its body (unlike a parameter).
+    captures: Captures<'tcx>,
 }
+
+type Captures<'tcx> = HashMap<DefId, HashMap<u32, (Ty<'tcx>, bool)>>;
 
 type Views<'tcx> = HashMap<PlacePath, Ty<'tcx>>;
 
@@ -71,7 +78,15 @@ impl<'tcx> SharedPaths<'tcx> {
             let mut changed = false;
             for function in &scope.functions {
                 let mut set = paths.by_function.get(&function.instance).cloned().unwrap_or_default();
-                infer_body(tcx, &function.body, &paths, &mut set);
+                let mut captures = Captures::default();
+                let own = paths.captures.get(&function.instance.def_id());
+                infer_body(tcx, (&function.body, own), &paths, &mut set, &mut captures);
+                for (closure, fields) in captures {
+                    let known = paths.captures.entry(closure).or_default();
+                    for (field, capture) in fields {
+                        changed |= known.insert(field, capture) != Some(capture);
+                    }
+                }
                 // A function not yet in the map started from the empty set.
                 changed |=
                     paths.by_function.get(&function.instance).map_or(!set.is_empty(), |old| *old != set);
@@ -86,6 +101,12 @@ impl<'tcx> SharedPaths<'tcx> {
     /// The view of the shared memory `path` of `function` points into, if it does.
     pub fn view(&self, function: Instance<'tcx>, path: &PlacePath) -> Option<Ty<'tcx>> {
         self.by_function.get(&function).and_then(|views| views.get(path)).copied()
+    }
+
+    /// The view of capture `field` of closure `closure`, and whether it is captured by
+    /// reference, when it is a shared pointer.
+    pub fn capture(&self, closure: DefId, field: u32) -> Option<(Ty<'tcx>, bool)> {
+        self.captures.get(&closure).and_then(|fields| fields.get(&field)).copied()
     }
 
     /// Whether a shared pointer sits strictly below `path` (in a field of the struct or
@@ -174,12 +195,67 @@ pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
     }
 }
 
-fn infer_body<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, paths: &SharedPaths<'tcx>, set: &mut Views<'tcx>) {
+/// The view of a closure's capture read in its own body: `(*_1).k` captured by value,
+/// `*((*_1).k)` by reference.
+fn capture_view<'tcx>(own: Option<&HashMap<u32, (Ty<'tcx>, bool)>>, operand: &Operand<'tcx>) -> Option<Ty<'tcx>> {
+    let place = operand.place()?;
+    if place.local.as_u32() != 1 {
+        return None;
+    }
+    let (field, by_reference) = match place.projection.as_slice() {
+        [ProjectionElem::Deref, ProjectionElem::Field(field, _)] => (field.as_u32(), false),
+        [ProjectionElem::Deref, ProjectionElem::Field(field, _), ProjectionElem::Deref] => (field.as_u32(), true),
+        _ => return None,
+    };
+    own?.get(&field).filter(|(_, by_ref)| *by_ref == by_reference).map(|(view, _)| *view)
+}
+
+fn infer_body<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    (body, own): (&Body<'tcx>, Option<&HashMap<u32, (Ty<'tcx>, bool)>>),
+    paths: &SharedPaths<'tcx>,
+    set: &mut Views<'tcx>,
+    captures: &mut Captures<'tcx>,
+) {
+    // Locals holding a reference to a shared pointer (`_66 = &_5`): a closure capturing `_5`
+    // by reference is built from them.
+    let mut references: HashMap<Local, Ty<'tcx>> = HashMap::new();
+    for block in body.basic_blocks.iter() {
+        for statement in &block.statements {
+            if let StatementKind::Assign(assign) = &statement.kind
+                && let (place, Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed)) = &**assign
+                && place.projection.is_empty()
+                && let Some(view) = field_path(borrowed).and_then(|path| set.get(&path).copied())
+            {
+                references.insert(place.local, view);
+            }
+        }
+    }
     for block in body.basic_blocks.iter() {
         for statement in &block.statements {
             let StatementKind::Assign(assign) = &statement.kind else { continue };
             let (place, rvalue) = &**assign;
             let Some(destination) = field_path(place) else { continue };
+            if let Rvalue::Use(operand, ..) = rvalue
+                && let Some(view) = capture_view(own, operand)
+            {
+                set.insert(destination.clone(), view);
+            }
+            if let Rvalue::Aggregate(kind, operands) = rvalue
+                && let AggregateKind::Closure(closure, _) = **kind
+            {
+                for (k, operand) in operands.iter().enumerate() {
+                    let by_value = operand_path(operand).and_then(|path| set.get(&path).copied());
+                    let by_reference = operand
+                        .place()
+                        .filter(|place| place.projection.is_empty())
+                        .and_then(|place| references.get(&place.local).copied());
+                    let capture = by_value.map(|view| (view, false)).or(by_reference.map(|view| (view, true)));
+                    if let Some(capture) = capture {
+                        captures.entry(closure).or_default().insert(k as u32, capture);
+                    }
+                }
+            }
             match rvalue {
                 Rvalue::Use(operand, ..) => {
                     if let Some(source) = operand_path(operand) {
@@ -254,10 +330,11 @@ fn infer_body<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, paths: &SharedPaths<'t
             Some(_) => {}
             None if tcx.crate_name(callee.def_id().krate).as_str() == "core" => {
                 let name = tcx.item_name(callee.def_id());
-                let receiver = args
-                    .first()
-                    .and_then(|arg| operand_path(&arg.node))
-                    .and_then(|path| set.get(&path).copied());
+                let receiver = args.first().and_then(|arg| {
+                    operand_path(&arg.node)
+                        .and_then(|path| set.get(&path).copied())
+                        .or_else(|| capture_view(own, &arg.node))
+                });
                 if let Some(view) = receiver
                     && POINTER_ARITHMETIC.contains(&name.as_str())
                 {

@@ -187,6 +187,7 @@ macro_rules! producer_kernel {
 }
 
 pub mod adaptation;
+pub mod aggregates;
 pub mod containers;
 pub mod guards_and_exits;
 pub mod operands;
