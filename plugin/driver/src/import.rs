@@ -640,7 +640,10 @@ impl<'tcx> Importer<'_, 'tcx> {
     ) {
         if place.projection.is_empty() && matches!(function.slots[place.local], Slot::Ssa(_)) {
             let ty = self.local_type(function.instance, function.body, place.local);
-            let value = self.coerce(builder, value, ty, at);
+            // A reference to a closure's capture of a shared pointer (`_3 = deref_copy
+            // ((*_1).0)`) keeps pointing to a shared pointer.
+            let value =
+                if refers_to_shared(self.ctx, value, ty) { value } else { self.coerce(builder, value, ty, at) };
             function.slots[place.local] = Slot::Ssa(Some(value));
             return;
         }
@@ -1829,6 +1832,20 @@ fn ir_mutability(mutability: rustc_middle::mir::Mutability) -> IrMutability {
 
 fn int_type(ctx: &Context, ty: TypeHandle) -> Option<TypedHandle<IntegerType>> {
     TypedHandle::<IntegerType>::from_handle(ty, ctx).ok()
+}
+
+/// Whether `value` is a pointer to a shared pointer where type `ty` is the same pointer to a
+/// generic one (a reference to a closure's capture, see `SharedPaths::capture`).
+fn refers_to_shared(ctx: &Context, value: Value, ty: TypeHandle) -> bool {
+    let pointer = |ty: TypeHandle| ty.deref(ctx).downcast_ref::<PointerType>().cloned();
+    let (Some(from), Some(to)) = (pointer(value.get_type(ctx)), pointer(ty)) else { return false };
+    let (Some(from_pointee), Some(to_pointee)) = (pointer(from.pointee()), pointer(to.pointee())) else {
+        return false;
+    };
+    from.space() == to.space()
+        && from_pointee.space() == AddressSpace::Shared
+        && to_pointee.space() == AddressSpace::Generic
+        && from_pointee.pointee() == to_pointee.pointee()
 }
 
 fn pointer_pointee(ctx: &Context, pointer: Value) -> Option<TypeHandle> {

@@ -195,10 +195,23 @@ pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
     }
 }
 
+/// A closure's captures holding shared pointers, as [`SharedPaths::capture`] gives them.
+type OwnCaptures<'tcx> = HashMap<u32, (Ty<'tcx>, bool)>;
+
 /// The view of a closure's capture read in its own body: `(*_1).k` captured by value,
-/// `*((*_1).k)` by reference.
-fn capture_view<'tcx>(own: Option<&HashMap<u32, (Ty<'tcx>, bool)>>, operand: &Operand<'tcx>) -> Option<Ty<'tcx>> {
+/// `*((*_1).k)` by reference, or `*_7` where `_7` is a copy of the reference `(*_1).k`
+/// (`capture_refs`).
+fn capture_view<'tcx>(
+    own: Option<&OwnCaptures<'tcx>>,
+    capture_refs: &HashMap<Local, Ty<'tcx>>,
+    operand: &Operand<'tcx>,
+) -> Option<Ty<'tcx>> {
     let place = operand.place()?;
+    if let [ProjectionElem::Deref] = place.projection.as_slice()
+        && let Some(view) = capture_refs.get(&place.local)
+    {
+        return Some(*view);
+    }
     if place.local.as_u32() != 1 {
         return None;
     }
@@ -212,22 +225,38 @@ fn capture_view<'tcx>(own: Option<&HashMap<u32, (Ty<'tcx>, bool)>>, operand: &Op
 
 fn infer_body<'tcx>(
     tcx: TyCtxt<'tcx>,
-    (body, own): (&Body<'tcx>, Option<&HashMap<u32, (Ty<'tcx>, bool)>>),
+    (body, own): (&Body<'tcx>, Option<&OwnCaptures<'tcx>>),
     paths: &SharedPaths<'tcx>,
     set: &mut Views<'tcx>,
     captures: &mut Captures<'tcx>,
 ) {
     // Locals holding a reference to a shared pointer (`_66 = &_5`): a closure capturing `_5`
     // by reference is built from them.
+    // Locals holding a copy of a by-reference capture (`_7 = copy ((*_1).0)`) of this closure.
     let mut references: HashMap<Local, Ty<'tcx>> = HashMap::new();
+    let mut capture_refs: HashMap<Local, Ty<'tcx>> = HashMap::new();
     for block in body.basic_blocks.iter() {
         for statement in &block.statements {
-            if let StatementKind::Assign(assign) = &statement.kind
-                && let (place, Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed)) = &**assign
-                && place.projection.is_empty()
-                && let Some(view) = field_path(borrowed).and_then(|path| set.get(&path).copied())
-            {
-                references.insert(place.local, view);
+            let StatementKind::Assign(assign) = &statement.kind else { continue };
+            let (place, rvalue) = &**assign;
+            if !place.projection.is_empty() {
+                continue;
+            }
+            match rvalue {
+                Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed) => {
+                    if let Some(view) = field_path(borrowed).and_then(|path| set.get(&path).copied()) {
+                        references.insert(place.local, view);
+                    }
+                }
+                Rvalue::Use(Operand::Copy(source) | Operand::Move(source), ..) => {
+                    if let (1, [ProjectionElem::Deref, ProjectionElem::Field(field, _)]) =
+                        (source.local.as_u32(), source.projection.as_slice())
+                        && let Some((view, true)) = own.and_then(|own| own.get(&field.as_u32()).copied())
+                    {
+                        capture_refs.insert(place.local, view);
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -237,7 +266,7 @@ fn infer_body<'tcx>(
             let (place, rvalue) = &**assign;
             let Some(destination) = field_path(place) else { continue };
             if let Rvalue::Use(operand, ..) = rvalue
-                && let Some(view) = capture_view(own, operand)
+                && let Some(view) = capture_view(own, &capture_refs, operand)
             {
                 set.insert(destination.clone(), view);
             }
@@ -333,7 +362,7 @@ fn infer_body<'tcx>(
                 let receiver = args.first().and_then(|arg| {
                     operand_path(&arg.node)
                         .and_then(|path| set.get(&path).copied())
-                        .or_else(|| capture_view(own, &arg.node))
+                        .or_else(|| capture_view(own, &capture_refs, &arg.node))
                 });
                 if let Some(view) = receiver
                     && POINTER_ARITHMETIC.contains(&name.as_str())
