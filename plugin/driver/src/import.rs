@@ -190,6 +190,9 @@ struct FunctionImport<'b, 'tcx> {
     returns_value: bool,
     /// Whether it returns a pipeline state, as its index and phase.
     returns_state: bool,
+    /// The paths of the states inside the aggregate it returns, each returned as its index
+    /// and phase after the declared result.
+    returned_states: Vec<Vec<u32>>,
     /// The states its `&mut` parameters reach (a `&mut PipelineState`, or a `&mut` struct,
     /// tuple or array holding states): each is handed back, index and phase, after the
     /// declared result (the caller stores them into its state: how a helper's advance reaches
@@ -311,6 +314,11 @@ impl<'tcx> Importer<'_, 'tcx> {
             self.results_of(body.local_decls[Local::ZERO].ty, Some(instance))
         };
         let returns_value = !results.is_empty();
+        // A returned struct, tuple or array holding states: each state's index and phase after
+        // the declared result.
+        let returned_states =
+            if expands && !returns_state { nested_states(self.tcx, body.local_decls[Local::ZERO].ty) } else { Vec::new() };
+        results.extend(returned_states.iter().flat_map(|_| [u32_ty, u32_ty]));
         let handed_back: Vec<StatePath> = body
             .args_iter()
             .zip(&state_params)
@@ -420,6 +428,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             barrier_pipelines: HashMap::new(),
             returns_value,
             returns_state,
+            returned_states,
             handed_back,
         };
         for &block in body.basic_blocks.reverse_postorder() {
@@ -958,6 +967,10 @@ impl<'tcx> Importer<'_, 'tcx> {
                 } else if function.returns_value {
                     values.extend(self.operand(function, builder, &Operand::Copy(Local::ZERO.into()), at));
                 }
+                for path in function.returned_states.clone() {
+                    let (index, phase) = self.state_values(function, builder, &(Local::ZERO, path), at);
+                    values.extend([index, phase]);
+                }
                 for path in function.handed_back.clone() {
                     if let Some((index, phase)) = function.state_slots(&path) {
                         values.push(builder.load(self.ctx, index, at));
@@ -1342,6 +1355,31 @@ impl<'tcx> Importer<'_, 'tcx> {
 }
 
 impl<'tcx> Importer<'_, 'tcx> {
+    /// The index and phase of the state at `path`, loaded from its slots; opaque values when
+    /// the function has no slots there.
+    fn state_values(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        path: &StatePath,
+        at: &SourceLoc,
+    ) -> (Value, Value) {
+        match function.state_slots(path) {
+            Some((index, phase)) => (builder.load(self.ctx, index, at), builder.load(self.ctx, phase, at)),
+            None => {
+                let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
+                let values = self.opaque(
+                    builder,
+                    "a returned pipeline state the import cannot follow",
+                    &[],
+                    &[u32_ty, u32_ty],
+                    at,
+                );
+                (values[0], values[1])
+            }
+        }
+    }
+
     /// Copies the index and phase of every state at or below place `source` into the same
     /// paths below `to`; false when `source` holds no state the import follows there.
     fn copy_states(
@@ -1502,6 +1540,9 @@ impl<'tcx> Importer<'_, 'tcx> {
         let mut results =
             if returns_state { vec![u32_ty, u32_ty] } else { self.results_of(output, Some(callee)) };
         let declared = results.len();
+        let returned_states = if returns_state { Vec::new() } else { nested_states(self.tcx, output) };
+        results.extend(returned_states.iter().flat_map(|_| [u32_ty, u32_ty]));
+        let handed_back_at = results.len();
         results.extend(handed_back.iter().flat_map(|_| [u32_ty, u32_ty]));
         let returned = builder.call(self.ctx, name, &params, &results, &values, at)?;
         if returns_state {
@@ -1523,9 +1564,20 @@ impl<'tcx> Importer<'_, 'tcx> {
         } else if let Some(value) = returned.first().filter(|_| declared > 0) {
             self.write_place(function, builder, destination, *value, at);
             self.forget_destination_states(function, builder, destination, at);
+            // The states of a returned aggregate, into the destination's (where it has them).
+            let to = function.state_path(destination);
+            for (k, path) in returned_states.iter().enumerate() {
+                let slots = to.as_ref().and_then(|(local, prefix)| {
+                    function.state_slots(&(*local, [prefix.clone(), path.clone()].concat()))
+                });
+                if let Some((index_slot, phase_slot)) = slots {
+                    builder.store(self.ctx, returned[declared + 2 * k], index_slot, at);
+                    builder.store(self.ctx, returned[declared + 2 * k + 1], phase_slot, at);
+                }
+            }
         }
         for (k, slots) in handed_back.into_iter().enumerate() {
-            let (index, phase) = (returned[declared + 2 * k], returned[declared + 2 * k + 1]);
+            let (index, phase) = (returned[handed_back_at + 2 * k], returned[handed_back_at + 2 * k + 1]);
             if let Some((index_slot, phase_slot)) = slots {
                 builder.store(self.ctx, index, index_slot, at);
                 builder.store(self.ctx, phase, phase_slot, at);

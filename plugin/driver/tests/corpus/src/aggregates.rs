@@ -252,3 +252,46 @@ consumer_kernel! {
         partial
     }
 }
+
+/// A consumer's starting point, returned in a struct.
+#[inline(never)]
+fn consumer_start() -> Outer {
+    Outer { tiles_seen: 0, inner: Inner { state: State::new() } }
+}
+
+consumer_kernel! {
+    /// CORRECT: the struct holding the state comes from a helper's return.
+    fn struct_returned_by_helper(input, tiles, pipeline, tid) {
+        let mut outer = consumer_start();
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            partial += consume_outer(&pipeline, &mut outer, tid);
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
+
+consumer_kernel! {
+    /// BROKEN: two consumer states in a tuple; each tile picks one by a reference chosen on a
+    /// path, so both restart at stage 0. A reference assigned on two paths may name either
+    /// state: the import does not follow it, and the operations are rejected.
+    fn reference_chosen_on_path(input, tiles, pipeline, tid) {
+        let ring = dynamic_shared_base::<f32>();
+        let mut states = (State::new(), State::new());
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        let mut odd = false;
+        while tile < tiles {
+            let state = if odd { &mut states.1 } else { &mut states.0 };
+            pipeline.consumer_wait(state);
+            partial += sum_stage!(ring.wrapping_add((state.index() * TILE_FLOATS) as usize), tid);
+            pipeline.consumer_release(state);
+            state.advance();
+            odd = !odd;
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
