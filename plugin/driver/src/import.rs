@@ -316,13 +316,18 @@ impl<'tcx> Importer<'_, 'tcx> {
         let returns_value = !results.is_empty();
         // A returned struct, tuple or array holding states: each state's index and phase after
         // the declared result.
-        let returned_states =
-            if expands && !returns_state { nested_states(self.tcx, body.local_decls[Local::ZERO].ty) } else { Vec::new() };
+        let returned_states = if expands && !returns_state {
+            nested_states(self.tcx, body.local_decls[Local::ZERO].ty)
+        } else {
+            Vec::new()
+        };
         results.extend(returned_states.iter().flat_map(|_| [u32_ty, u32_ty]));
         let handed_back: Vec<StatePath> = body
             .args_iter()
             .zip(&state_params)
-            .filter_map(|(local, state)| state.as_ref().filter(|s| s.kind == StateParam::Mut).map(|s| (local, s)))
+            .filter_map(|(local, state)| {
+                state.as_ref().filter(|s| s.kind == StateParam::Mut).map(|s| (local, s))
+            })
             .flat_map(|(local, states)| states.paths.iter().map(move |path| (local, path.clone())))
             .collect();
         results.extend(handed_back.iter().flat_map(|_| [u32_ty, u32_ty]));
@@ -334,7 +339,8 @@ impl<'tcx> Importer<'_, 'tcx> {
         let mut references = HashMap::new();
         for (local, decl) in body.local_decls.iter_enumerated() {
             let at = self.location(decl.source_info.span);
-            let argument = body.args_iter().position(|arg| arg == local).and_then(|i| state_params[i].as_ref());
+            let argument =
+                body.args_iter().position(|arg| arg == local).and_then(|i| state_params[i].as_ref());
             let state_argument = argument.is_some_and(|states| states.whole);
             let pipeline_state = is_pipeline_state(self.tcx, decl.ty) || state_argument;
             // The states inside the local (or, for a parameter, behind its reference).
@@ -651,8 +657,11 @@ impl<'tcx> Importer<'_, 'tcx> {
             let ty = self.local_type(function.instance, function.body, place.local);
             // A reference to a closure's capture of a shared pointer (`_3 = deref_copy
             // ((*_1).0)`) keeps pointing to a shared pointer.
-            let value =
-                if refers_to_shared(self.ctx, value, ty) { value } else { self.coerce(builder, value, ty, at) };
+            let value = if refers_to_shared(self.ctx, value, ty) {
+                value
+            } else {
+                self.coerce(builder, value, ty, at)
+            };
             function.slots[place.local] = Slot::Ssa(Some(value));
             return;
         }
@@ -1083,9 +1092,18 @@ impl<'tcx> Importer<'_, 'tcx> {
         if self.names.contains_key(&callee)
             && let Some(untupled) = untupled_arguments(function.body, args)
         {
-            let inputs: Vec<Ty<'tcx>> = untupled.iter().map(|arg| arg.node.ty(function.body, self.tcx)).collect();
+            let inputs: Vec<Ty<'tcx>> =
+                untupled.iter().map(|arg| arg.node.ty(function.body, self.tcx)).collect();
             let output = destination.ty(function.body, self.tcx).ty;
-            return self.scope_call(function, builder, (callee, &name), (&inputs, output), &untupled, destination, at);
+            return self.scope_call(
+                function,
+                builder,
+                (callee, &name),
+                (&inputs, output),
+                &untupled,
+                destination,
+                at,
+            );
         }
         if self.replace_state(function, builder, callee, args, destination, at) {
             return Ok(());
@@ -1096,8 +1114,11 @@ impl<'tcx> Importer<'_, 'tcx> {
         // on it are rejected.
         for arg in args {
             let Some(path) = arg.node.place().and_then(|place| function.state_path(place)) else { continue };
-            let slots: Vec<Value> =
-                function.states_below(&path).into_iter().flat_map(|(_, (index, phase))| [index, phase]).collect();
+            let slots: Vec<Value> = function
+                .states_below(&path)
+                .into_iter()
+                .flat_map(|(_, (index, phase))| [index, phase])
+                .collect();
             if !slots.is_empty() {
                 let what = format!("a pipeline state passed to `{name}`, which the verifier does not follow");
                 self.opaque(builder, &what, &slots, &[], at);
@@ -1517,7 +1538,9 @@ impl<'tcx> Importer<'_, 'tcx> {
                     function.state_slots(&(*local, [prefix.clone(), path.clone()].concat()))
                 });
                 let (index, phase) = match slots {
-                    Some((index, phase)) => (builder.load(self.ctx, index, at), builder.load(self.ctx, phase, at)),
+                    Some((index, phase)) => {
+                        (builder.load(self.ctx, index, at), builder.load(self.ctx, phase, at))
+                    }
                     None => {
                         let values = self.opaque(
                             builder,

@@ -28,11 +28,11 @@
 
 use std::collections::HashMap;
 
+use rustc_hir::def_id::DefId;
 use rustc_middle::mir::{
     AggregateKind, BinOp, Body, CastKind, Local, Operand, Place, ProjectionElem, Rvalue, StatementKind,
     TerminatorKind,
 };
-use rustc_hir::def_id::DefId;
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
 
 use crate::device_api::DeviceOp;
@@ -217,7 +217,9 @@ fn capture_view<'tcx>(
     }
     let (field, by_reference) = match place.projection.as_slice() {
         [ProjectionElem::Deref, ProjectionElem::Field(field, _)] => (field.as_u32(), false),
-        [ProjectionElem::Deref, ProjectionElem::Field(field, _), ProjectionElem::Deref] => (field.as_u32(), true),
+        [ProjectionElem::Deref, ProjectionElem::Field(field, _), ProjectionElem::Deref] => {
+            (field.as_u32(), true)
+        }
         _ => return None,
     };
     own?.get(&field).filter(|(_, by_ref)| *by_ref == by_reference).map(|(view, _)| *view)
@@ -279,7 +281,8 @@ fn infer_body<'tcx>(
                         .place()
                         .filter(|place| place.projection.is_empty())
                         .and_then(|place| references.get(&place.local).copied());
-                    let capture = by_value.map(|view| (view, false)).or(by_reference.map(|view| (view, true)));
+                    let capture =
+                        by_value.map(|view| (view, false)).or(by_reference.map(|view| (view, true)));
                     if let Some(capture) = capture {
                         captures.entry(closure).or_default().insert(k as u32, capture);
                     }
