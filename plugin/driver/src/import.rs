@@ -11,12 +11,15 @@
 //! in one statement and used in another stays one def-use chain, which is how the verifier
 //! recognises a read of a pipeline stage. Statements become loads, stores, field addresses, constants, arithmetic,
 //! comparisons and casts; terminators become `mir.goto`, `mir.cond_br`, `mir.switch`,
-//! `mir.call`, `mir.return` and `mir.unreachable`. A pipeline state crosses a call of a scope
-//! function (not a closure) as its index and phase: a `PipelineState` or `&PipelineState`
-//! parameter is two `u32` parameters stored into the callee's state slots, a returned state
-//! two results, and a `&mut PipelineState` parameter is handed back as two more results that
-//! the caller stores into its state (so the verifier follows states into helpers and back,
-//! without inlining). Calls to the device API's protocol
+//! `mir.call`, `mir.return` and `mir.unreachable`. A state inside a struct, tuple or short array
+//! local has slots of its own, keyed by its path of fields and constant indices. A pipeline
+//! state crosses a call of a scope function or closure (its argument tuple spread at the call)
+//! as its index and phase: a `PipelineState` or `&PipelineState` parameter is two `u32`
+//! parameters stored into the callee's state slots, a returned state two results, and a
+//! `&mut PipelineState` parameter is handed back as two more results that the caller stores
+//! into its state (so the verifier follows states into helpers and back, without inlining); a
+//! parameter or result holding states carries each of them the same way after itself. Calls
+//! to the device API's protocol
 //! functions become the semantic operations (see [`crate::device_api`]); a shared pointer
 //! passed to a generic pointer parameter becomes an explicit `mir.addrspace_cast` (the
 //! adaptation the verifier judges). What the IR does not model becomes `mir.opaque` with the
