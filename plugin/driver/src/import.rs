@@ -186,6 +186,8 @@ struct FunctionImport<'b, 'tcx> {
     /// Locals MIR assigns exactly once as a whole: only such a reference is followed (one
     /// assigned on two paths may name either state).
     assigned_once: IndexVec<Local, bool>,
+    /// Tuple locals built once from operands: the argument tuples of closure calls.
+    tuples: HashMap<Local, Option<Vec<Operand<'tcx>>>>,
     /// Locals holding a `producer_barrier` result, with the pipeline it was asked of: the
     /// bulk copy that completes on that barrier names the same pipeline.
     barrier_pipelines: HashMap<Local, Value>,
@@ -434,6 +436,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             references,
             constants: constant_locals(self.tcx, body, &single),
             assigned_once: assigned_once(body),
+            tuples: built_tuples(body),
             barrier_pipelines: HashMap::new(),
             returns_value,
             returns_state,
@@ -1093,7 +1096,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         // travel as one tuple (the "rust-call" ABI), which its body receives spread out; the
         // call passes the tuple's elements, so states reach the closure like any function's.
         if self.names.contains_key(&callee)
-            && let Some(untupled) = untupled_arguments(function.body, args)
+            && let Some(untupled) = untupled_arguments(&function.tuples, args)
         {
             let inputs: Vec<Ty<'tcx>> =
                 untupled.iter().map(|arg| arg.node.ty(function.body, self.tcx)).collect();
@@ -1704,10 +1707,10 @@ fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool> {
 }
 
 /// The arguments of a closure call with its argument tuple spread out: the closure, then the
-/// operands the tuple was built from (`_10 = (move _11, copy _12)`). `None` when the tuple is
-/// not built from operands in this function.
+/// operands the tuple was built from (`_10 = (move _11, copy _12)`, see [`built_tuples`]).
+/// `None` when the tuple is not built from operands in this function.
 fn untupled_arguments<'tcx>(
-    body: &Body<'tcx>,
+    tuples: &HashMap<Local, Option<Vec<Operand<'tcx>>>>,
     args: &[Spanned<Operand<'tcx>>],
 ) -> Option<Vec<Spanned<Operand<'tcx>>>> {
     let [closure, tuple] = args else { return None };
@@ -1718,27 +1721,44 @@ fn untupled_arguments<'tcx>(
         return Some(vec![closure.clone()]);
     }
     let tuple_local = tuple.node.place().filter(|place| place.projection.is_empty())?.local;
-    let mut built = None;
+    let built = tuples.get(&tuple_local)?.as_ref()?;
+    let mut untupled = vec![closure.clone()];
+    untupled.extend(built.iter().map(|operand| Spanned { node: operand.clone(), span: tuple.span }));
+    Some(untupled)
+}
+
+/// The tuple locals of a body, each with the operands of its one whole assignment as a tuple
+/// (`None` when it is assigned otherwise, in parts, or more than once): one pass per body, so
+/// spreading the arguments of many closure calls stays linear.
+fn built_tuples<'tcx>(body: &Body<'tcx>) -> HashMap<Local, Option<Vec<Operand<'tcx>>>> {
+    let mut tuples: HashMap<Local, Option<Vec<Operand<'tcx>>>> = HashMap::new();
     for block in body.basic_blocks.iter() {
         for statement in &block.statements {
-            if let StatementKind::Assign(assign) = &statement.kind
-                && assign.0.local == tuple_local
-            {
-                match (&assign.1, built) {
-                    (Rvalue::Aggregate(kind, operands), None)
-                        if assign.0.projection.is_empty() && matches!(**kind, mir::AggregateKind::Tuple) =>
-                    {
-                        built = Some(operands);
-                    }
-                    // Assigned twice, or in parts: not one tuple of operands.
-                    _ => return None,
+            let StatementKind::Assign(assign) = &statement.kind else { continue };
+            let (place, rvalue) = &**assign;
+            if !matches!(body.local_decls[place.local].ty.kind(), ty::Tuple(_)) {
+                continue;
+            }
+            let built = match rvalue {
+                Rvalue::Aggregate(kind, operands)
+                    if place.projection.is_empty() && matches!(**kind, mir::AggregateKind::Tuple) =>
+                {
+                    Some(operands.iter().cloned().collect())
+                }
+                _ => None,
+            };
+            match tuples.entry(place.local) {
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(built);
+                }
+                // Assigned twice, or in parts: not one tuple of operands.
+                std::collections::hash_map::Entry::Occupied(mut entry) => {
+                    entry.insert(None);
                 }
             }
         }
     }
-    let mut untupled = vec![closure.clone()];
-    untupled.extend(built?.iter().map(|operand| Spanned { node: operand.clone(), span: tuple.span }));
-    Some(untupled)
+    tuples
 }
 
 /// The locals MIR assigns exactly once as a whole (a statement or a call's destination).
