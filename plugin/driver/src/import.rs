@@ -186,6 +186,10 @@ struct FunctionImport<'b, 'tcx> {
     /// Locals MIR assigns exactly once as a whole: only such a reference is followed (one
     /// assigned on two paths may name either state).
     assigned_once: IndexVec<Local, bool>,
+    /// States a closure local captured by reference: (closure local, capture) → the state it
+    /// refers to. The capture's slots hold a copy of the state's, copied back after each call
+    /// of the closure (borrowck keeps the state itself unused while the closure lives).
+    write_back: HashMap<(Local, u32), StatePath>,
     /// Tuple locals built once from operands: the argument tuples of closure calls.
     tuples: HashMap<Local, Option<Vec<Operand<'tcx>>>>,
     /// Locals holding a `producer_barrier` result, with the pipeline it was asked of: the
@@ -437,6 +441,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             constants: constant_locals(self.tcx, body, &single),
             assigned_once: assigned_once(body),
             tuples: built_tuples(body),
+            write_back: HashMap::new(),
             barrier_pipelines: HashMap::new(),
             returns_value,
             returns_state,
@@ -749,6 +754,17 @@ impl<'tcx> Importer<'_, 'tcx> {
                 return;
             }
         }
+        // A reference to a state copied (`_7 = copy ((*_1).1)`, a closure's capture by
+        // reference, or `let r2 = r1`): the copy names the same state.
+        if let Rvalue::Use(Operand::Copy(source) | Operand::Move(source), ..) = rvalue
+            && place.projection.is_empty()
+            && function.assigned_once[place.local]
+            && source.ty(function.body, self.tcx).ty.is_ref()
+            && let Some(target) = function.state_of(*source)
+        {
+            function.references.insert(place.local, target);
+            return;
+        }
         // A state, or an aggregate holding states, copied or moved: each state's both halves.
         let writes_reference = function.references.contains_key(&place.local)
             && place.projection.first() != Some(&ProjectionElem::Deref);
@@ -760,7 +776,18 @@ impl<'tcx> Importer<'_, 'tcx> {
                 Rvalue::Use(Operand::Copy(source) | Operand::Move(source), ..) => {
                     self.copy_states(function, builder, *source, to, at)
                 }
-                Rvalue::Aggregate(_, operands) => {
+                Rvalue::Aggregate(kind, operands) => {
+                    if let mir::AggregateKind::Closure(..) = **kind {
+                        for (k, operand) in operands.iter().enumerate() {
+                            let by_reference = operand.ty(function.body, self.tcx).is_ref();
+                            if let Some(source) = operand.place().and_then(|p| function.state_of(p))
+                                && by_reference
+                                && to.1.is_empty()
+                            {
+                                function.write_back.insert((to.0, k as u32), source);
+                            }
+                        }
+                    }
                     let mut copied = true;
                     for (k, operand) in operands.iter().enumerate() {
                         let field = (to.0, [to.1.clone(), vec![k as u32]].concat());
@@ -1612,6 +1639,22 @@ impl<'tcx> Importer<'_, 'tcx> {
                 builder.store(self.ctx, phase, phase_slot, at);
             }
         }
+        // A closure's captures by reference: the states they stand for take their new values.
+        for arg in args {
+            let Some((local, _)) = arg.node.place().and_then(|place| function.state_path(place)) else {
+                continue;
+            };
+            let mut captured: Vec<(u32, StatePath)> = function
+                .write_back
+                .iter()
+                .filter(|((closure, _), _)| *closure == local)
+                .map(|((_, k), state)| (*k, state.clone()))
+                .collect();
+            captured.sort();
+            for (k, state) in captured {
+                self.copy_paths(function, builder, &(local, vec![k]), &state, at);
+            }
+        }
         Ok(())
     }
 
@@ -1862,6 +1905,16 @@ fn nested_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Vec<Vec<u32>> {
             ty::Adt(adt, args) if adt.is_struct() => {
                 for (k, field) in adt.non_enum_variant().fields.iter().enumerate() {
                     visit(k, field.ty(tcx, args).skip_normalization(), out);
+                }
+            }
+            // A closure's environment: a state captured by value, or by reference (the
+            // capture stands for the state; see `FunctionImport::write_back`).
+            ty::Closure(_, args) => {
+                for (k, capture) in args.as_closure().upvar_tys().iter().enumerate() {
+                    match capture.kind() {
+                        ty::Ref(_, pointee, _) if is_pipeline_state(tcx, *pointee) => visit(k, *pointee, out),
+                        _ => visit(k, capture, out),
+                    }
                 }
             }
             ty::Array(element, length) => {

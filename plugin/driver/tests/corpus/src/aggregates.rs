@@ -4,7 +4,8 @@
 
 use crate::device::pipeline::{Pipeline, PipelineState};
 use crate::device::{block_idx_x, dynamic_shared_base, grid_dim_x};
-use crate::{STAGES, TILE_FLOATS};
+use crate::device::pipeline::bulk_copy_global_to_shared;
+use crate::{STAGES, TILE_BYTES, TILE_FLOATS};
 
 type State = PipelineState<STAGES>;
 
@@ -210,8 +211,7 @@ consumer_kernel! {
 }
 
 consumer_kernel! {
-    /// CORRECT: a closure capturing the state by `&mut` consumes each tile. Captured states
-    /// are not followed: a known false rejection (`state-provenance`).
+    /// CORRECT: a closure capturing the state by `&mut` consumes each tile.
     fn closure_captures_state(input, tiles, pipeline, tid) {
         let ring = dynamic_shared_base::<f32>();
         let mut state = State::new();
@@ -293,5 +293,48 @@ consumer_kernel! {
             tile += grid_dim_x();
         }
         partial
+    }
+}
+
+consumer_kernel! {
+    /// BROKEN: a closure capturing the state by `&mut` reads the stage before it waits.
+    fn closure_captures_state_reads_before_wait(input, tiles, pipeline, tid) {
+        let ring = dynamic_shared_base::<f32>();
+        let mut state = State::new();
+        let mut consume = || {
+            let sum = sum_stage!(ring.wrapping_add((state.index() * TILE_FLOATS) as usize), tid);
+            pipeline.consumer_wait(&state);
+            pipeline.consumer_release(&state);
+            state.advance();
+            sum
+        };
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            partial += consume();
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
+
+producer_kernel! {
+    /// CORRECT: the producer's per-tile step is a closure capturing the state by `&mut`; the
+    /// tail after the loop uses the state the closure advanced.
+    fn producer_closure_captures_state(input, tiles, pipeline, smem, tid) {
+        let mut state = State::producer_start();
+        let mut step = |tile: u32| {
+            pipeline.producer_acquire(&state);
+            pipeline.producer_expect_tx(&state, TILE_BYTES);
+            let source = input.wrapping_add((tile * TILE_FLOATS) as usize) as *const u8;
+            bulk_copy_global_to_shared(smem + state.index() * TILE_BYTES, source, TILE_BYTES, pipeline.producer_barrier(&state));
+            state.advance();
+        };
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            step(tile);
+            tile += grid_dim_x();
+        }
+        pipeline.producer_tail(state);
     }
 }
