@@ -296,15 +296,12 @@ impl<'tcx> Importer<'_, 'tcx> {
         body: &Body<'tcx>,
     ) -> Result<(), BuildError> {
         let at = self.location(body.span);
-        let expands = expands_states(self.tcx, instance);
         let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
         // A state parameter (by value or by reference) is its index and phase; a parameter
         // holding states (a struct, tuple or array, by value or by reference) is itself followed
         // by each state's index and phase.
-        let state_params: Vec<Option<ParamStates>> = body
-            .args_iter()
-            .map(|local| if expands { param_states(self.tcx, body.local_decls[local].ty) } else { None })
-            .collect();
+        let state_params: Vec<Option<ParamStates>> =
+            body.args_iter().map(|local| param_states(self.tcx, body.local_decls[local].ty)).collect();
         let mut params: Vec<TypeHandle> = Vec::new();
         for (local, state) in body.args_iter().zip(&state_params) {
             match state {
@@ -316,7 +313,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                 None => params.push(self.local_type(instance, body, local)),
             }
         }
-        let returns_state = expands && is_pipeline_state(self.tcx, body.local_decls[Local::ZERO].ty);
+        let returns_state = is_pipeline_state(self.tcx, body.local_decls[Local::ZERO].ty);
         let mut results = if returns_state {
             vec![u32_ty, u32_ty]
         } else {
@@ -325,7 +322,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         let returns_value = !results.is_empty();
         // A returned struct, tuple or array holding states: each state's index and phase after
         // the declared result.
-        let returned_states = if expands && !returns_state {
+        let returned_states = if !returns_state {
             nested_states(self.tcx, body.local_decls[Local::ZERO].ty)
         } else {
             Vec::new()
@@ -1957,12 +1954,6 @@ fn constant_locals<'tcx>(
         }
     }
     constants
-}
-
-/// Whether a scope function takes and returns states as their index and phase: every one
-/// (a closure's calls pass its arguments spread out of their tuple, see [`untupled_arguments`]).
-fn expands_states<'tcx>(_tcx: TyCtxt<'tcx>, _instance: Instance<'tcx>) -> bool {
-    true
 }
 
 fn is_pipeline_state<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
