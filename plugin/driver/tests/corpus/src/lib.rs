@@ -189,6 +189,7 @@ macro_rules! producer_kernel {
 pub mod adaptation;
 pub mod containers;
 pub mod guards_and_exits;
+pub mod memory_styles;
 pub mod operands;
 pub mod roles;
 pub mod stage_access;
