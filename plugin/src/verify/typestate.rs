@@ -1075,7 +1075,7 @@ fn stage_access(
         return stage_of_pointer(ctx, facts, locals, op.deref(ctx).get_operand(1));
     }
     let call = Operation::get_op::<CallOp>(op, ctx)?;
-    if call.callee(ctx).is_some_and(|callee| is_memory_view(&callee.to_string())) {
+    if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
         return None;
     }
     let operands: Vec<Value> = op.deref(ctx).operands().collect();
@@ -1140,7 +1140,7 @@ fn stage_of_pointer(
             }
             pending.extend(locals.stored(ctx, address).iter().copied());
         } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx)
-            && call.callee(ctx).is_some_and(|callee| is_memory_view(&callee.to_string()))
+            && call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref()))
         {
             pending.extend(operands);
         }
