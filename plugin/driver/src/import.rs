@@ -42,6 +42,7 @@ use plugin::ir::semantic::pipeline::PipelineRole;
 use plugin::ir::types::{
     AddressSpace, AdtType, Mutability as IrMutability, PointerKind, PointerType, shorthand,
 };
+use rustc_abi::FieldIdx;
 use rustc_index::IndexVec;
 use rustc_middle::mir::{
     self, BasicBlock as MirBlock, BinOp, Body, CastKind, Local, Operand, Place, ProjectionElem, Rvalue,
@@ -53,7 +54,7 @@ use rustc_span::Spanned;
 
 use crate::device_api::{DeviceOp, path_below_crate_root};
 use crate::scope::{KernelScope, resolve_callee};
-use crate::spaces::{SharedPaths, field_path};
+use crate::spaces::{PlacePath, SharedPaths, field_path};
 
 /// The IR's source positions and the rustc spans they came from.
 #[derive(Debug, Default)]
@@ -75,8 +76,8 @@ pub struct ImportStats {
     pub operations: usize,
     pub opaque: usize,
     pub adaptations: usize,
-    /// Shared pointers that cross a call inside a struct or tuple, or through a call the import
-    /// cannot resolve (a function pointer): the adaptation rule does not see them.
+    /// Shared pointers that cross a call in a field the import cannot read out (of an enum,
+    /// of a closure's captures): the adaptation rule does not see them.
     pub hidden_shared: usize,
 }
 
@@ -207,6 +208,10 @@ struct FunctionImport<'b, 'tcx> {
     /// declared result (the caller stores them into its state: how a helper's advance reaches
     /// the caller).
     handed_back: Vec<StatePath>,
+    /// The value written into each field of a single-assignment struct or tuple local (built
+    /// once by its aggregate): a read of the field is that value (a stage pointer kept in a
+    /// struct field stays the stage pointer).
+    aggregate_fields: HashMap<PlacePath, Value>,
 }
 
 /// Where a pipeline state lives: a local and the path to the state inside it (field indices
@@ -444,6 +449,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             returns_state,
             returned_states,
             handed_back,
+            aggregate_fields: HashMap::new(),
         };
         for &block in body.basic_blocks.reverse_postorder() {
             let data = &body.basic_blocks[block];
@@ -536,7 +542,8 @@ impl<'tcx> Importer<'_, 'tcx> {
         // or a reference to one, is typed shared (see `SharedPaths::capture`).
         let closure_env = self.tcx.is_closure_like(function.instance.def_id()) && place.local.as_u32() == 1;
         let mut fields = Vec::new();
-        for element in projection {
+        let skipped = place.projection.len() - projection.len();
+        for (k, element) in projection.enumerate() {
             match element {
                 ProjectionElem::Field(field, field_ty) => {
                     fields.push(field.as_u32());
@@ -570,6 +577,24 @@ impl<'tcx> Importer<'_, 'tcx> {
                     address = pointer;
                     through_deref = true;
                 }
+                // `array[i]`: the array's address viewed as its first element's, `add(i)`
+                // (so that an array of stage pointers indexed by a stage index is seen).
+                ProjectionElem::Index(index) => {
+                    let prefix = &place.projection[..skipped + k];
+                    let array_ty = Place::ty_from(place.local, prefix, function.body, self.tcx).ty;
+                    let ty::Array(element_ty, _) = array_ty.kind() else { return None };
+                    let index = self.operand(function, builder, &Operand::Copy(Place::from(index)), at)?;
+                    let base =
+                        address.get_type(self.ctx).deref(self.ctx).downcast_ref::<PointerType>().cloned()?;
+                    let element = self.ir_type(*element_ty, None);
+                    let element_ptr =
+                        PointerType::get(self.ctx, base.space(), base.mutability(), base.kind(), element)
+                            .into();
+                    let first = builder.cast(self.ctx, IrCast::PtrToPtr, address, element_ptr, at);
+                    address = builder.index_addr(self.ctx, first, index, at);
+                    fields.clear();
+                    through_deref = true;
+                }
                 _ => return None,
             }
         }
@@ -591,10 +616,16 @@ impl<'tcx> Importer<'_, 'tcx> {
                 {
                     return Some(value);
                 }
+                if let Some(value) = field_path(place).and_then(|path| function.aggregate_fields.get(&path)) {
+                    return Some(*value);
+                }
                 if let Some(address) = self.address(function, builder, *place, at) {
                     return Some(builder.load(self.ctx, address, at));
                 }
-                let ty = self.ir_type(place.ty(function.body, self.tcx).ty, None);
+                // What the IR cannot address still has the space the inference found for it
+                // (a shared pointer in a field of an aggregate kept as a value).
+                let view = field_path(place).and_then(|path| self.shared.view(function.instance, &path));
+                let ty = self.ir_type(place.ty(function.body, self.tcx).ty, view);
                 Some(self.opaque(builder, &format!("read of {place:?}"), &[], &[ty], at)[0])
             }
             Operand::Constant(constant) => {
@@ -672,6 +703,16 @@ impl<'tcx> Importer<'_, 'tcx> {
             };
             function.slots[place.local] = Slot::Ssa(Some(value));
             return;
+        }
+        if matches!(function.slots[place.local], Slot::Ssa(_))
+            && let Some(path) = field_path(&place)
+            && !path.1.is_empty()
+        {
+            let view = self.shared.view(function.instance, &path);
+            let read_ty = self.ir_type(place.ty(function.body, self.tcx).ty, view);
+            if value.get_type(self.ctx) == read_ty {
+                function.aggregate_fields.insert(path, value);
+            }
         }
         match self.address(function, builder, place, at) {
             Some(address) => {
@@ -1080,16 +1121,28 @@ impl<'tcx> Importer<'_, 'tcx> {
     ) -> Result<(), BuildError> {
         let func_ty = func.ty(function.body, self.tcx);
         let resolved = resolve_callee(self.tcx, func_ty);
-        for arg in args {
-            let Some(path) = arg.node.place().and_then(|place| field_path(&place)) else { continue };
-            let whole = self.shared.view(function.instance, &path).is_some();
-            if self.shared.holds_below(function.instance, &path) || (whole && resolved.is_none()) {
-                self.stats.hidden_shared += 1;
-            }
-        }
+        self.adapt_hidden_pointers(function, builder, args, at);
         let Some(callee) = resolved else {
-            let values: Vec<Value> =
-                args.iter().filter_map(|arg| self.operand(function, builder, &arg.node, at)).collect();
+            // A call through a function pointer: its callee is unknown, but its signature is
+            // not, so each shared pointer argument crosses it adapted to its parameter type
+            // like at a direct call, and the adaptation rule judges it.
+            let signature = self.tcx.normalize_erasing_late_bound_regions(
+                TypingEnv::fully_monomorphized(),
+                func_ty.fn_sig(self.tcx),
+            );
+            let params: Vec<TypeHandle> =
+                signature.inputs().iter().map(|ty| self.ir_type(*ty, None)).collect();
+            let mut values = Vec::new();
+            for (i, arg) in args.iter().enumerate() {
+                let Some(value) = self.operand(function, builder, &arg.node, at) else { continue };
+                let value = match params.get(i) {
+                    Some(param) if pointer_pointee(self.ctx, value).is_some() => {
+                        self.coerce(builder, value, *param, at)
+                    }
+                    _ => value,
+                };
+                values.push(value);
+            }
             let ty = self.ir_type(destination.ty(function.body, self.tcx).ty, None);
             let value = self.opaque(builder, &format!("call of {func:?}"), &values, &[ty], at)[0];
             self.write_place(function, builder, destination, value, at);
@@ -1219,6 +1272,61 @@ impl<'tcx> Importer<'_, 'tcx> {
             self.forget_states(function, builder, &target, at);
         }
         true
+    }
+
+    /// Shared pointers inside a struct or tuple argument cross the call as the field's Rust
+    /// type says (generic), exactly like a pointer argument: each is read out of its field and
+    /// adapted to that type here, so that the adaptation rule judges it (a shared `f32` tile
+    /// handed over as the `*const u32` field of a struct is a reinterpretation it rejects).
+    /// What cannot be read out (a field of an enum or a closure) is counted as hidden.
+    fn adapt_hidden_pointers(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        args: &[Spanned<Operand<'tcx>>],
+        at: &SourceLoc,
+    ) {
+        for arg in args {
+            let Some(place) = arg.node.place() else { continue };
+            let Some(path) = field_path(&place) else { continue };
+            for (suffix, _) in self.shared.below(function.instance, &path) {
+                let Some((field_place, field_ty)) = self.field_place(function, place, &suffix) else {
+                    self.stats.hidden_shared += 1;
+                    continue;
+                };
+                let target = self.ir_type(field_ty, None);
+                match self.operand(function, builder, &Operand::Copy(field_place), at) {
+                    Some(value) if is_shared_pointer(self.ctx, value) => {
+                        self.coerce(builder, value, target, at);
+                    }
+                    _ => self.stats.hidden_shared += 1,
+                }
+            }
+        }
+    }
+
+    /// `place` projected through the struct and tuple fields `fields`, with the field's type;
+    /// `None` below anything else (an enum, a closure's captures).
+    fn field_place(
+        &self,
+        function: &FunctionImport<'_, 'tcx>,
+        place: Place<'tcx>,
+        fields: &[u32],
+    ) -> Option<(Place<'tcx>, Ty<'tcx>)> {
+        let mut place = place;
+        let mut ty = place.ty(function.body, self.tcx).ty;
+        for field in fields {
+            let index = FieldIdx::from_u32(*field);
+            ty = match ty.kind() {
+                ty::Adt(def, generic_args) if def.is_struct() => {
+                    def.non_enum_variant().fields.get(index)?.ty(self.tcx, generic_args).skip_normalization()
+                }
+                ty::Tuple(types) => *types.get(index.as_usize())?,
+                _ => return None,
+            };
+            place = self.tcx.mk_place_field(place, index, ty);
+        }
+        Some((place, ty))
     }
 
     /// The standard library's raw-pointer methods the IR models: `add`, `wrapping_add`,
@@ -1988,6 +2096,15 @@ fn refers_to_shared(ctx: &Context, value: Value, ty: TypeHandle) -> bool {
         && from_pointee.space() == AddressSpace::Shared
         && to_pointee.space() == AddressSpace::Generic
         && from_pointee.pointee() == to_pointee.pointee()
+}
+
+/// Whether `value` is a pointer into shared memory.
+fn is_shared_pointer(ctx: &Context, value: Value) -> bool {
+    value
+        .get_type(ctx)
+        .deref(ctx)
+        .downcast_ref::<PointerType>()
+        .is_some_and(|pointer| pointer.space() == AddressSpace::Shared)
 }
 
 fn pointer_pointee(ctx: &Context, pointer: Value) -> Option<TypeHandle> {

@@ -157,7 +157,7 @@ fn not_checked(
     let mut lines: Vec<String> = Vec::new();
     if hidden_shared > 0 {
         lines.push(format!(
-            "{hidden_shared} shared pointers crossing a call inside a struct or tuple or through a function pointer"
+            "{hidden_shared} shared pointers crossing a call in a field the import cannot read out (an enum, a closure's captures)"
         ));
     }
     for report in outcome.iter().flatten() {

@@ -109,14 +109,24 @@ impl<'tcx> SharedPaths<'tcx> {
         self.captures.get(&closure).and_then(|fields| fields.get(&field)).copied()
     }
 
-    /// Whether a shared pointer sits strictly below `path` (in a field of the struct or
-    /// tuple it names).
-    pub fn holds_below(&self, function: Instance<'tcx>, path: &PlacePath) -> bool {
-        self.by_function.get(&function).is_some_and(|views| {
-            views.keys().any(|(local, fields)| {
-                *local == path.0 && fields.len() > path.1.len() && fields.starts_with(&path.1)
+    /// The shared pointers strictly below `path` (in fields of the struct or tuple it names):
+    /// each field path relative to `path`, with its view, in a stable order.
+    pub fn below(&self, function: Instance<'tcx>, path: &PlacePath) -> Vec<(Vec<u32>, Ty<'tcx>)> {
+        let mut below: Vec<(Vec<u32>, Ty<'tcx>)> = self
+            .by_function
+            .get(&function)
+            .map(|views| {
+                views
+                    .iter()
+                    .filter(|((local, fields), _)| {
+                        *local == path.0 && fields.len() > path.1.len() && fields.starts_with(&path.1)
+                    })
+                    .map(|((_, fields), view)| (fields[path.1.len()..].to_vec(), *view))
+                    .collect()
             })
-        })
+            .unwrap_or_default();
+        below.sort_by(|a, b| a.0.cmp(&b.0));
+        below
     }
 
     /// The field paths of `function`'s return place that hold shared pointers, with views.

@@ -33,10 +33,10 @@ use super::{
 };
 use crate::ir::{
     mir::{
-        arith::{BinOp, BinOpKind, CastKind, CastOp},
+        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
-        control::{CondBrOp, ReturnOp},
-        memory::{FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+        control::{CallOp, CondBrOp, ReturnOp},
+        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         pointer_type_of,
     },
     semantic::pipeline::{PipelineRole, StateNewOp},
@@ -202,6 +202,7 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
     let mut poisons: BTreeMap<usize, (usize, Option<StateId>)> = BTreeMap::new();
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
+    let locals = LocalStores::of(ctx, index);
     for (n, op) in index.ops.iter().enumerate() {
         let step = if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
             Some((StateId(n as u32), Step::New))
@@ -213,7 +214,7 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
             }
             None
         } else {
-            stage_access(ctx, facts, *op).map(|state| (state, Step::StageAccess))
+            stage_access(ctx, facts, &locals, *op).map(|state| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
             if let Some(f) = index.function_of_op(ctx, *op) {
@@ -602,6 +603,18 @@ impl FunctionRun<'_> {
                 continue;
             }
             if let Some(callee) = index.callee_of.get(&n) {
+                // A stage (or a view of it) handed to a helper is accessed there: the access
+                // is checked at the call, before the helper's own effect on the states.
+                if let Some((s, step)) = self.steps.get(&n)
+                    && let Some(i) = self.slots.of.get(s).copied()
+                {
+                    let producer = self.slots.producer[i];
+                    if let Some((rule, message)) = self.step(reporter, op, step, producer, &mut path.row[i])
+                        && let Some(report) = report.as_deref_mut()
+                    {
+                        report.push((rule, op, message, *s, None));
+                    }
+                }
                 if self.cyclic.contains(&n) {
                     // Not followed: the states the call could touch end here, unreported.
                     for ts in path.row.iter_mut() {
@@ -968,37 +981,168 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
     }
 }
 
-/// The state whose stage a `mir.load` or `mir.store` accesses: its address points into
-/// shared memory and is computed (through `mir.index_addr`, `mir.field_addr` and pointer
-/// casts) with an offset that derives, through arithmetic and integer casts of any width,
-/// from a state's stage index.
-fn stage_access(ctx: &Context, facts: &dyn FactStore, op: Ptr<Operation>) -> Option<StateId> {
-    let address = if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-        op.deref(ctx).get_operand(0)
-    } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-        op.deref(ctx).get_operand(1)
-    } else {
-        return None;
-    };
-    if pointer_type_of(ctx, address.get_type(ctx)).is_none_or(|ptr| ptr.space() != AddressSpace::Shared) {
+/// The values stored into each local (`mir.alloca`) of the scope and each field of one,
+/// gathered in one pass: a stage pointer or slice kept in a local or a struct field is
+/// followed through it.
+struct LocalStores(HashMap<(Value, Vec<u32>), Vec<Value>>);
+
+impl LocalStores {
+    fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
+        let mut stores: HashMap<(Value, Vec<u32>), Vec<Value>> = HashMap::new();
+        for op in &index.ops {
+            if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
+                continue;
+            }
+            let (value, address) = {
+                let operation = op.deref(ctx);
+                (operation.get_operand(0), operation.get_operand(1))
+            };
+            if let Some(slot) = local_slot(ctx, address) {
+                stores.entry(slot).or_default().push(value);
+            }
+        }
+        LocalStores(stores)
+    }
+
+    /// What was stored where `address` points, if it is a local or a field of one.
+    fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
+        local_slot(ctx, address).and_then(|slot| self.0.get(&slot)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The local (`mir.alloca`) and the field path an address names, if it is one: a chain of at
+/// most 8 `mir.field_addr` on the local.
+fn local_slot(ctx: &Context, address: Value) -> Option<(Value, Vec<u32>)> {
+    let mut fields = Vec::new();
+    let mut at = address;
+    for _ in 0..8 {
+        let def = at.defining_op()?;
+        if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+            fields.reverse();
+            return Some((at, fields));
+        }
+        let field = Operation::get_op::<FieldAddrOp>(def, ctx)?;
+        fields.push(field.field(ctx)?);
+        at = def.deref(ctx).get_operand(0);
+    }
+    None
+}
+
+/// Standard-library functions that make a view of memory (a slice, an iterator, an element's
+/// address) without reading it: a stage pointer handed to them is followed into their result,
+/// and the call is no access. Any other call handed a stage pointer or view accesses the stage
+/// (a helper, `Iterator::sum`, `ptr::copy_nonoverlapping`).
+const MEMORY_VIEWS: &[&str] = &[
+    "from_raw_parts",
+    "from_raw_parts_mut",
+    "as_ptr",
+    "as_mut_ptr",
+    "as_slice",
+    "as_mut_slice",
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "get_unchecked",
+    "get_unchecked_mut",
+    "index",
+    "index_mut",
+    "skip",
+    "step_by",
+    "take",
+    "len",
+];
+
+/// Whether `callee` (an IR symbol, path segments joined by `__`) is a standard-library view.
+fn is_memory_view(callee: &str) -> bool {
+    let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
+    let from_core = segments.next().is_some_and(|first| first == "core");
+    from_core && callee.split("__").any(|segment| MEMORY_VIEWS.contains(&segment.trim_matches('_')))
+}
+
+/// The state whose stage an operation accesses, by the memory it touches: a `mir.load` or
+/// `mir.store` whose address points into a stage, or a call (other than a standard-library
+/// view) handed a pointer into a stage or a view of one.
+fn stage_access(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    op: Ptr<Operation>,
+) -> Option<StateId> {
+    if Operation::get_op::<LoadOp>(op, ctx).is_some() {
+        return stage_of_pointer(ctx, facts, locals, op.deref(ctx).get_operand(0));
+    }
+    if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+        return stage_of_pointer(ctx, facts, locals, op.deref(ctx).get_operand(1));
+    }
+    let call = Operation::get_op::<CallOp>(op, ctx)?;
+    if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
         return None;
     }
-    let mut address = address;
-    for _ in 0..64 {
-        let op = address.defining_op()?;
-        if Operation::get_op::<IndexAddrOp>(op, ctx).is_some() {
-            let mut budget = 16;
-            if let Some(state) = offset_state(ctx, facts, op.deref(ctx).get_operand(1), &mut budget) {
+    let operands: Vec<Value> = op.deref(ctx).operands().collect();
+    operands
+        .into_iter()
+        .filter(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_some())
+        .find_map(|operand| stage_of_pointer(ctx, facts, locals, operand))
+}
+
+/// The state whose stage `pointer` points into: it is computed from a shared-memory pointer by
+/// `mir.index_addr` with an offset that derives (through arithmetic and integer casts of any
+/// width) from a state's stage index, then carried through further offsets, field addresses,
+/// pointer and address-space casts, locals, standard-library views (slices, iterators) and
+/// elements of a pointer array selected by a stage index. The walk back visits a bounded number
+/// of definitions, so the cost per operation is constant.
+fn stage_of_pointer(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    pointer: Value,
+) -> Option<StateId> {
+    let mut pending = vec![pointer];
+    let mut visited: HashSet<Value> = HashSet::new();
+    let mut budget = 64;
+    while let Some(value) = pending.pop() {
+        if budget == 0 {
+            return None;
+        }
+        budget -= 1;
+        if !visited.insert(value) {
+            continue;
+        }
+        let Some(def) = value.defining_op() else { continue };
+        let operands: Vec<Value> = def.deref(ctx).operands().collect();
+        if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
+            let base_shared = pointer_type_of(ctx, operands[0].get_type(ctx))
+                .is_some_and(|ptr| ptr.space() == AddressSpace::Shared);
+            let mut offset_budget = 16;
+            if base_shared && let Some(state) = offset_state(ctx, facts, operands[1], &mut offset_budget) {
                 return Some(state);
             }
-            address = op.deref(ctx).get_operand(0);
-        } else if Operation::get_op::<FieldAddrOp>(op, ctx).is_some()
-            || Operation::get_op::<CastOp>(op, ctx)
+            pending.push(operands[0]);
+        } else if Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
+            || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
+            || Operation::get_op::<CastOp>(def, ctx)
                 .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr))
         {
-            address = op.deref(ctx).get_operand(0);
-        } else {
-            return None;
+            pending.push(operands[0]);
+        } else if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+            // A pointer loaded from an array of pointers at a stage index is that stage's
+            // pointer; one loaded from a local is what was stored there.
+            let address = operands[0];
+            if pointer_type_of(ctx, value.get_type(ctx)).is_some()
+                && let Some(element) = address.defining_op()
+                && Operation::get_op::<IndexAddrOp>(element, ctx).is_some()
+            {
+                let mut offset_budget = 16;
+                let offset = element.deref(ctx).get_operand(1);
+                if let Some(state) = offset_state(ctx, facts, offset, &mut offset_budget) {
+                    return Some(state);
+                }
+            }
+            pending.extend(locals.stored(ctx, address).iter().copied());
+        } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx)
+            && call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref()))
+        {
+            pending.extend(operands);
         }
     }
     None

@@ -190,6 +190,7 @@ pub mod adaptation;
 pub mod aggregates;
 pub mod containers;
 pub mod guards_and_exits;
+pub mod memory_styles;
 pub mod operands;
 pub mod roles;
 pub mod stage_access;
