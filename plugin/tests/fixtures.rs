@@ -122,6 +122,13 @@ fn unjudged_pipelines_and_loops_are_reported_as_not_checked() {
     let judged = not_checked("tile_count_same_bound.pir");
     assert!(!judged.contains("pipeline identity of"), "{judged}");
     assert!(!judged.contains("tile counts"), "{judged}");
+    // No launch contract: roles and counts are listed as not checked.
+    assert!(judged.contains("thread roles and arrival counts (no launch contract"), "{judged}");
+    // A declared block and branches the rule evaluates (a helper, `warp_id()`, a range): judged.
+    for name in ["roles_by_helper_and_warp.pir", "roles_consumer_range.pir"] {
+        let roles = not_checked(name);
+        assert!(!roles.contains("thread roles"), "{name}: {roles}");
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The device API shared by every kernel: thread geometry, dynamic shared memory, barriers,
 //! warp, block and cluster reductions, fast math, strided loops with batched loads, rows held in registers,
-//! and the mbarrier pipeline protocol.
+//! the mbarrier pipeline protocol, and the launch contract a kernel declares for the verifier.
 //!
 //! Kernels call these functions instead of writing `asm!` themselves, so that the instructions a
 //! kernel depends on live in one place and the compiler-pass plugin can recognise the calls that
@@ -9,6 +9,7 @@
 
 pub mod cluster;
 pub mod geometry;
+pub mod launch;
 pub mod math;
 pub mod pipeline;
 pub mod reduce;

@@ -33,6 +33,12 @@ pub fn story(rule: Rule) -> &'static str {
             "the pipeline story: a bulk copy writes into the stage whose barrier it completes"
         }
         Rule::TileCount => "the pipeline story: producer and consumers loop over the same number of tiles",
+        Rule::ProducerThreads => {
+            "thread roles: exactly one thread of the declared block runs a pipeline's producer"
+        }
+        Rule::ReleaseCount => {
+            "thread roles: as many threads release a pipeline's stages as its init announced"
+        }
     }
 }
 

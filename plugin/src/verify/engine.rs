@@ -14,7 +14,7 @@ use super::{
     index::ScopeIndex,
     operands, roles,
     rules::{self, Reporter},
-    typestate,
+    threads, typestate,
 };
 use crate::{
     ir::{
@@ -154,6 +154,7 @@ pub(crate) fn analyze_with(
     let operands = operands::check_operands(&mut reporter, &*store, &applies_to);
     report.not_checked.extend(operands.not_checked);
     report.not_checked.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
+    report.not_checked.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
     typestate::check_ordering(&mut reporter, &*store, &applies_to);
     rules::check_pointers(&mut reporter);
     let mut rejections = reporter.rejections;
@@ -190,9 +191,6 @@ fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
         }
     }
     if pipeline_ops > 0 {
-        lines.push(
-            "thread roles and arrival counts (one producer thread, consumers as `init` counts)".to_string(),
-        );
         lines.push("stale copies of a state (a copy advanced, the original used again)".to_string());
     }
     if variable_bytes > 0 {

@@ -24,6 +24,7 @@ pub(crate) mod index;
 pub(crate) mod operands;
 pub(crate) mod roles;
 pub(crate) mod rules;
+pub(crate) mod threads;
 pub(crate) mod typestate;
 
 use std::fmt;
@@ -74,11 +75,17 @@ pub enum Rule {
     /// The consumers' tile loop runs a whole number of tiles more or fewer than the
     /// producer's loop on the same pipeline.
     TileCount,
+    /// Under the declared block size, more than one thread runs the producer operations of
+    /// one pipeline.
+    ProducerThreads,
+    /// Under the declared block size, the threads releasing one pipeline's stages are not as
+    /// many as the `consumer_threads` its `init` announced.
+    ReleaseCount,
 }
 
 impl Rule {
     /// Every rule, in a fixed order.
-    pub const ALL: [Rule; 10] = [
+    pub const ALL: [Rule; 12] = [
         Rule::WellFormed,
         Rule::StateProvenance,
         Rule::ProducerOrder,
@@ -89,6 +96,8 @@ impl Rule {
         Rule::PipelineIdentity,
         Rule::CopyDestination,
         Rule::TileCount,
+        Rule::ProducerThreads,
+        Rule::ReleaseCount,
     ];
 
     /// The rule's stable name, e.g. `producer-order`.
@@ -104,6 +113,8 @@ impl Rule {
             Rule::PipelineIdentity => "pipeline-identity",
             Rule::CopyDestination => "copy-destination",
             Rule::TileCount => "tile-count",
+            Rule::ProducerThreads => "producer-threads",
+            Rule::ReleaseCount => "release-count",
         }
     }
 
