@@ -476,15 +476,16 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
     cases
 }
 
-/// Decode shapes: few rows, as a model generating one token at a time sees them. Timed like
-/// the large shapes, but they fit in the L2 and are dominated by the launch itself; the table
-/// reports them apart. Each is tried with a block per row and with each row split across a
+/// Decode shapes: few rows, as a model generating one token at a time sees them (1–64 rows of
+/// 4,096–32,768 columns). They fit in the L2 and last a few microseconds, so they are timed
+/// over graphs of [`crate::timing::DECODE_LAUNCHES`] launches and judged against a copy of
+/// their own bytes timed the same way; the table reports them apart. Each is tried with a block per row and with each row split across a
 /// cluster of 4 or 8 blocks (8 is the largest cluster every sm_90 part runs without an
 /// opt-in).
 pub fn decode_cases(kernel: Kernel) -> Vec<Case> {
     let mut cases = Vec::new();
     if let Kernel::RmsNorm | Kernel::SoftmaxRows = kernel {
-        for (rows, cols) in [(1, 4096), (4, 32768), (64, 32768)] {
+        for (rows, cols) in [(1, 4096), (1, 32768), (4, 32768), (16, 8192), (64, 4096), (64, 32768)] {
             let shape = Shape::Matrix { rows, cols };
             for block in [256, 1024] {
                 cases.push(Case::new(kernel, shape, launch_for(kernel, shape, block, None)));
