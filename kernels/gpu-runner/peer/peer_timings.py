@@ -56,6 +56,10 @@ def peer(kernel, dims):
         rows, cols = dims
         w, x = rand(rows, cols, dtype=torch.float16), rand(cols, dtype=torch.float16)
         return "torch.mv (f16 weights and x)", lambda: torch.mv(w, x)
+    if kernel == "gemv_f16_batched":
+        batch, rows, cols = dims
+        w, x = rand(rows, cols, dtype=torch.float16), rand(batch, cols, dtype=torch.float16)
+        return "torch.matmul(x, w.T) (f16 weights and x)", lambda: torch.matmul(x, w.T)
     if kernel == "gemm_tiled":
         m, n, k = dims
         a, b = rand(m, k), rand(k, n)
@@ -160,6 +164,10 @@ def output(request, folder):
         rows, cols = dims
         weights = load(folder, request["halves"], torch.float16).view(rows, cols)
         return torch.mv(weights.float(), f[0])
+    if kernel == "gemv_f16_batched":
+        batch, rows, cols = dims
+        weights = load(folder, request["halves"], torch.float16).view(rows, cols)
+        return torch.matmul(f[0].view(batch, cols), weights.float().T)
     if kernel == "gemm_tiled":
         m, n, k = dims
         return torch.matmul(f[0].view(m, k), f[1].view(k, n))

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use std::ffi::c_void;
 
-use cudarc::driver::sys::{self, CUdevice_attribute, CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::sys::{
+    self, CUdevice_attribute, CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode,
+};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaGraph, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig,
     PushKernelArg,
@@ -59,15 +61,15 @@ pub struct Timed {
 }
 
 impl Gpu {
-    /// Opens device 0 and loads every kernel of the catalogue from `ptx`, failing with the
-    /// name of any entry the PTX lacks.
-    pub fn open(ptx: &Path) -> Result<Gpu> {
-        Gpu::open_modules(&[ptx])
+    /// Opens device 0 and loads `kernels` from `ptx`, failing with the name of any entry the
+    /// PTX lacks.
+    pub fn open(ptx: &Path, kernels: &[Kernel]) -> Result<Gpu> {
+        Gpu::open_modules(&[ptx], kernels)
     }
 
-    /// Opens device 0 and loads every kernel of the catalogue from each of `modules` (module
-    /// `i` is the one `*_in(i, …)` launches from).
-    pub fn open_modules(modules: &[&Path]) -> Result<Gpu> {
+    /// Opens device 0 and loads `kernels` from each of `modules` (module `i` is the one
+    /// `*_in(i, …)` launches from); a module may lack entries the run does not use.
+    pub fn open_modules(modules: &[&Path], kernels: &[Kernel]) -> Result<Gpu> {
         // SAFETY: only tries to open libcuda; cudarc would panic at the first call without it.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             bail!(
@@ -92,7 +94,7 @@ impl Gpu {
                 format!("the driver could not load {} (ptxas rejected it?)", ptx.display())
             })?;
             let mut functions = HashMap::new();
-            for kernel in Kernel::ALL {
+            for &kernel in kernels {
                 let function = module.load_function(kernel.entry()).with_context(|| {
                     format!(
                         "{} has no entry `{}`: rebuild it with `just kernels`",
@@ -189,6 +191,12 @@ impl Gpu {
                 let weights = halves.as_ref().context("gemv_f16 needs its weights")?;
                 args.arg(weights).arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols);
                 // SAFETY: `rows * cols` halves, `cols` floats in, `rows` floats out.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::GemvF16Batched, crate::cases::Shape::Batched { batch, rows, cols }) => {
+                let weights = halves.as_ref().context("gemv_f16_batched needs its weights")?;
+                args.arg(weights).arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols).arg(&batch);
+                // SAFETY: `rows * cols` halves, `batch * cols` floats in, `batch * rows` out.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::GemmTiled, crate::cases::Shape::Gemm { m, n, k }) => {

@@ -72,7 +72,7 @@ fn main() -> Result<()> {
         return compare_modules(&cli, &pair[0], &pair[1], &kernels, seed);
     }
     let ptx = cli.ptx.as_deref().context("--ptx or --compare is required")?;
-    let gpu = Gpu::open(ptx)?;
+    let gpu = Gpu::open(ptx, &kernels)?;
     println!(
         "device: {} ({} multiprocessors, {} MiB L2); PTX: {}; seed {seed}",
         gpu.name,
@@ -365,7 +365,7 @@ fn compare_modules(
     kernels: &[Kernel],
     seed: u64,
 ) -> Result<()> {
-    let gpu = Gpu::open_modules(&[old, new])?;
+    let gpu = Gpu::open_modules(&[old, new], kernels)?;
     println!(
         "device: {} ({} multiprocessors); old: {}; new: {}; seed {seed}; {} interleaved rounds",
         gpu.name,

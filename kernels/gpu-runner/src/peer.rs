@@ -160,7 +160,8 @@ pub fn parse(output: &str, requests: &[PeerRequest]) -> Result<Vec<PeerTiming>> 
     let timings: Vec<PeerTiming> =
         serde_json::from_str(output.trim()).context("the peer script's output is not its JSON list")?;
     for request in requests {
-        let Some(timing) = timings.iter().find(|t| t.kernel == request.kernel && t.dims == request.dims) else {
+        let Some(timing) = timings.iter().find(|t| t.kernel == request.kernel && t.dims == request.dims)
+        else {
             bail!("the peer script gave no timing for {} {:?}", request.kernel, request.dims);
         };
         if timing.launches != Some(request.launches) {
@@ -226,7 +227,12 @@ mod tests {
         assert_eq!(parse(good, &asked).unwrap()[0].median_ms, 0.5);
         // Timed over other counts of calls (or, from an old script, none said): refused by name.
         let single = good.replace(r#""launches": 100"#, r#""launches": 1"#);
-        assert!(parse(&single, &asked).unwrap_err().to_string().contains("over Some(1) calls per replay, not the 100"));
+        assert!(
+            parse(&single, &asked)
+                .unwrap_err()
+                .to_string()
+                .contains("over Some(1) calls per replay, not the 100")
+        );
         let old = good.replace(r#", "launches": 100, "timed": "graph""#, "");
         assert!(parse(&old, &asked).unwrap_err().to_string().contains("update peer_timings.py"));
         let other = good.replace("[2, 3]", "[3, 2]");

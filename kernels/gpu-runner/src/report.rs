@@ -364,7 +364,11 @@ mod tests {
         // The table says how its figures were timed and what decode rows are judged against.
         let table = kernel_table(Kernel::RmsNorm, &[decode], 5e12, &[]);
         assert!(table.contains("80 %"), "{table}");
-        assert!(table.contains("timed (decode shapes): median of 30 event pairs, each around a CUDA graph of 100"), "{table}");
+        assert!(
+            table
+                .contains("timed (decode shapes): median of 30 event pairs, each around a CUDA graph of 100"),
+            "{table}"
+        );
         assert!(table.contains("a device copy of the same bytes timed the same way"), "{table}");
     }
 
