@@ -116,12 +116,13 @@ macro_rules! each_slot {
 /// decoded together). `x` is row-major `batch × cols` floats, `y` row-major `batch × rows`.
 /// Each weight is read once for up to 16 activation rows.
 ///
-/// Not yet fast: ptxas gives it 255 registers and 380 bytes of spills (sixteen accumulators,
-/// each with its two 16-byte `x` loads, all live across the unrolled loads), and on the H200
-/// 14336 × 4096 takes 0.165 ms for one activation row and 0.887 ms for sixteen, against
-/// 0.029 ms for [`gemv_f16`] and 0.030 ms for PyTorch's `matmul` at every batch up to 16
-/// (`kernels/gpu-runner/results/h200-timing.txt`). Correct on every case, special values
-/// included; fewer accumulators per pass is the next thing to measure.
+/// Not yet fast. Measured on the H200 with [`strided`]'s batched loads (four chunks in flight):
+/// 255 registers and 380 bytes of spills, 14336 × 4096 in 0.165 ms for one activation row and
+/// 0.887 ms for sixteen, against 0.029 ms for [`gemv_f16`] and 0.030 ms for PyTorch's `matmul`
+/// at every batch up to 16 (`kernels/gpu-runner/results/h200-timing.txt`), correct on every
+/// case, special values included. This loop takes one chunk at a time ([`one_at_a_time`]:
+/// the same order, so the same results; no local memory left in its PTX) and is not yet
+/// measured; fewer accumulators per pass is the next thing to try.
 ///
 /// A block per weight row, as [`gemv_f16`]: each thread loads its eight-weight chunks (or single
 /// weights) once and multiplies them into one accumulator per activation row, in the same
@@ -168,7 +169,7 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
             let mut acc = [0.0f32; BATCH];
             if vectorised {
                 let chunks = w_row as *const EightHalves;
-                strided(
+                one_at_a_time(
                     thread,
                     cols / 8,
                     threads,
@@ -201,7 +202,7 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
                     },
                 );
             } else {
-                strided(
+                one_at_a_time(
                     thread,
                     cols,
                     threads,
@@ -231,5 +232,24 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
             first += BATCH;
         }
         row += grid_dim_x() as usize;
+    }
+}
+
+/// Visits `first, first + step, …` below `end`, `consume(i, load(i))` one index at a time:
+/// [`strided`]'s order without its batched loads. With sixteen accumulators per chunk, its four
+/// chunks in flight were unrolled at opt-level 3 and not at 2 (the PTX of this kernel then
+/// depended on the opt-level), and took the kernel to 255 registers with spills.
+#[inline(always)]
+fn one_at_a_time<T>(
+    first: usize,
+    end: usize,
+    step: usize,
+    load: impl Fn(usize) -> T,
+    mut consume: impl FnMut(usize, T),
+) {
+    let mut i = first;
+    while i < end {
+        consume(i, load(i));
+        i += step;
     }
 }

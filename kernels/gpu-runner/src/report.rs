@@ -37,7 +37,7 @@ pub struct Row {
     pub launch: String,
     pub passed: bool,
     pub result: String,
-    /// Median of the timed launches, in milliseconds.
+    /// Median time per launch, in milliseconds (`method` says how it was timed).
     #[serde(deserialize_with = "nan_when_null")]
     pub median_ms: f64,
     pub bytes: u64,
