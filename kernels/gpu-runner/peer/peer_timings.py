@@ -1,10 +1,14 @@
 """PyTorch as the peer of each kernel: its time on the runner's shapes, and its output on the
 runner's special-value inputs.
 
-Timing (no arguments): reads a JSON list of {"kernel", "dims"} on stdin; writes a JSON list of
-{"kernel", "dims", "call", "median_ms"} on stdout. Each call is timed with CUDA events around
-single calls, after warm-up; the median of the repeats is reported. Inputs are random (never
-zeros) and as large as the runner's own, so both sides measure device memory, not the cache.
+Timing (no arguments): reads a JSON list of {"kernel", "dims", "launches"} on stdin; writes a
+JSON list of {"kernel", "dims", "call", "median_ms", "launches", "timed"} on stdout. As the
+runner times our kernels, `launches` calls are captured into one CUDA graph, and each of the
+repeats times one replay between two CUDA events; the median per call is reported. (Events
+around single calls would time the host's submission, ~6 us, at small shapes.) Where a call
+cannot be captured, `launches` calls are enqueued between the events instead, and "timed" says
+so. Inputs are random (never zeros) and as large as the runner's own: large shapes measure
+device memory, decode shapes (inside the L2) the same L2-resident traffic as ours.
 
 Outputs (`--outputs FOLDER`): reads FOLDER/requests.json, a list of {"kernel", "dims", "grid",
 "block", "scalar", "floats", "halves", "output"} whose inputs are raw little-endian files in
@@ -52,6 +56,10 @@ def peer(kernel, dims):
         rows, cols = dims
         w, x = rand(rows, cols, dtype=torch.float16), rand(cols, dtype=torch.float16)
         return "torch.mv (f16 weights and x)", lambda: torch.mv(w, x)
+    if kernel == "gemv_f16_batched":
+        batch, rows, cols = dims
+        w, x = rand(rows, cols, dtype=torch.float16), rand(batch, cols, dtype=torch.float16)
+        return "torch.matmul(x, w.T) (f16 weights and x)", lambda: torch.matmul(x, w.T)
     if kernel == "gemm_tiled":
         m, n, k = dims
         a, b = rand(m, k), rand(k, n)
@@ -59,19 +67,50 @@ def peer(kernel, dims):
     raise SystemExit(f"peer_timings.py: no peer for kernel {kernel!r}")
 
 
-def median_ms(call):
+def graph_of(call, launches):
+    """`launches` calls captured into one CUDA graph (warmed up on a side stream first, as
+    capture requires), or None where the call cannot be captured."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(WARMUP):
+            call()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph):
+            for _ in range(launches):
+                call()
+    except RuntimeError as error:
+        print(f"peer: cannot capture a graph ({error}); timing enqueued calls", file=sys.stderr)
+        return None
+    return graph
+
+
+def median_ms(call, launches):
+    """Median time per call, and how it was timed."""
+    graph = graph_of(call, launches)
+    if graph is not None:
+        replay, timed = graph.replay, f"CUDA graph of {launches} calls, {REPEATS} replays"
+    else:
+
+        def replay():
+            for _ in range(launches):
+                call()
+
+        timed = f"{launches} enqueued calls between events, {REPEATS} times (no graph)"
     for _ in range(WARMUP):
-        call()
+        replay()
     pairs = []
     for _ in range(REPEATS):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        call()
+        replay()
         end.record()
         pairs.append((start, end))
     torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) for s, e in pairs)
-    return times[len(times) // 2]
+    times = sorted(s.elapsed_time(e) / launches for s, e in pairs)
+    return times[len(times) // 2], timed
 
 
 def load(folder, name, dtype):
@@ -125,6 +164,10 @@ def output(request, folder):
         rows, cols = dims
         weights = load(folder, request["halves"], torch.float16).view(rows, cols)
         return torch.mv(weights.float(), f[0])
+    if kernel == "gemv_f16_batched":
+        batch, rows, cols = dims
+        weights = load(folder, request["halves"], torch.float16).view(rows, cols)
+        return torch.matmul(f[0].view(batch, cols), weights.float().T)
     if kernel == "gemm_tiled":
         m, n, k = dims
         return torch.matmul(f[0].view(m, k), f[1].view(k, n))
@@ -153,9 +196,12 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     results = []
     for request in json.load(sys.stdin):
-        kernel, dims = request["kernel"], request["dims"]
+        kernel, dims, launches = request["kernel"], request["dims"], request["launches"]
         call, fn = peer(kernel, dims)
-        results.append({"kernel": kernel, "dims": dims, "call": call, "median_ms": median_ms(fn)})
+        median, timed = median_ms(fn, launches)
+        results.append(
+            {"kernel": kernel, "dims": dims, "call": call, "median_ms": median, "launches": launches, "timed": timed}
+        )
         del fn
         torch.cuda.empty_cache()
     json.dump(results, sys.stdout)

@@ -20,6 +20,7 @@ pub enum Kernel {
     RmsNorm,
     SoftmaxRows,
     GemvF16,
+    GemvF16Batched,
     GemmTiled,
     SharedHelperLocal,
     SharedHelperCrossCrate,
@@ -37,7 +38,7 @@ pub enum Roofline {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 11] = [
+    pub const ALL: [Kernel; 12] = [
         Kernel::VectorAdd,
         Kernel::Saxpy,
         Kernel::SiluMul,
@@ -45,6 +46,7 @@ impl Kernel {
         Kernel::RmsNorm,
         Kernel::SoftmaxRows,
         Kernel::GemvF16,
+        Kernel::GemvF16Batched,
         Kernel::GemmTiled,
         Kernel::SharedHelperLocal,
         Kernel::SharedHelperCrossCrate,
@@ -61,6 +63,7 @@ impl Kernel {
             Kernel::RmsNorm => "rms_norm",
             Kernel::SoftmaxRows => "softmax_rows",
             Kernel::GemvF16 => "gemv_f16",
+            Kernel::GemvF16Batched => "gemv_f16_batched",
             Kernel::GemmTiled => "gemm_tiled",
             Kernel::SharedHelperLocal => "shared_memory_helper_local",
             Kernel::SharedHelperCrossCrate => "shared_memory_helper_cross_crate",
@@ -80,7 +83,8 @@ impl Kernel {
             Kernel::GemvF16 => Roofline::Bandwidth { target: Some(0.88) },
             Kernel::RmsNorm | Kernel::SoftmaxRows => Roofline::Bandwidth { target: Some(0.90) },
             Kernel::BlockReduceSum | Kernel::PipelineSum => Roofline::Bandwidth { target: Some(0.70) },
-            Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
+            // The issue sets no figure for a batch; the table shows it beside one row's.
+            Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate | Kernel::GemvF16Batched => {
                 Roofline::Bandwidth { target: None }
             }
             Kernel::GemmTiled => Roofline::Arithmetic,
@@ -122,15 +126,19 @@ pub enum Shape {
     Gemm { m: usize, n: usize, k: usize },
     /// Whole tiles of [`kernels_reference::PIPELINE_TILE_FLOATS`] floats.
     Tiles(usize),
+    /// `batch` activation rows of `cols` floats against one `rows × cols` weight matrix.
+    Batched { batch: usize, rows: usize, cols: usize },
 }
 
 impl Shape {
-    /// The shape's dimensions: `[n]`, `[rows, cols]`, `[m, n, k]` or `[tiles]`.
+    /// The shape's dimensions: `[n]`, `[rows, cols]`, `[m, n, k]`, `[tiles]` or
+    /// `[batch, rows, cols]`.
     pub fn dims(&self) -> Vec<usize> {
         match *self {
             Shape::Elements(n) | Shape::Tiles(n) => vec![n],
             Shape::Matrix { rows, cols } => vec![rows, cols],
             Shape::Gemm { m, n, k } => vec![m, n, k],
+            Shape::Batched { batch, rows, cols } => vec![batch, rows, cols],
         }
     }
 }
@@ -142,6 +150,7 @@ impl fmt::Display for Shape {
             Shape::Matrix { rows, cols } => write!(f, "{rows}×{cols}"),
             Shape::Gemm { m, n, k } => write!(f, "{m}×{n}×{k}"),
             Shape::Tiles(t) => write!(f, "{t} tiles"),
+            Shape::Batched { batch, rows, cols } => write!(f, "{batch} × {rows}×{cols}"),
         }
     }
 }
@@ -293,7 +302,10 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
         (Kernel::RmsNorm | Kernel::SoftmaxRows, Shape::Matrix { rows, .. }) => {
             Launch::linear(grid.unwrap_or(rows), block, 128)
         }
-        (Kernel::GemvF16, Shape::Matrix { rows, .. }) => Launch::linear(grid.unwrap_or(rows), block, 128),
+        (Kernel::GemvF16, Shape::Matrix { rows, .. })
+        | (Kernel::GemvF16Batched, Shape::Batched { rows, .. }) => {
+            Launch::linear(grid.unwrap_or(rows), block, 128)
+        }
         (Kernel::GemmTiled, Shape::Gemm { m, n, .. }) => {
             let tiles = |len: usize| u32::try_from(len.div_ceil(16).max(1)).expect("grid fits in u32");
             Launch { grid: (tiles(n), tiles(m)), block: (16, 16), shared_bytes: 2048, cluster: 1 }
@@ -392,6 +404,21 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
                 cases.push(case(shape, launch_for(kernel, shape, 256, grid)));
             }
         }
+        Kernel::GemvF16Batched => {
+            // No activations; one; a batch over whole and partial chunks; 17 (two passes of
+            // the kernel's 16); a grid smaller than the rows.
+            for (batch, rows, cols, grid) in [
+                (0, 5, 8, None),
+                (1, 5, 13, None),
+                (3, 33, 4096, None),
+                (16, 17, 1001, None),
+                (17, 9, 4096, None),
+                (4, 1000, 4104, Some(7)),
+            ] {
+                let shape = Shape::Batched { batch, rows, cols };
+                cases.push(case(shape, launch_for(kernel, shape, 256, grid)));
+            }
+        }
         Kernel::GemmTiled => {
             for (m, n, k) in [(1, 1, 1), (5, 7, 0), (17, 19, 23), (64, 64, 64), (100, 70, 300)] {
                 let shape = Shape::Gemm { m, n, k };
@@ -457,6 +484,12 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
                 cases.push(special(shape, launch_for(kernel, shape, 128, None), offset));
             }
         }
+        Kernel::GemvF16Batched => {
+            for (cols, offset) in [(1000, 0), (4096, 0), (4096, 1)] {
+                let shape = Shape::Batched { batch: 4, rows: 14, cols };
+                cases.push(special(shape, launch_for(kernel, shape, 128, None), offset));
+            }
+        }
         Kernel::GemmTiled => {
             let shape = Shape::Gemm { m: 17, n: 19, k: 23 };
             cases.push(special(shape, launch_for(kernel, shape, 256, None), 0));
@@ -476,15 +509,16 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
     cases
 }
 
-/// Decode shapes: few rows, as a model generating one token at a time sees them. Timed like
-/// the large shapes, but they fit in the L2 and are dominated by the launch itself; the table
-/// reports them apart. Each is tried with a block per row and with each row split across a
+/// Decode shapes: few rows, as a model generating one token at a time sees them (1–64 rows of
+/// 4,096–32,768 columns). They fit in the L2 and last a few microseconds, so they are timed
+/// over graphs of [`crate::timing::DECODE_LAUNCHES`] launches and judged against a copy of
+/// their own bytes timed the same way; the table reports them apart. Each is tried with a block per row and with each row split across a
 /// cluster of 4 or 8 blocks (8 is the largest cluster every sm_90 part runs without an
 /// opt-in).
 pub fn decode_cases(kernel: Kernel) -> Vec<Case> {
     let mut cases = Vec::new();
     if let Kernel::RmsNorm | Kernel::SoftmaxRows = kernel {
-        for (rows, cols) in [(1, 4096), (4, 32768), (64, 32768)] {
+        for (rows, cols) in [(1, 4096), (1, 32768), (4, 32768), (16, 8192), (64, 4096), (64, 32768)] {
             let shape = Shape::Matrix { rows, cols };
             for block in [256, 1024] {
                 cases.push(Case::new(kernel, shape, launch_for(kernel, shape, block, None)));
@@ -541,6 +575,16 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
                 }
             }
         }
+        Kernel::GemvF16Batched => {
+            // gemv_f16's large shape for 1, 4, 8 and 16 activation rows: the weights (112 MiB)
+            // dominate the traffic up to 16 rows (x and y add 256 KiB and 896 KiB).
+            for batch in [1, 4, 8, 16] {
+                let shape = Shape::Batched { batch, rows: 14336, cols: 4096 };
+                for block in [64, 128] {
+                    cases.push(case(shape, launch_for(kernel, shape, block, None)));
+                }
+            }
+        }
         Kernel::GemmTiled => {
             let shape = Shape::Gemm { m: 4096, n: 4096, k: 4096 };
             cases.push(case(shape, launch_for(kernel, shape, 256, None)));
@@ -584,6 +628,9 @@ pub fn work(kernel: Kernel, shape: Shape) -> Work {
         (Kernel::SoftmaxRows, Shape::Matrix { rows, cols }) => w(2 * 4 * rows * cols, 5 * rows * cols),
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => {
             w(2 * rows * cols + 4 * cols + 4 * rows, 2 * rows * cols)
+        }
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => {
+            w(2 * rows * cols + 4 * batch * cols + 4 * batch * rows, 2 * batch * rows * cols)
         }
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             Work { bytes: f * (m * k + k * n + m * n) as u64, flops: 2 * (m * n * k) as u64 }
@@ -651,6 +698,16 @@ pub fn random_inputs(kernel: Kernel, shape: Shape, rng: &mut fastrand::Rng) -> I
         }
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => Inputs {
             floats: vec![uniform(rng, cols, -1.0, 1.0)],
+            halves: Some(
+                uniform(rng, rows * cols, -1.0, 1.0)
+                    .into_iter()
+                    .map(|v| f16::from_f32(v).to_bits())
+                    .collect(),
+            ),
+            scalar: 0.0,
+        },
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => Inputs {
+            floats: vec![uniform(rng, batch * cols, -1.0, 1.0)],
             halves: Some(
                 uniform(rng, rows * cols, -1.0, 1.0)
                     .into_iter()
@@ -754,6 +811,18 @@ pub fn plant_specials(case: &Case, inputs: &mut Inputs, rng: &mut fastrand::Rng)
             let weights = inputs.halves.as_mut().expect("gemv_f16 has half weights");
             plant_gemv_specials(weights, &mut f[0], rows, cols, rng);
         }
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => {
+            // Activation row 0 as gemv_f16's x against its special weight rows; row 1 holds a
+            // NaN (all of its outputs NaN), row 2 an infinity (±inf or NaN by the weights).
+            let weights = inputs.halves.as_mut().expect("gemv_f16_batched has half weights");
+            if batch >= 1 {
+                plant_gemv_specials(weights, &mut f[0][..cols], rows, cols, rng);
+            }
+            if batch >= 3 && cols >= 3 {
+                f[0][cols + 2] = f32::NAN;
+                f[0][2 * cols + 1] = f32::INFINITY;
+            }
+        }
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             // Row 0 of `a` holds a NaN, row 1 an infinity met by a zero in column 0 of `b`
             // (inf · 0 = NaN there, ±inf elsewhere), row 2 subnormals only.
@@ -840,6 +909,7 @@ pub fn output_len(case: &Case) -> usize {
         (Kernel::BlockReduceSum | Kernel::PipelineSum, _) => case.launch.grid.0 as usize,
         (_, Shape::Elements(n)) => n,
         (Kernel::GemvF16, Shape::Matrix { rows, .. }) => rows,
+        (_, Shape::Batched { batch, rows, .. }) => batch * rows,
         (_, Shape::Matrix { rows, cols }) => rows * cols,
         (_, Shape::Gemm { m, n, .. }) => m * n,
         (_, Shape::Tiles(_)) => unreachable!("only pipeline_sum takes tiles"),
@@ -861,7 +931,7 @@ fn abs_all(values: &[f32]) -> Vec<f32> {
 ///   2^-23 and a few roundings follow (the H200 measured at most 6.3e-7).
 /// - `rms_norm`, `softmax_rows`: relative 1e-5: `rsqrt.approx`/`ex2.approx` (about 2^-22) plus
 ///   an `f32` sum over the row of at most (cols / block + 10) additions of positive terms.
-/// - sums (`block_reduce_sum`, `pipeline_sum`, `gemv_f16`, `gemm_tiled`): the recursive
+/// - sums (`block_reduce_sum`, `pipeline_sum`, `gemv_f16`, `gemv_f16_batched`, `gemm_tiled`): the recursive
 ///   summation bound over the longest chain of `f32` additions in the kernel's launch.
 ///
 /// Special values are held to the same tolerance: NaN only where the reference is NaN, an
@@ -913,6 +983,22 @@ pub fn expected(case: &Case, inputs: &Inputs) -> Expected {
                 // chunks), then the block reduction's ten shuffle levels.
                 tolerance: Tolerance::SumBound { terms: cols.div_ceil(block) + 8 + 10 + 1 },
                 magnitudes: Some(reference::gemv_f16(&abs_weights, &abs_all(&f[0]), rows, cols)),
+            }
+        }
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => {
+            let weights = inputs.halves.as_deref().expect("gemv_f16_batched has half weights");
+            let abs_weights: Vec<u16> = weights.iter().map(|bits| bits & 0x7fff).collect();
+            Expected {
+                values: reference::gemv_f16_batched(weights, &f[0], rows, cols, batch),
+                // As gemv_f16, for each activation row.
+                tolerance: Tolerance::SumBound { terms: cols.div_ceil(block) + 8 + 10 + 1 },
+                magnitudes: Some(reference::gemv_f16_batched(
+                    &abs_weights,
+                    &abs_all(&f[0]),
+                    rows,
+                    cols,
+                    batch,
+                )),
             }
         }
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => Expected {

@@ -1,6 +1,7 @@
 //! The GPU side: load `kernels.ptx` through the CUDA driver API (cudarc, which opens libcuda at
 //! run time, so nothing here needs CUDA to build), move a case's buffers, launch, time with
-//! CUDA events. What to launch, on what, and what to expect come from [`crate::cases`].
+//! CUDA events around CUDA graphs of back-to-back launches ([`crate::timing`] says why). What to
+//! launch, on what, and what to expect come from [`crate::cases`].
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -9,15 +10,19 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use std::ffi::c_void;
 
-use cudarc::driver::sys::{self, CUdevice_attribute, CUevent_flags};
+use cudarc::driver::sys::{
+    self, CUdevice_attribute, CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode,
+};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaGraph, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
 use crate::cases::{Case, Inputs, Kernel, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
 use crate::module_compare::{Paired, Side, interleaved_order};
+use crate::timing::{Method, Spread, per_launch};
 
 /// The binary16 NaN that pads the half-precision buffers.
 const HALF_POISON: u16 = 0x7e01;
@@ -49,23 +54,22 @@ pub struct Interleaved {
     pub paired: Paired,
 }
 
-/// A timed case: the median of the repeats and the output of the first launch.
+/// A timed case: its time per launch and the output of the first launch.
 pub struct Timed {
-    pub median_ms: f64,
-    pub spread: (f64, f64),
+    pub spread: Spread,
     pub first_output: Vec<f32>,
 }
 
 impl Gpu {
-    /// Opens device 0 and loads every kernel of the catalogue from `ptx`, failing with the
-    /// name of any entry the PTX lacks.
-    pub fn open(ptx: &Path) -> Result<Gpu> {
-        Gpu::open_modules(&[ptx])
+    /// Opens device 0 and loads `kernels` from `ptx`, failing with the name of any entry the
+    /// PTX lacks.
+    pub fn open(ptx: &Path, kernels: &[Kernel]) -> Result<Gpu> {
+        Gpu::open_modules(&[ptx], kernels)
     }
 
-    /// Opens device 0 and loads every kernel of the catalogue from each of `modules` (module
-    /// `i` is the one `*_in(i, …)` launches from).
-    pub fn open_modules(modules: &[&Path]) -> Result<Gpu> {
+    /// Opens device 0 and loads `kernels` from each of `modules` (module `i` is the one
+    /// `*_in(i, …)` launches from); a module may lack entries the run does not use.
+    pub fn open_modules(modules: &[&Path], kernels: &[Kernel]) -> Result<Gpu> {
         // SAFETY: only tries to open libcuda; cudarc would panic at the first call without it.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             bail!(
@@ -76,8 +80,10 @@ impl Gpu {
             "could not open CUDA device 0 (the runner needs an NVIDIA GPU and its driver's libcuda)",
         )?;
         // One stream only: cudarc's per-buffer event tracking would add events to every launch.
-        // SAFETY: nothing here uses more than the one default stream.
+        // SAFETY: nothing here uses more than the one stream made below.
         unsafe { context.disable_event_tracking() };
+        // Not the legacy default stream: launches are captured into graphs, which it refuses.
+        let stream = context.new_stream().context("creating the runner's stream")?;
         let name = context.name()?;
         let multiprocessors =
             context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize;
@@ -88,7 +94,7 @@ impl Gpu {
                 format!("the driver could not load {} (ptxas rejected it?)", ptx.display())
             })?;
             let mut functions = HashMap::new();
-            for kernel in Kernel::ALL {
+            for &kernel in kernels {
                 let function = module.load_function(kernel.entry()).with_context(|| {
                     format!(
                         "{} has no entry `{}`: rebuild it with `just kernels`",
@@ -100,7 +106,7 @@ impl Gpu {
             }
             loaded.push(functions);
         }
-        Ok(Gpu { stream: context.default_stream(), modules: loaded, name, multiprocessors, l2_bytes })
+        Ok(Gpu { stream, modules: loaded, name, multiprocessors, l2_bytes })
     }
 
     /// Uploads a case's buffers: `case.offset` poisoned elements, the values, [`GUARD`]
@@ -185,6 +191,12 @@ impl Gpu {
                 let weights = halves.as_ref().context("gemv_f16 needs its weights")?;
                 args.arg(weights).arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols);
                 // SAFETY: `rows * cols` halves, `cols` floats in, `rows` floats out.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::GemvF16Batched, crate::cases::Shape::Batched { batch, rows, cols }) => {
+                let weights = halves.as_ref().context("gemv_f16_batched needs its weights")?;
+                args.arg(weights).arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols).arg(&batch);
+                // SAFETY: `rows * cols` halves, `batch * cols` floats in, `batch * rows` out.
                 unsafe { args.launch(config) }?;
             }
             (Kernel::GemmTiled, crate::cases::Shape::Gemm { m, n, k }) => {
@@ -306,14 +318,16 @@ impl Gpu {
     }
 
     /// Times a case on module 0 (old) and module 1 (new), each on its own copy of the same
-    /// inputs: the first launch of each is read back, then `warmup` untimed launches each, then
-    /// `rounds` rounds in [`interleaved_order`], every launch between its own two events.
+    /// inputs: the first launch of each is read back, then each module's launches are captured
+    /// into a graph of `method.launches` ([`crate::timing`]), replayed `warmup` times untimed,
+    /// then `method.repeats` rounds in [`interleaved_order`], each replay between its own two
+    /// events; the rounds' times are per launch.
     pub fn time_interleaved(
         &self,
         case: &Case,
         inputs: &Inputs,
         warmup: usize,
-        rounds: usize,
+        method: Method,
     ) -> Result<Interleaved> {
         if self.modules.len() != 2 {
             bail!("interleaved timing needs two modules, {} are loaded", self.modules.len());
@@ -322,18 +336,20 @@ impl Gpu {
         let mut new = self.upload(case, inputs)?;
         let old_output = self.launch_and_read(0, case, &mut old)?;
         let new_output = self.launch_and_read(1, case, &mut new)?;
+        let old_graph = self.capture(method.launches, || self.launch(0, case, &mut old))?;
+        let new_graph = self.capture(method.launches, || self.launch(1, case, &mut new))?;
         for _ in 0..warmup {
-            self.launch(0, case, &mut old)?;
-            self.launch(1, case, &mut new)?;
+            old_graph.launch()?;
+            new_graph.launch()?;
         }
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut launches = Vec::with_capacity(2 * rounds);
-        for order in interleaved_order(rounds) {
+        let mut launches = Vec::with_capacity(2 * method.repeats);
+        for order in interleaved_order(method.repeats) {
             for side in order {
                 let start = self.stream.record_event(timing)?;
                 match side {
-                    Side::Old => self.launch(0, case, &mut old)?,
-                    Side::New => self.launch(1, case, &mut new)?,
+                    Side::Old => old_graph.launch()?,
+                    Side::New => new_graph.launch()?,
                 }
                 let end = self.stream.record_event(timing)?;
                 launches.push((side, start, end));
@@ -342,61 +358,102 @@ impl Gpu {
         self.stream.synchronize().context("a timed launch failed on the device")?;
         let mut paired = Paired::default();
         for (side, start, end) in &launches {
-            paired.push(*side, f64::from(start.elapsed_ms(end)?));
+            paired.push(*side, f64::from(start.elapsed_ms(end)?) / method.launches as f64);
         }
         Ok(Interleaved { old_output, new_output, paired })
     }
 
-    /// Launches a case `warmup` times untimed, keeping the first output, then `repeats` times
-    /// between CUDA events, and returns the median time. (SAXPY's timed launches keep updating
-    /// `y` in place; only the first output is compared.)
-    pub fn time(&self, case: &Case, inputs: &Inputs, warmup: usize, repeats: usize) -> Result<Timed> {
+    /// Launches a case once and keeps its output, captures `method.launches` launches of it
+    /// into a graph, replays the graph `warmup` times untimed, then `method.repeats` times
+    /// between events ([`crate::timing`]). (SAXPY's timed launches keep updating `y` in place;
+    /// only the first output is compared.)
+    pub fn time(&self, case: &Case, inputs: &Inputs, warmup: usize, method: Method) -> Result<Timed> {
         let mut buffers = self.upload(case, inputs)?;
         let first_output = self.launch_and_read(0, case, &mut buffers)?;
-        for _ in 0..warmup {
-            self.launch(0, case, &mut buffers)?;
-        }
-        let times = self.time_repeats(repeats, || self.launch(0, case, &mut buffers))?;
-        Ok(Timed { median_ms: times.0, spread: times.1, first_output })
+        let spread = self.time_graph(method, warmup, || self.launch(0, case, &mut buffers))?;
+        Ok(Timed { spread, first_output })
     }
 
-    /// Times `repeats` runs of `work`, each between two events; the median and the (min, max).
-    fn time_repeats(
-        &self,
-        repeats: usize,
-        mut work: impl FnMut() -> Result<()>,
-    ) -> Result<(f64, (f64, f64))> {
+    /// Captures `launches` calls of `work` (each enqueueing one launch or copy on the stream)
+    /// into a graph, ready to replay. The capture is ended even when `work` fails, so the
+    /// stream stays usable.
+    fn capture(&self, launches: usize, mut work: impl FnMut() -> Result<()>) -> Result<CudaGraph> {
+        self.stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .context("beginning a graph capture")?;
+        let captured = (0..launches).try_for_each(|_| work());
+        let graph = self.stream.end_capture(CUgraphInstantiate_flags(0));
+        captured?;
+        let graph = graph.context("ending the graph capture")?.context("the capture made no graph")?;
+        graph.upload().context("uploading the graph")?;
+        Ok(graph)
+    }
+
+    /// Times `work` as [`crate::timing`] describes: a graph of `method.launches` calls,
+    /// replayed `warmup` times, then `method.repeats` times each between two events.
+    fn time_graph(&self, method: Method, warmup: usize, work: impl FnMut() -> Result<()>) -> Result<Spread> {
+        let graph = self.capture(method.launches, work)?;
+        for _ in 0..warmup {
+            graph.launch()?;
+        }
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut pairs = Vec::with_capacity(repeats);
-        for _ in 0..repeats {
+        let mut pairs = Vec::with_capacity(method.repeats);
+        for _ in 0..method.repeats {
             let start = self.stream.record_event(timing)?;
-            work()?;
+            graph.launch()?;
             let end = self.stream.record_event(timing)?;
             pairs.push((start, end));
         }
         self.stream.synchronize().context("a timed launch failed on the device")?;
-        let mut times = Vec::with_capacity(repeats);
+        let mut elapsed = Vec::with_capacity(method.repeats);
         for (start, end) in &pairs {
-            times.push(f64::from(start.elapsed_ms(end)?));
+            elapsed.push(f64::from(start.elapsed_ms(end)?));
         }
-        times.sort_by(f64::total_cmp);
-        let (low, high) = (times[0], times[times.len() - 1]);
-        Ok((times[times.len() / 2], (low, high)))
+        per_launch(&elapsed, method.launches).context("no timed repeats")
+    }
+
+    /// The time of one device-to-device copy of `bytes` bytes (rounded down to whole floats,
+    /// at least one), timed as the kernels are (a graph of copy nodes): the roofline at decode
+    /// sizes, where the copy too is bound by its launch and the data sits in the L2.
+    pub fn copy_time(&self, bytes: usize, method: Method) -> Result<Spread> {
+        let len = (bytes / 4).max(1);
+        let source = self.stream.clone_htod(&vec![1.5f32; len])?;
+        let mut destination = self.stream.alloc_zeros::<f32>(len)?;
+        self.time_graph(method, 3, || {
+            self.stream.memcpy_dtod(&source, &mut destination)?;
+            Ok(())
+        })
+        .with_context(|| format!("timing a device copy of {} bytes", 4 * len))
     }
 
     /// The device-to-device copy bandwidth in bytes per second (bytes read plus bytes
-    /// written), measured on `bytes`-long buffers: the roofline the kernels are judged by.
-    pub fn copy_bandwidth(&self, bytes: usize, repeats: usize) -> Result<f64> {
+    /// written), measured on `bytes`-long buffers: the roofline the large shapes are judged by.
+    /// Timed as stream-ordered copies, `method.launches` enqueued between each event pair, not
+    /// as a graph: a graph's copy node runs on the copy engine (2.77 TB/s on the H200's 1 GiB,
+    /// against 4.25 TB/s for the stream's copy), and at 0.25 ms a copy the host keeps ahead.
+    pub fn copy_bandwidth(&self, bytes: usize, method: Method) -> Result<f64> {
         let len = bytes / 4;
         let source = self.stream.clone_htod(&vec![1.5f32; len])?;
         let mut destination = self.stream.alloc_zeros::<f32>(len)?;
         for _ in 0..3 {
             self.stream.memcpy_dtod(&source, &mut destination)?;
         }
-        let (median_ms, _) = self.time_repeats(repeats, || {
-            self.stream.memcpy_dtod(&source, &mut destination)?;
-            Ok(())
-        })?;
-        Ok(2.0 * (len * 4) as f64 / (median_ms * 1e-3))
+        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        let mut pairs = Vec::with_capacity(method.repeats);
+        for _ in 0..method.repeats {
+            let start = self.stream.record_event(timing)?;
+            for _ in 0..method.launches {
+                self.stream.memcpy_dtod(&source, &mut destination)?;
+            }
+            let end = self.stream.record_event(timing)?;
+            pairs.push((start, end));
+        }
+        self.stream.synchronize().context("a timed copy failed on the device")?;
+        let mut elapsed = Vec::with_capacity(method.repeats);
+        for (start, end) in &pairs {
+            elapsed.push(f64::from(start.elapsed_ms(end)?));
+        }
+        let spread = per_launch(&elapsed, method.launches).context("no timed copies")?;
+        Ok(2.0 * (len * 4) as f64 / (spread.median_ms * 1e-3))
     }
 }

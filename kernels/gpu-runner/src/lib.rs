@@ -1,6 +1,6 @@
 //! The GPU runner: runs every kernel of `kernels.ptx` on an NVIDIA GPU, checks each output
 //! against its host reference (`kernels-reference`) within a tolerance stated per kernel, times
-//! it with CUDA events, and judges the time against the measured copy bandwidth and PyTorch.
+//! it with CUDA events around graphs of back-to-back launches ([`timing`]), and judges the time against the measured copy bandwidth and PyTorch.
 //!
 //! Data flow: [`cases`] lists, per kernel, the correctness cases (edge sizes) and the timing
 //! cases (large shapes), makes random inputs and computes the expected output and tolerance;
@@ -19,3 +19,4 @@ pub mod gpu;
 pub mod module_compare;
 pub mod peer;
 pub mod report;
+pub mod timing;

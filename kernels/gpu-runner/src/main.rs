@@ -15,6 +15,7 @@ use gpu_runner::gpu::Gpu;
 use gpu_runner::module_compare::{CaseComparison, Comparison};
 use gpu_runner::peer;
 use gpu_runner::report::{self, Row, RunDocument};
+use gpu_runner::timing::{self, Method};
 
 #[derive(Parser)]
 #[command(name = "gpu-runner", about = "Run every kernel of kernels.ptx on the GPU: correctness and speed")]
@@ -42,7 +43,8 @@ struct Cli {
     /// Seed of the random inputs (default: from the clock; printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
-    /// Timed launches per large case, after five untimed ones (with `--compare`: rounds).
+    /// Timed event pairs per large or decode case, each around a graph of back-to-back
+    /// launches, after five untimed replays (with `--compare`: rounds).
     #[arg(long, default_value_t = 30)]
     repeats: usize,
     /// Also write every row and verdict as JSON here.
@@ -70,7 +72,7 @@ fn main() -> Result<()> {
         return compare_modules(&cli, &pair[0], &pair[1], &kernels, seed);
     }
     let ptx = cli.ptx.as_deref().context("--ptx or --compare is required")?;
-    let gpu = Gpu::open(ptx)?;
+    let gpu = Gpu::open(ptx, &kernels)?;
     println!(
         "device: {} ({} multiprocessors, {} MiB L2); PTX: {}; seed {seed}",
         gpu.name,
@@ -84,13 +86,23 @@ fn main() -> Result<()> {
     let copy = if launch_once {
         None
     } else {
-        let copy = gpu.copy_bandwidth(1 << 30, 20)?;
-        println!("device-to-device copy (1 GiB, read + write counted): {:.0} GB/s", copy / 1e9);
+        let method = Method { launches: timing::LARGE_LAUNCHES, repeats: 20 };
+        let copy = gpu.copy_bandwidth(1 << 30, method)?;
+        println!(
+            "device-to-device copy (1 GiB, read + write counted): {:.0} GB/s (median of {} event pairs, \
+             each around {} stream-ordered copies, per copy; decode shapes are judged against copies of \
+             their own bytes, timed as their kernels are)",
+            copy / 1e9,
+            method.repeats,
+            method.launches
+        );
         Some(copy)
     };
 
     let mut rows = Vec::new();
     let mut specials = Vec::new();
+    // Copies of each decode shape's traffic, timed as its kernel is: milliseconds by bytes.
+    let mut same_bytes_copies: HashMap<usize, f64> = HashMap::new();
     for (number, &kernel) in kernels.iter().enumerate() {
         let started = Instant::now();
         let mut cases = Vec::new();
@@ -123,7 +135,7 @@ fn main() -> Result<()> {
             };
             // A case that cannot run (a launch the device refuses) is a failed row, so that the
             // other cases still run and the table shows which one.
-            match run_case(&gpu, case, inputs, kind, launch_once, &cli) {
+            match run_case(&gpu, case, inputs, kind, launch_once, &cli, &mut same_bytes_copies) {
                 Ok((row, output)) => {
                     if case.values == cases::Values::Special && peer::output_request(case).is_some() {
                         specials.push(SpecialRun {
@@ -267,17 +279,32 @@ fn run_case(
     kind: CaseKind,
     launch_once: bool,
     cli: &Cli,
+    same_bytes_copies: &mut HashMap<usize, f64>,
 ) -> Result<(Row, Vec<f32>)> {
+    let work = cases::work(case.kernel, case.shape);
+    let method = method_for(kind, cli.repeats);
     let (output, median_ms) = if launch_once {
         (gpu.run(case, inputs)?, f64::NAN)
     } else {
-        let (warmup, repeats) = if kind == CaseKind::Correctness { (2, 10) } else { (5, cli.repeats) };
-        let timed = gpu.time(case, inputs, warmup, repeats)?;
-        (timed.first_output, timed.median_ms)
+        let warmup = if kind == CaseKind::Correctness { 2 } else { 5 };
+        let timed = gpu.time(case, inputs, warmup, method)?;
+        (timed.first_output, timed.spread.median_ms)
+    };
+    let same_bytes_copy_ms = if kind == CaseKind::Decode && !launch_once {
+        let bytes = timing::copy_bytes_for(work.bytes);
+        Some(match same_bytes_copies.get(&bytes) {
+            Some(&ms) => ms,
+            None => {
+                let ms = gpu.copy_time(bytes, method)?.median_ms;
+                same_bytes_copies.insert(bytes, ms);
+                ms
+            }
+        })
+    } else {
+        None
     };
     let expected = cases::cheap_to_check(case).then(|| cases::expected(case, inputs));
     let result = check_output(case, expected.as_ref(), &output)?;
-    let work = cases::work(case.kernel, case.shape);
     let row = Row {
         kernel: case.kernel.entry().to_owned(),
         shape: case.label(),
@@ -290,8 +317,19 @@ fn run_case(
         flops: work.flops,
         timing_shape: kind != CaseKind::Correctness,
         decode: kind == CaseKind::Decode,
+        method: (!launch_once).then_some(method),
+        same_bytes_copy_ms,
     };
     Ok((row, output))
+}
+
+/// How a case of `kind` is timed: graphs of how many launches, replayed how often.
+fn method_for(kind: CaseKind, repeats: usize) -> Method {
+    match kind {
+        CaseKind::Correctness => Method { launches: timing::CORRECTNESS_LAUNCHES, repeats: 10 },
+        CaseKind::Large => Method { launches: timing::LARGE_LAUNCHES, repeats },
+        CaseKind::Decode => Method { launches: timing::DECODE_LAUNCHES, repeats },
+    }
 }
 
 /// Whether an output (guard elements included) is right: against `expected` where the
@@ -327,7 +365,7 @@ fn compare_modules(
     kernels: &[Kernel],
     seed: u64,
 ) -> Result<()> {
-    let gpu = Gpu::open_modules(&[old, new])?;
+    let gpu = Gpu::open_modules(&[old, new], kernels)?;
     println!(
         "device: {} ({} multiprocessors); old: {}; new: {}; seed {seed}; {} interleaved rounds",
         gpu.name,
@@ -430,8 +468,9 @@ fn compare_case(
 ) -> Result<CaseComparison> {
     let (old_output, new_output, paired) = match timing {
         None => (gpu.run_in(0, case, inputs)?, gpu.run_in(1, case, inputs)?, None),
-        Some(_) => {
-            let timed = gpu.time_interleaved(case, inputs, 5, rounds)?;
+        Some(decode) => {
+            let kind = if decode { CaseKind::Decode } else { CaseKind::Large };
+            let timed = gpu.time_interleaved(case, inputs, 5, method_for(kind, rounds))?;
             (timed.old_output, timed.new_output, Some(timed.paired))
         }
     };
@@ -472,15 +511,20 @@ fn failed_row(case: &Case, kind: CaseKind, error: &anyhow::Error) -> Row {
         flops: work.flops,
         timing_shape: kind != CaseKind::Correctness,
         decode: kind == CaseKind::Decode,
+        method: None,
+        same_bytes_copy_ms: None,
     }
 }
 
-/// One peer request per kernel and timing shape.
+/// One peer request per kernel and timing shape, timed over as many calls per replay as our
+/// kernel is on that shape.
 fn peer_shapes(kernels: &[Kernel], sms: usize) -> Vec<peer::PeerRequest> {
     let mut requests = Vec::new();
     for &kernel in kernels {
-        for case in cases::timing_cases(kernel, sms).into_iter().chain(cases::decode_cases(kernel)) {
-            if let Some(request) = peer::request(kernel, case.shape)
+        let large = cases::timing_cases(kernel, sms).into_iter().map(|case| (case, timing::LARGE_LAUNCHES));
+        let decode = cases::decode_cases(kernel).into_iter().map(|case| (case, timing::DECODE_LAUNCHES));
+        for (case, launches) in large.chain(decode) {
+            if let Some(request) = peer::request(kernel, case.shape, launches)
                 && !requests.contains(&request)
             {
                 requests.push(request);

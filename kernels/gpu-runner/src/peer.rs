@@ -2,7 +2,8 @@
 //! `torch.matmul`), timed by `peer/peer_timings.py` on the same shapes in the same run.
 //!
 //! The runner writes the shapes as JSON to the script's standard input and reads one median
-//! per shape back from its standard output. Timing PyTorch needs Python; timing our kernels and
+//! per shape back from its standard output. Both sides are timed alike ([`crate::timing`]):
+//! the script captures `launches` calls into a CUDA graph and times its replays, per call. Timing PyTorch needs Python; timing our kernels and
 //! checking them does not, so the split keeps every comparison in Rust and the peer optional.
 
 use std::io::Write;
@@ -20,6 +21,8 @@ pub struct PeerRequest {
     pub kernel: String,
     /// The shape's dimensions: `[n]`, `[rows, cols]` or `[m, n, k]`; tiles are given in floats.
     pub dims: Vec<usize>,
+    /// Calls per timed graph replay, as our kernel is timed on this shape.
+    pub launches: usize,
 }
 
 /// The peer's answer for one shape.
@@ -29,16 +32,23 @@ pub struct PeerTiming {
     pub dims: Vec<usize>,
     /// What was called, e.g. `torch.nn.functional.rms_norm`.
     pub call: String,
+    /// Median time per call.
     pub median_ms: f64,
+    /// Calls per timed replay (none in a file from before graphs).
+    #[serde(default)]
+    pub launches: Option<usize>,
+    /// How the calls were timed, in the script's words.
+    #[serde(default)]
+    pub timed: Option<String>,
 }
 
 /// The peer request for a kernel timed on `shape`, or `None` where PyTorch has no counterpart
-/// (the shared-memory helper stencils).
-pub fn request(kernel: Kernel, shape: Shape) -> Option<PeerRequest> {
+/// (the shared-memory helper stencils); `launches` calls per timed replay.
+pub fn request(kernel: Kernel, shape: Shape, launches: usize) -> Option<PeerRequest> {
     if matches!(kernel, Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate) {
         return None;
     }
-    Some(PeerRequest { kernel: kernel.entry().to_owned(), dims: peer_dims(kernel, &shape.dims()) })
+    Some(PeerRequest { kernel: kernel.entry().to_owned(), dims: peer_dims(kernel, &shape.dims()), launches })
 }
 
 /// The dimensions the peer is asked for, given a shape's [`Shape::dims`]: the same, except
@@ -144,13 +154,24 @@ pub fn outputs(script: &Path, folder: &Path, cases: &[(Case, &Inputs)]) -> Resul
     Ok(outputs)
 }
 
-/// Parses the script's output, checking that it answers exactly the shapes asked.
+/// Parses the script's output, checking that it answers exactly the shapes asked, each timed
+/// over as many calls per replay as asked (else the ratio would not be like for like).
 pub fn parse(output: &str, requests: &[PeerRequest]) -> Result<Vec<PeerTiming>> {
     let timings: Vec<PeerTiming> =
         serde_json::from_str(output.trim()).context("the peer script's output is not its JSON list")?;
     for request in requests {
-        if !timings.iter().any(|t| t.kernel == request.kernel && t.dims == request.dims) {
+        let Some(timing) = timings.iter().find(|t| t.kernel == request.kernel && t.dims == request.dims)
+        else {
             bail!("the peer script gave no timing for {} {:?}", request.kernel, request.dims);
+        };
+        if timing.launches != Some(request.launches) {
+            bail!(
+                "the peer script timed {} {:?} over {:?} calls per replay, not the {} asked: update peer_timings.py",
+                request.kernel,
+                request.dims,
+                timing.launches,
+                request.launches
+            );
         }
     }
     if let Some(bad) = timings.iter().find(|t| !(t.median_ms.is_finite() && t.median_ms > 0.0)) {
@@ -193,18 +214,27 @@ mod tests {
 
     #[test]
     fn requests_carry_the_timed_dims() {
-        let r = request(Kernel::GemvF16, Shape::Matrix { rows: 14336, cols: 4096 }).unwrap();
-        assert_eq!((r.kernel.as_str(), r.dims.as_slice()), ("gemv_f16", &[14336, 4096][..]));
-        assert_eq!(request(Kernel::PipelineSum, Shape::Tiles(2)).unwrap().dims, [2048]);
-        assert_eq!(request(Kernel::SharedHelperLocal, Shape::Elements(8)), None);
+        let r = request(Kernel::GemvF16, Shape::Matrix { rows: 14336, cols: 4096 }, 10).unwrap();
+        assert_eq!((r.kernel.as_str(), r.dims.as_slice(), r.launches), ("gemv_f16", &[14336, 4096][..], 10));
+        assert_eq!(request(Kernel::PipelineSum, Shape::Tiles(2), 10).unwrap().dims, [2048]);
+        assert_eq!(request(Kernel::SharedHelperLocal, Shape::Elements(8), 10), None);
     }
 
     #[test]
     fn parse_checks_every_shape_is_answered() {
-        let asked = [request(Kernel::SoftmaxRows, Shape::Matrix { rows: 2, cols: 3 }).unwrap()];
-        let good =
-            r#"[{"kernel": "softmax_rows", "dims": [2, 3], "call": "torch.softmax", "median_ms": 0.5}]"#;
+        let asked = [request(Kernel::SoftmaxRows, Shape::Matrix { rows: 2, cols: 3 }, 100).unwrap()];
+        let good = r#"[{"kernel": "softmax_rows", "dims": [2, 3], "call": "torch.softmax", "median_ms": 0.5, "launches": 100, "timed": "graph"}]"#;
         assert_eq!(parse(good, &asked).unwrap()[0].median_ms, 0.5);
+        // Timed over other counts of calls (or, from an old script, none said): refused by name.
+        let single = good.replace(r#""launches": 100"#, r#""launches": 1"#);
+        assert!(
+            parse(&single, &asked)
+                .unwrap_err()
+                .to_string()
+                .contains("over Some(1) calls per replay, not the 100")
+        );
+        let old = good.replace(r#", "launches": 100, "timed": "graph""#, "");
+        assert!(parse(&old, &asked).unwrap_err().to_string().contains("update peer_timings.py"));
         let other = good.replace("[2, 3]", "[3, 2]");
         assert!(parse(&other, &asked).unwrap_err().to_string().contains("no timing for softmax_rows"));
         let zero = good.replace("0.5", "0.0");

@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::cases::{Kernel, Roofline, Work};
 use crate::peer::{PeerTiming, peer_dims};
+use crate::timing::{Method, fraction_of_same_copy};
 
 /// What `--json FILE` writes for a run, and what `just report` charts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,7 +37,7 @@ pub struct Row {
     pub launch: String,
     pub passed: bool,
     pub result: String,
-    /// Median of the timed launches, in milliseconds.
+    /// Median time per launch, in milliseconds (`method` says how it was timed).
     #[serde(deserialize_with = "nan_when_null")]
     pub median_ms: f64,
     pub bytes: u64,
@@ -46,6 +47,13 @@ pub struct Row {
     pub timing_shape: bool,
     /// A decode shape: few rows, inside the L2, judged by the decode targets.
     pub decode: bool,
+    /// How `median_ms` was timed (none in a launch-once run, or in a file from before graphs).
+    #[serde(default)]
+    pub method: Option<Method>,
+    /// For a decode shape: the median time of a device copy of the same traffic, timed the
+    /// same way ([`crate::timing`]); its "of copy" is against this rather than the 1 GiB copy.
+    #[serde(default)]
+    pub same_bytes_copy_ms: Option<f64>,
 }
 
 /// What the row achieved: bytes per second, FLOP per second.
@@ -59,9 +67,14 @@ impl Row {
         Work { bytes: self.bytes, flops: self.flops }
     }
 
-    /// Achieved bandwidth over the copy bandwidth measured in the same run.
+    /// Achieved bandwidth over the copy bandwidth measured in the same run: for a decode
+    /// shape, over a copy of its own traffic timed the same way, where one was timed; else
+    /// over the large copy's bandwidth.
     pub fn fraction_of_copy(&self, copy_bytes_per_s: f64) -> f64 {
-        rates(self.work(), self.median_ms).0 / copy_bytes_per_s
+        match self.same_bytes_copy_ms {
+            Some(copy_ms) if self.decode => fraction_of_same_copy(self.median_ms, copy_ms),
+            _ => rates(self.work(), self.median_ms).0 / copy_bytes_per_s,
+        }
     }
 }
 
@@ -108,7 +121,37 @@ pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: 
             ratio,
         ]);
     }
-    render(&format!("{kernel}"), &lines)
+    let mut table = render(&format!("{kernel}"), &lines);
+    table.push_str(&timing_notes(rows.iter().filter(|r| r.kernel == kernel.entry())));
+    table
+}
+
+/// What a table's figures mean: how each was timed, and what the decode rows' "of copy" is
+/// measured against.
+fn timing_notes<'a>(rows: impl Iterator<Item = &'a Row>) -> String {
+    let mut methods: Vec<(Method, bool)> = Vec::new();
+    let mut same_copy = false;
+    for row in rows {
+        if let Some(method) = row.method
+            && !methods.contains(&(method, row.decode))
+        {
+            methods.push((method, row.decode));
+        }
+        same_copy |= row.decode && row.same_bytes_copy_ms.is_some();
+    }
+    let mut notes = String::new();
+    for (method, decode) in methods {
+        let which = if decode { "decode shapes" } else { "other shapes" };
+        let _ = writeln!(notes, "  timed ({which}): {}", method.describe());
+    }
+    if same_copy {
+        let _ = writeln!(
+            notes,
+            "  decode shapes' \"of copy\": a device copy of the same bytes timed the same way, over the kernel's time; \
+             other shapes': the 1 GiB copy's bandwidth"
+        );
+    }
+    notes
 }
 
 /// A target of the issue and whether the kernel met it.
@@ -245,6 +288,8 @@ mod tests {
             flops: 0,
             timing_shape: true,
             decode: false,
+            method: Some(Method { launches: 10, repeats: 30 }),
+            same_bytes_copy_ms: None,
         }
     }
 
@@ -261,6 +306,8 @@ mod tests {
             dims: vec![2, 3],
             call: "torch.softmax".to_owned(),
             median_ms: 0.8,
+            launches: Some(10),
+            timed: None,
         }];
         let v = verdicts(&rows, 5e12, &peers);
         assert_eq!(v.len(), 2);
@@ -296,6 +343,33 @@ mod tests {
         assert_eq!(v[0].targets, [("correct".to_owned(), true), ("≥ 70 % of copy".to_owned(), false)]);
         // No target at the other decode shape, and no peer target at either.
         assert_eq!(v[1].targets, [("correct".to_owned(), true)]);
+    }
+
+    #[test]
+    fn decode_shapes_are_judged_against_a_copy_of_their_own_bytes() {
+        // 1 MiB in 1 µs is 20 % of a 5 TB/s large copy; a copy of the same bytes timed the same
+        // way taking 0.8 µs puts the kernel at 80 % of it.
+        let mut decode = row(Kernel::RmsNorm, "4×32768", vec![4, 32768], "<<<4, 1024, 128>>>", 1e-3, 1 << 20);
+        decode.decode = true;
+        assert!((decode.fraction_of_copy(5e12) - 0.2097152).abs() < 1e-9);
+        decode.same_bytes_copy_ms = Some(0.8e-3);
+        decode.method = Some(Method { launches: 100, repeats: 30 });
+        assert!((decode.fraction_of_copy(5e12) - 0.8).abs() < 1e-12);
+        let v = verdicts(std::slice::from_ref(&decode), 5e12, &[]);
+        assert_eq!(v[0].targets, [("correct".to_owned(), true), ("≥ 70 % of copy".to_owned(), true)]);
+        // A large shape ignores a same-bytes copy and stays against the large copy.
+        let mut large = decode.clone();
+        large.decode = false;
+        assert!((large.fraction_of_copy(5e12) - 0.2097152).abs() < 1e-9);
+        // The table says how its figures were timed and what decode rows are judged against.
+        let table = kernel_table(Kernel::RmsNorm, &[decode], 5e12, &[]);
+        assert!(table.contains("80 %"), "{table}");
+        assert!(
+            table
+                .contains("timed (decode shapes): median of 30 event pairs, each around a CUDA graph of 100"),
+            "{table}"
+        );
+        assert!(table.contains("a device copy of the same bytes timed the same way"), "{table}");
     }
 
     #[test]
@@ -341,6 +415,8 @@ mod tests {
             dims: vec![2048],
             call: "torch.sum".to_owned(),
             median_ms: 2.0,
+            launches: Some(10),
+            timed: None,
         }];
         assert_eq!(peer_for(&rows[0], &peers).unwrap().median_ms, 2.0);
     }

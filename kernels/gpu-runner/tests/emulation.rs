@@ -238,34 +238,10 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
         (Kernel::SoftmaxRows, Shape::Matrix { rows, cols }) => {
             f[0].chunks(cols.max(1)).take(rows).flat_map(|row| softmax_row(case, row)).collect()
         }
-        (Kernel::GemvF16, Shape::Matrix { rows, cols }) => {
-            let weights = data.halves.as_ref().unwrap();
-            let weight = |i: usize| half::f16::from_bits(weights[i]).to_f32();
-            // 16-byte loads need `weights` (offset · 2 bytes) and `x` (offset · 4) aligned.
-            let vectorised = cols.is_multiple_of(8) && case.offset.is_multiple_of(8);
-            (0..rows)
-                .map(|r| {
-                    let sums: Vec<f32> = (0..block)
-                        .map(|t| {
-                            let mut acc = 0.0f32;
-                            if vectorised {
-                                for chunk in strided(t, cols / 8, block) {
-                                    for k in 0..8 {
-                                        let c = chunk * 8 + k;
-                                        acc = weight(r * cols + c).mul_add(f[0][c], acc);
-                                    }
-                                }
-                            } else {
-                                for c in strided(t, cols, block) {
-                                    acc = weight(r * cols + c).mul_add(f[0][c], acc);
-                                }
-                            }
-                            acc
-                        })
-                        .collect();
-                    block_reduce(&sums, 0.0, |a, b| a + b)
-                })
-                .collect()
+        (Kernel::GemvF16, Shape::Matrix { rows, cols }) => gemv(case, data, &f[0], rows, cols),
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => {
+            // Each activation row in gemv_f16's order (the kernel's accumulators are one per row).
+            (0..batch).flat_map(|b| gemv(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols)).collect()
         }
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             let mut c = vec![0.0f32; m * n];
@@ -279,6 +255,39 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
         }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}"),
     }
+}
+
+/// `gemv_f16` on the activations `x`: each thread's fused multiply-adds over its strided
+/// chunks (eight weights each when vectorised), then the block reduction.
+fn gemv(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let block = case.launch.block.0 as usize;
+    let weights = data.halves.as_ref().unwrap();
+    let weight = |i: usize| half::f16::from_bits(weights[i]).to_f32();
+    // 16-byte loads need `weights` (offset · 2 bytes) and `x` (offset · 4) aligned.
+    let vectorised = cols.is_multiple_of(8) && case.offset.is_multiple_of(8);
+    (0..rows)
+        .map(|r| {
+            let sums: Vec<f32> = (0..block)
+                .map(|t| {
+                    let mut acc = 0.0f32;
+                    if vectorised {
+                        for chunk in strided(t, cols / 8, block) {
+                            for k in 0..8 {
+                                let c = chunk * 8 + k;
+                                acc = weight(r * cols + c).mul_add(x[c], acc);
+                            }
+                        }
+                    } else {
+                        for c in strided(t, cols, block) {
+                            acc = weight(r * cols + c).mul_add(x[c], acc);
+                        }
+                    }
+                    acc
+                })
+                .collect();
+            block_reduce(&sums, 0.0, |a, b| a + b)
+        })
+        .collect()
 }
 
 #[test]

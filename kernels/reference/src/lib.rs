@@ -16,7 +16,7 @@ mod rows;
 mod stencil;
 
 pub use elementwise::{saxpy, silu, silu_mul, vector_add};
-pub use linear_algebra::{gemm, gemv_f16};
+pub use linear_algebra::{gemm, gemv_f16, gemv_f16_batched};
 pub use reductions::{PIPELINE_TILE_FLOATS, block_partial_sums, pipeline_partial_sums};
 pub use rows::{rms_norm, softmax_rows};
 pub use stencil::blur3_tiles;

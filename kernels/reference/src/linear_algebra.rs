@@ -17,6 +17,28 @@ pub fn gemv_f16(weights: &[u16], x: &[f32], rows: usize, cols: usize) -> Vec<f32
         .collect()
 }
 
+/// `y[b·rows + r] = sum_c f16(weights[r·cols + c]) · x[b·cols + c]` for `b < batch`: the
+/// matrix-vector product for `batch` activation rows (row-major `batch × cols`) against one
+/// matrix of binary16 weights, accumulated in `f64`; the output is row-major `batch × rows`.
+pub fn gemv_f16_batched(weights: &[u16], x: &[f32], rows: usize, cols: usize, batch: usize) -> Vec<f32> {
+    assert_eq!(weights.len(), rows * cols, "gemv_f16_batched: weights are not rows × cols");
+    assert_eq!(x.len(), batch * cols, "gemv_f16_batched: x is not batch × cols");
+    let mut y = Vec::with_capacity(batch * rows);
+    for b in 0..batch {
+        let activations = &x[b * cols..(b + 1) * cols];
+        for r in 0..rows {
+            let row = &weights[r * cols..(r + 1) * cols];
+            let dot: f64 = row
+                .iter()
+                .zip(activations)
+                .map(|(w, x)| f64::from(f16::from_bits(*w).to_f32()) * f64::from(*x))
+                .sum();
+            y.push(dot as f32);
+        }
+    }
+    y
+}
+
 /// `c = a · b` for row-major `a` (`m × k`) and `b` (`k × n`), accumulated in `f64`.
 pub fn gemm(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
     assert_eq!(a.len(), m * k, "gemm: a is not m × k");
@@ -41,6 +63,18 @@ mod tests {
         let weights = [bits(1.0), bits(-2.0), bits(0.5), bits(65504.0), bits(0.0), bits(1.0)];
         let y = gemv_f16(&weights, &[1.0, 2.0, 4.0], 2, 3);
         assert_eq!(y, [1.0 - 4.0 + 2.0, 65504.0 + 4.0]);
+    }
+
+    #[test]
+    fn batched_gemv_gives_one_output_row_per_activation_row() {
+        let bits = |v: f32| f16::from_f32(v).to_bits();
+        // Weights [[1, -2], [0.5, inf]]; activations [1, 2] and [4, 0].
+        let weights = [bits(1.0), bits(-2.0), bits(0.5), 0x7c00];
+        let y = gemv_f16_batched(&weights, &[1.0, 2.0, 4.0, 0.0], 2, 2, 2);
+        assert_eq!(y[..3], [1.0 - 4.0, 0.5 + f32::INFINITY, 4.0]);
+        // inf · 0 is NaN, as in PyTorch.
+        assert!(y[3].is_nan());
+        assert_eq!(gemv_f16_batched(&weights, &[], 2, 2, 0), []);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! for every input, checked without a GPU.
 
 use half::f16;
-use kernels_reference::{block_partial_sums, gemv_f16, rms_norm, silu, softmax_rows};
+use kernels_reference::{block_partial_sums, gemv_f16, gemv_f16_batched, rms_norm, silu, softmax_rows};
 use proptest::prelude::*;
 
 /// A value as a model's activations hold them: mostly ordinary, sometimes special.
@@ -138,6 +138,39 @@ proptest! {
                 prop_assert_eq!(*got, sign * f32::INFINITY, "row {}", r);
             } else {
                 prop_assert!(got.is_finite(), "row {r}: {got}");
+            }
+        }
+    }
+
+    #[test]
+    fn batched_gemv_is_the_gemv_of_each_activation_row(
+        (weights, x, rows, cols, batch) in (1usize..5, 1usize..20, 0usize..5).prop_flat_map(|(rows, cols, batch)| (
+            proptest::collection::vec(
+                prop_oneof![
+                    6 => (-1.0f32..1.0).prop_map(|v| f16::from_f32(v).to_bits()),
+                    1 => Just(0x7c00u16),
+                    1 => Just(0xfc00u16),
+                    1 => Just(0x7e00u16),
+                    1 => 1u16..0x0400,
+                ],
+                rows * cols,
+            ),
+            proptest::collection::vec(
+                prop_oneof![6 => -2.0f32..2.0, 1 => Just(0.0f32), 1 => Just(f32::NAN), 1 => Just(f32::INFINITY)],
+                batch * cols,
+            ),
+            Just(rows),
+            Just(cols),
+            Just(batch),
+        ))
+    ) {
+        // Special values follow from gemv_f16's (the property above) row by row.
+        let y = gemv_f16_batched(&weights, &x, rows, cols, batch);
+        prop_assert_eq!(y.len(), batch * rows);
+        for b in 0..batch {
+            let single = gemv_f16(&weights, &x[b * cols..(b + 1) * cols], rows, cols);
+            for (r, (got, want)) in y[b * rows..(b + 1) * rows].iter().zip(&single).enumerate() {
+                prop_assert_eq!(got.to_bits(), want.to_bits(), "activation row {}, weight row {}", b, r);
             }
         }
     }
