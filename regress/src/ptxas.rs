@@ -156,7 +156,7 @@ pub fn to_tsv(functions: &[FunctionReport]) -> String {
 mod tests {
     use super::*;
 
-    /// `ptxas -arch=sm_90 -v` on this repository's kernels.ptx, captured on the H200 (CUDA 13.0).
+    /// `ptxas -arch=sm_90a -v` on this repository's kernels.ptx, captured on the H200 (CUDA 13.0).
     const CAPTURED: &str = include_str!("../fixtures/ptxas-sm90-h200.txt");
 
     #[test]
@@ -164,12 +164,12 @@ mod tests {
         let functions = parse(CAPTURED).unwrap();
         let entries: Vec<&str> =
             functions.iter().filter(|f| f.kind == FunctionKind::Entry).map(|f| f.name.as_str()).collect();
-        assert_eq!(entries.len(), 11, "{entries:?}");
+        assert_eq!(entries.len(), 12, "{entries:?}");
         assert!(entries.contains(&"gemv_f16") && entries.contains(&"pipeline_sum"));
         let add = functions.iter().find(|f| f.name == "vector_add").unwrap();
         assert_eq!(
             (add.registers, add.barriers, add.spill_store_bytes, add.stack_frame_bytes, add.sm.as_str()),
-            (Some(56), Some(0), 0, 0, "sm_90")
+            (Some(56), Some(0), 0, 0, "sm_90a")
         );
         let helpers: Vec<&FunctionReport> =
             functions.iter().filter(|f| f.kind == FunctionKind::Function).collect();
@@ -182,9 +182,9 @@ mod tests {
         let tsv = to_tsv(&parse(CAPTURED).unwrap());
         let lines: Vec<&str> = tsv.lines().collect();
         assert_eq!(lines[0], TSV_HEADER);
-        assert_eq!(lines.len(), 1 + 13);
+        assert_eq!(lines.len(), 1 + 14);
         assert!(lines[1].starts_with("block_reduce_sum\tentry\t"));
-        assert!(lines.last().unwrap().contains("\tfunc\t-\t-\t0\t0\t0\tsm_90"), "{tsv}");
+        assert!(lines.last().unwrap().contains("\tfunc\t-\t-\t0\t0\t0\tsm_90a"), "{tsv}");
     }
 
     #[test]

@@ -150,16 +150,17 @@ fn write_bundle(folder: &Path, files: &[(&Path, &str)], command: &str) -> Result
     Ok(())
 }
 
-/// `cargo xtask ptxas-tsv`: parses a `ptxas -arch=sm_90 -v` report (default: the captured one
+/// `cargo xtask ptxas-tsv`: parses a `ptxas -arch=sm_90a -v` report (default: the captured one
 /// in `regress/fixtures/`) into `regress/ptxas-sm90.tsv`, written through a temporary file.
 pub fn ptxas_tsv(layout: &Layout, report: Option<&Path>) -> Result<()> {
     let report = layout.resolve(report.unwrap_or(Path::new(PTXAS_REPORT)));
     write_ptxas_tsv(&report, &ptxas_tsv_for(layout, "sm_90"))
 }
 
-/// The TSV of ptxas figures pinned for `sm` (`sm_90` → `regress/ptxas-sm90.tsv`).
+/// The TSV of ptxas figures pinned for `sm` (`sm_90` and its arch-specific `sm_90a` →
+/// `regress/ptxas-sm90.tsv`: one GPU, one table).
 pub fn ptxas_tsv_for(layout: &Layout, sm: &str) -> PathBuf {
-    layout.resolve(format!("regress/ptxas-{}.tsv", sm.replace('_', "")))
+    layout.resolve(format!("regress/ptxas-{}.tsv", sm.trim_end_matches('a').replace('_', "")))
 }
 
 /// Parses the `ptxas -v` report at `report` and writes its figures as TSV to `destination`
