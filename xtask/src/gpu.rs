@@ -51,7 +51,7 @@ pub fn gpu(
     let mut steps = Steps::new(if compare.is_some() { 2 } else { 3 });
     let ptx = match compare {
         Some(_) => None,
-        None => Some(steps.step("kernels (nvptx64, sm_90)", || KernelBuild::of_repository(layout)?.run())?),
+        None => Some(steps.step("kernels (nvptx64, sm_90a)", || KernelBuild::of_repository(layout)?.run())?),
     };
     steps.step("GPU runner (release)", || build_runner(layout))?;
     let runner = runner_binary(layout);
@@ -60,8 +60,11 @@ pub fn gpu(
         (Some(folder), Some(pair), _) => steps
             .step("bundle for a GPU machine", || bundle_compare(layout, &layout.resolve(folder), pair))?,
         (Some(folder), None, Some(ptx)) => steps.step("bundle for a GPU machine", || {
+            // `gemm-wgmma` (the sm_90a GEMM's own runner) is built beside `gpu-runner`.
+            let gemm_runner = runner.with_file_name("gemm-wgmma");
             let files = [
                 (runner.as_path(), "gpu-runner"),
+                (gemm_runner.as_path(), "gemm-wgmma"),
                 (ptx.as_path(), "kernels.ptx"),
                 (peer.as_path(), "peer_timings.py"),
             ];
