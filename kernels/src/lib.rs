@@ -17,6 +17,7 @@ pub mod device;
 
 mod elementwise;
 mod gemm;
+mod gemm_wgmma;
 mod gemv;
 mod pipeline_sum;
 mod reduction;

@@ -156,7 +156,7 @@ pub fn to_tsv(functions: &[FunctionReport]) -> String {
 mod tests {
     use super::*;
 
-    /// `ptxas -arch=sm_90 -v` on this repository's kernels.ptx, captured on the H200 (CUDA 13.0).
+    /// `ptxas -arch=sm_90a -v` on this repository's kernels.ptx, captured on the H200 (CUDA 13.0).
     const CAPTURED: &str = include_str!("../fixtures/ptxas-sm90-h200.txt");
 
     #[test]
@@ -169,7 +169,7 @@ mod tests {
         let add = functions.iter().find(|f| f.name == "vector_add").unwrap();
         assert_eq!(
             (add.registers, add.barriers, add.spill_store_bytes, add.stack_frame_bytes, add.sm.as_str()),
-            (Some(56), Some(0), 0, 0, "sm_90")
+            (Some(56), Some(0), 0, 0, "sm_90a")
         );
         let helpers: Vec<&FunctionReport> =
             functions.iter().filter(|f| f.kind == FunctionKind::Function).collect();
@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(lines[0], TSV_HEADER);
         assert_eq!(lines.len(), 1 + 14);
         assert!(lines[1].starts_with("block_reduce_sum\tentry\t"));
-        assert!(lines.last().unwrap().contains("\tfunc\t-\t-\t0\t0\t0\tsm_90"), "{tsv}");
+        assert!(lines.last().unwrap().contains("\tfunc\t-\t-\t0\t0\t0\tsm_90a"), "{tsv}");
     }
 
     #[test]

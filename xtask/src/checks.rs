@@ -28,7 +28,7 @@ pub fn setup(layout: &Layout) -> Result<()> {
     steps.step("the default backend (build-backend default)", || {
         backend::build_backend(layout, backend::DEFAULT_BACKEND).map(drop)
     })?;
-    steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
+    steps.step("kernels (nvptx64, sm_90a)", || kernels(layout))?;
     steps.step("host workspace and its tests", || {
         process::run(process::cargo(root).args(["test", "--workspace", "--no-run"]), "building the tests")
     })?;
@@ -45,7 +45,7 @@ pub fn test(layout: &Layout) -> Result<()> {
         process::run(process::cargo(root).args(["fmt", "--all", "--check"]), "rustfmt (host)")?;
         process::run(process::cargo(&kernels_dir).args(["fmt", "--all", "--check"]), "rustfmt (kernels)")
     })?;
-    steps.step("kernels (nvptx64, sm_90)", || kernels(layout))?;
+    steps.step("kernels (nvptx64, sm_90a)", || kernels(layout))?;
     let (counts, skips) = steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
         // Every test binary runs, so that one failing suite does not hide another. The timing
         // regression times the verifier builds the installed default backend holds.

@@ -51,7 +51,7 @@ pub fn gpu(
     let mut steps = Steps::new(if compare.is_some() { 2 } else { 3 });
     let ptx = match compare {
         Some(_) => None,
-        None => Some(steps.step("kernels (nvptx64, sm_90)", || KernelBuild::of_repository(layout)?.run())?),
+        None => Some(steps.step("kernels (nvptx64, sm_90a)", || KernelBuild::of_repository(layout)?.run())?),
     };
     steps.step("GPU runner (release)", || build_runner(layout))?;
     let runner = runner_binary(layout);
@@ -60,8 +60,11 @@ pub fn gpu(
         (Some(folder), Some(pair), _) => steps
             .step("bundle for a GPU machine", || bundle_compare(layout, &layout.resolve(folder), pair))?,
         (Some(folder), None, Some(ptx)) => steps.step("bundle for a GPU machine", || {
+            // `gemm-wgmma` (the sm_90a GEMM's own runner) is built beside `gpu-runner`.
+            let gemm_runner = runner.with_file_name("gemm-wgmma");
             let files = [
                 (runner.as_path(), "gpu-runner"),
+                (gemm_runner.as_path(), "gemm-wgmma"),
                 (ptx.as_path(), "kernels.ptx"),
                 (peer.as_path(), "peer_timings.py"),
             ];
@@ -150,16 +153,17 @@ fn write_bundle(folder: &Path, files: &[(&Path, &str)], command: &str) -> Result
     Ok(())
 }
 
-/// `cargo xtask ptxas-tsv`: parses a `ptxas -arch=sm_90 -v` report (default: the captured one
+/// `cargo xtask ptxas-tsv`: parses a `ptxas -arch=sm_90a -v` report (default: the captured one
 /// in `regress/fixtures/`) into `regress/ptxas-sm90.tsv`, written through a temporary file.
 pub fn ptxas_tsv(layout: &Layout, report: Option<&Path>) -> Result<()> {
     let report = layout.resolve(report.unwrap_or(Path::new(PTXAS_REPORT)));
     write_ptxas_tsv(&report, &ptxas_tsv_for(layout, "sm_90"))
 }
 
-/// The TSV of ptxas figures pinned for `sm` (`sm_90` → `regress/ptxas-sm90.tsv`).
+/// The TSV of ptxas figures pinned for `sm` (`sm_90` and its arch-specific `sm_90a` →
+/// `regress/ptxas-sm90.tsv`: one GPU, one table).
 pub fn ptxas_tsv_for(layout: &Layout, sm: &str) -> PathBuf {
-    layout.resolve(format!("regress/ptxas-{}.tsv", sm.replace('_', "")))
+    layout.resolve(format!("regress/ptxas-{}.tsv", sm.trim_end_matches('a').replace('_', "")))
 }
 
 /// Parses the `ptxas -v` report at `report` and writes its figures as TSV to `destination`

@@ -29,8 +29,9 @@ pub struct KernelTarget {
 /// The table: the one place the kernels' target settings are written.
 pub const KERNEL_TARGET: KernelTarget = KernelTarget {
     triple: "nvptx64-nvidia-cuda",
-    cpu: "sm_90",
-    cpu_reason: "sm_90 for Hopper's bulk async copies and mbarrier transaction counts.",
+    cpu: "sm_90a",
+    cpu_reason: "sm_90a: Hopper's bulk (tensor) async copies and mbarrier transaction counts, plus the \
+                 arch-specific wgmma of gemm_bf16_wgmma; the module runs on H100/H200 only.",
     features: &["+ptx86"],
     features_reason: "`+ptx86` raises the PTX ISA from LLVM's default 7.8 to 8.6, which those instructions \
                       need (rustc warns that the feature is unstable; the CUDA 13 ptxas and driver accept \
@@ -154,7 +155,7 @@ mod tests {
         assert!(!prepare(dir.path(), &KERNEL_TARGET, &rustc).unwrap());
         let text = std::fs::read_to_string(config_path(dir.path())).unwrap();
         assert!(
-            text.contains("rustflags = [\"-C\", \"target-cpu=sm_90\", \"-C\", \"target-feature=+ptx86\"]")
+            text.contains("rustflags = [\"-C\", \"target-cpu=sm_90a\", \"-C\", \"target-feature=+ptx86\"]")
         );
         assert!(text.contains("build-std = [\"core\"]"));
     }

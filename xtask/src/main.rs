@@ -71,8 +71,8 @@ enum Task {
         /// The reason written into each re-pinned row: PIN(<today>): <reason>.
         #[arg(long, requires = "update")]
         reason: Option<String>,
-        /// The sm for ptxas's figures, where ptxas is on the PATH.
-        #[arg(long, default_value = "sm_90")]
+        /// The sm for ptxas's figures, where ptxas is on the PATH (the module is sm_90a PTX).
+        #[arg(long, default_value = "sm_90a")]
         sm: String,
     },
     /// Compare the PTX of two builds entry by entry and count the kinds of difference.

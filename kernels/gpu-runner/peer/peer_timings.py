@@ -64,6 +64,11 @@ def peer(kernel, dims):
         m, n, k = dims
         a, b = rand(m, k), rand(k, n)
         return "torch.matmul (f32, cuBLAS)", lambda: torch.matmul(a, b)
+    if kernel == "gemm_bf16_wgmma":
+        # The same product: A (m x k) times the transpose of a K-major B (n x k), bf16 in, f32 out.
+        m, n, k = dims
+        a, b = rand(m, k, dtype=torch.bfloat16), rand(n, k, dtype=torch.bfloat16)
+        return "torch.matmul (bf16, A·Bᵀ, cuBLAS)", lambda: torch.matmul(a, b.t())
     raise SystemExit(f"peer_timings.py: no peer for kernel {kernel!r}")
 
 

@@ -15,6 +15,8 @@
 
 pub mod cases;
 pub mod compare;
+pub mod gemm_wgmma;
+pub mod gemm_wgmma_gpu;
 pub mod gpu;
 pub mod module_compare;
 pub mod peer;

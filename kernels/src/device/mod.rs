@@ -16,6 +16,7 @@ pub mod reduce;
 pub mod row;
 pub mod shared;
 pub mod strided;
+pub mod wgmma;
 
 pub use geometry::*;
 pub use shared::{barrier, dynamic_shared_base, dynamic_shared_window_address};

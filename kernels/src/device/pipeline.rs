@@ -225,3 +225,63 @@ fn mbarrier_wait_parity(barrier: u32, phase: u32) {
         }
     }
 }
+
+/// A tiled tensor map (the driver's `CUtensorMap`, 128 opaque bytes) that the host encoded and
+/// copied to device memory before the launch; bulk tensor copies read the tensor's address,
+/// shape, strides, box and swizzle from it.
+#[repr(C, align(64))]
+pub struct TensorMap {
+    _opaque: [u64; 16],
+}
+
+/// Bytes one bulk tensor copy of a `columns × rows` box of `element_bytes`-byte values delivers
+/// to its mbarrier: the whole box, even where it reaches past the tensor (the copy engine fills
+/// those elements with zeros). This is the count a stage's [`Pipeline::producer_expect_tx`]
+/// announces for each copy.
+pub const fn tensor_box_bytes(columns: u32, rows: u32, element_bytes: u32) -> u32 {
+    columns * rows * element_bytes
+}
+
+/// Starts a bulk tensor copy of the 2D box at element coordinates (`column`, `row`) of the
+/// tensor `map` describes into shared-window address `destination`, completing the box's bytes
+/// on the mbarrier at `barrier`.
+///
+/// `box_bytes` is what the box the map was encoded with delivers ([`tensor_box_bytes`]); the
+/// instruction takes it from the map, and the argument states it where the compiler-pass
+/// plugin can match it against the stage's `expect_tx` (as for [`bulk_copy_global_to_shared`]).
+///
+/// Contract: `map` points to an encoded tensor map in device memory that stays unchanged during
+/// the kernel, with a box of `box_bytes`; `destination` is aligned as the map's swizzle
+/// requires (1024 bytes for the 128-byte swizzle, else 128); the barrier was told to expect the
+/// box's bytes.
+#[inline(always)]
+pub fn tensor_copy_2d_global_to_shared(
+    destination: u32,
+    map: *const TensorMap,
+    column: i32,
+    row: i32,
+    box_bytes: u32,
+    barrier: u32,
+) {
+    let _ = box_bytes;
+    // SAFETY: the contract above; the copy engine writes only the box at `destination`.
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{destination}], [{map}, {{{column}, {row}}}], [{barrier}];",
+            destination = in(reg32) destination,
+            map = in(reg64) map,
+            column = in(reg32) column,
+            row = in(reg32) row,
+            barrier = in(reg32) barrier,
+            options(nostack),
+        );
+    }
+}
+
+/// Orders this thread's ordinary shared-memory accesses before later accesses by the async
+/// proxy (bulk copies, the tensor cores) and vice versa (`fence.proxy.async.shared::cta`).
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    // SAFETY: a fence; no operands.
+    unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) };
+}

@@ -37,6 +37,9 @@ pub enum DeviceOp {
     ConsumerRelease,
     /// `bulk_copy_global_to_shared`.
     BulkCopy,
+    /// `tensor_copy_2d_global_to_shared`: a bulk copy whose source is a tensor map (the box's
+    /// coordinates are not modelled), imported as `semantic.bulk_copy` with the box's bytes.
+    TensorCopy2d,
     /// `dynamic_shared_base`: the generic pointer to dynamic shared memory.
     DynamicSharedBase,
     /// `dynamic_shared_window_address`: the 32-bit shared-window address of the same memory.
@@ -60,6 +63,7 @@ const PATHS: &[(&str, DeviceOp)] = &[
     ("device::pipeline::Pipeline::consumer_wait", DeviceOp::ConsumerWait),
     ("device::pipeline::Pipeline::consumer_release", DeviceOp::ConsumerRelease),
     ("device::pipeline::bulk_copy_global_to_shared", DeviceOp::BulkCopy),
+    ("device::pipeline::tensor_copy_2d_global_to_shared", DeviceOp::TensorCopy2d),
     ("device::shared::dynamic_shared_base", DeviceOp::DynamicSharedBase),
     ("device::shared::dynamic_shared_window_address", DeviceOp::DynamicSharedWindow),
     ("device::shared::barrier", DeviceOp::Barrier),

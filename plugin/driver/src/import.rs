@@ -1480,14 +1480,23 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let semantic = builder.producer_expect_tx(self.ctx, index, bytes, at);
                 self.name_pipeline(semantic, pipeline);
             }
-            DeviceOp::BulkCopy => {
+            DeviceOp::BulkCopy | DeviceOp::TensorCopy2d => {
                 let values: Vec<Option<Value>> =
                     args.iter().map(|arg| self.operand(function, builder, &arg.node, at)).collect();
-                let [Some(copy_to), Some(source), Some(bytes), Some(barrier)] = values[..] else {
-                    return false;
+                // A tensor copy's (column, row) pick the box inside the tensor; the model only
+                // needs its destination, source, bytes and barrier.
+                let (operands, barrier_arg) = match (op, &values[..]) {
+                    (DeviceOp::BulkCopy, [Some(to), Some(from), Some(bytes), Some(barrier)]) => {
+                        ((*to, *from, *bytes, *barrier), 3)
+                    }
+                    (DeviceOp::TensorCopy2d, [Some(to), Some(map), _, _, Some(bytes), Some(barrier)]) => {
+                        ((*to, *map, *bytes, *barrier), 5)
+                    }
+                    _ => return false,
                 };
+                let (copy_to, source, bytes, barrier) = operands;
                 let pipeline = args
-                    .get(3)
+                    .get(barrier_arg)
                     .and_then(|arg| arg.node.place())
                     .filter(|place| place.projection.is_empty())
                     .and_then(|place| function.barrier_pipelines.get(&place.local).copied());

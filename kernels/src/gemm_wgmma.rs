@@ -1,0 +1,186 @@
+//! A Hopper GEMM (sm_90a): bf16 operands moved by the bulk tensor copy engine into a 4-stage
+//! shared-memory ring, multiplied by two consumer warpgroups with `wgmma`, f32 accumulation.
+
+use crate::device::pipeline::{
+    Pipeline, PipelineState, TensorMap, pipeline_barrier_bytes, tensor_box_bytes,
+    tensor_copy_2d_global_to_shared,
+};
+use crate::device::wgmma::{
+    Accumulators64x128, commit_group, fence, k_major_swizzle_128b_descriptor, mma_m64n128k16_bf16, wait_group,
+};
+use crate::device::{
+    barrier, block_idx_x, block_idx_y, dynamic_shared_window_address, lane_id, thread_idx_x, warp_id,
+};
+
+/// Stages in the shared-memory ring.
+const STAGES: u32 = 4;
+/// Rows of C (and of A) per block.
+pub const TILE_M: u32 = 128;
+/// Columns of C (rows of the K-major B) per block.
+pub const TILE_N: u32 = 128;
+/// Values of K per stage: one 128-byte swizzled row of bf16.
+pub const TILE_K: u32 = 64;
+/// Values of K per `wgmma` step.
+const MMA_K: u32 = 16;
+/// Rows of C per consumer warpgroup: one `m64n128k16` tile.
+const WARPGROUP_M: u32 = 64;
+const BF16_BYTES: u32 = 2;
+const A_TILE_BYTES: u32 = tensor_box_bytes(TILE_K, TILE_M, BF16_BYTES);
+const B_TILE_BYTES: u32 = tensor_box_bytes(TILE_K, TILE_N, BF16_BYTES);
+/// What the two tensor copies of one stage deliver to its *full* barrier.
+const STAGE_BYTES: u32 = A_TILE_BYTES + B_TILE_BYTES;
+/// The swizzled tiles start on 1024-byte boundaries; the ring starts at the first one at or
+/// after the dynamic shared memory's base.
+const SWIZZLE_ALIGN: u32 = 1024;
+const B_RING_OFFSET: u32 = STAGES * A_TILE_BYTES;
+const BARRIERS_OFFSET: u32 = B_RING_OFFSET + STAGES * B_TILE_BYTES;
+/// Dynamic shared memory a launch provides: the alignment slack, the two rings, the barriers.
+const GEMM_BF16_WGMMA_SHARED_BYTES: u32 = SWIZZLE_ALIGN + BARRIERS_OFFSET + pipeline_barrier_bytes(STAGES);
+// A block may have at most 227 KiB of shared memory on sm_90.
+const _: () = assert!(GEMM_BF16_WGMMA_SHARED_BYTES <= 227 * 1024);
+/// Consumer threads: warpgroups 0 and 1 (warps 0–7). Warp 8's lane 0 is the producer.
+const CONSUMERS: u32 = 256;
+const WARPS_PER_WARPGROUP: u32 = 4;
+
+/// `C = A·Bᵀ`: A is `m × k` bf16 row-major, B is `n × k` bf16 row-major (K-major, as a linear
+/// layer stores its weights), C is `m × n` f32 row-major; products of bf16 values accumulate in
+/// f32.
+///
+/// Block `(x, y)` computes the 128×128 tile of C at rows `128y`, columns `128x`. Lane 0 of warp
+/// 8 produces: per 64-wide slice of K it copies the A and B tiles with bulk tensor copies
+/// (128-byte swizzle) into a 4-stage ring, completing on the stage's *full* mbarrier.
+/// Warpgroups 0 and 1 consume: each multiplies its 64 rows of A by the whole B tile with four
+/// `wgmma` steps, keeps one batch of multiplies in flight, and releases a stage once the
+/// multiplies that read it are done. See [`crate::device::pipeline`] and
+/// [`crate::device::wgmma`] for the two protocols.
+///
+/// Tails: the copy engine fills rows and columns past `m`, `n` and `k` with zeros and the
+/// stores skip elements outside C, so any `m`, `n` work; `k` must be a multiple of 8 (the
+/// tensor maps' row strides are multiples of 16 bytes).
+///
+/// Launch: grid `(⌈n / 128⌉, ⌈m / 128⌉)`, `blockDim.x = 288`; dynamic shared memory
+/// `GEMM_BF16_WGMMA_SHARED_BYTES` = 132 160 bytes (raise the function's limit first).
+///
+/// # Safety
+/// `a_map` and `b_map` point to tiled tensor maps in device memory encoding A (dims `k, m`)
+/// and B (dims `k, n`), bf16, box 64 × 128, 128-byte swizzle; `c` to `m * n` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma(
+    a_map: *const TensorMap,
+    b_map: *const TensorMap,
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    let base = dynamic_shared_window_address();
+    let ring = (base + SWIZZLE_ALIGN - 1) & !(SWIZZLE_ALIGN - 1);
+    let barriers = ring + BARRIERS_OFFSET;
+    let tid = thread_idx_x();
+    let pipeline = if tid == 0 {
+        Pipeline::<STAGES>::init(barriers, CONSUMERS)
+    } else {
+        Pipeline::<STAGES>::attach(barriers)
+    };
+    barrier();
+
+    let row0 = block_idx_y() * TILE_M;
+    let column0 = block_idx_x() * TILE_N;
+    let k_tiles = k.div_ceil(TILE_K);
+    let warp = warp_id();
+    if warp == 2 * WARPS_PER_WARPGROUP {
+        if lane_id() == 0 {
+            let mut state = PipelineState::<STAGES>::producer_start();
+            let mut k_tile = 0;
+            while k_tile < k_tiles {
+                pipeline.producer_acquire(&state);
+                pipeline.producer_expect_tx(&state, STAGE_BYTES);
+                let full = pipeline.producer_barrier(&state);
+                let k0 = (k_tile * TILE_K) as i32;
+                let a_tile = ring + state.index() * A_TILE_BYTES;
+                tensor_copy_2d_global_to_shared(a_tile, a_map, k0, row0 as i32, A_TILE_BYTES, full);
+                let b_tile = ring + B_RING_OFFSET + state.index() * B_TILE_BYTES;
+                tensor_copy_2d_global_to_shared(b_tile, b_map, k0, column0 as i32, B_TILE_BYTES, full);
+                state.advance();
+                k_tile += 1;
+            }
+            pipeline.producer_tail(state);
+        }
+    } else if warp < 2 * WARPS_PER_WARPGROUP {
+        let warpgroup = warp / WARPS_PER_WARPGROUP;
+        let mut accumulators: Accumulators64x128 = [0.0; 64];
+        let mut state = PipelineState::<STAGES>::new();
+        let mut k_tile = 0;
+        while k_tile < k_tiles {
+            pipeline.consumer_wait(&state);
+            let a_tile = ring + state.index() * A_TILE_BYTES + warpgroup * WARPGROUP_M * TILE_K * BF16_BYTES;
+            let b_tile = ring + B_RING_OFFSET + state.index() * B_TILE_BYTES;
+            fence(&mut accumulators);
+            let mut step = 0;
+            while step < TILE_K / MMA_K {
+                let offset = step * MMA_K * BF16_BYTES;
+                let a = k_major_swizzle_128b_descriptor(a_tile + offset);
+                let b = k_major_swizzle_128b_descriptor(b_tile + offset);
+                mma_m64n128k16_bf16(&mut accumulators, a, b, k_tile > 0 || step > 0);
+                step += 1;
+            }
+            commit_group();
+            // The stage is released only once the multiplies that read it are done. (Keeping
+            // one batch in flight and releasing the previous stage is what CUTLASS does; the
+            // verifier's `consumer-order` rule does not yet accept releasing a stage after
+            // the state moved on.)
+            wait_group::<0>(&mut accumulators);
+            pipeline.consumer_release(&state);
+            state.advance();
+            k_tile += 1;
+        }
+        store_tile(&accumulators, c, m, n, row0 + warpgroup * WARPGROUP_M, column0);
+    }
+}
+
+/// Stores a warpgroup's 64×128 accumulator tile at (`row0`, `column0`) of the `m × n` matrix
+/// `c`, skipping elements outside it (layout: [`Accumulators64x128`]).
+///
+/// Every accumulator is named by a constant index (the groups are spelled out, not looped
+/// over), so the array stays in registers instead of going to local memory.
+#[inline(always)]
+fn store_tile(accumulators: &Accumulators64x128, c: *mut f32, m: u32, n: u32, row0: u32, column0: u32) {
+    let lane = lane_id();
+    let row = row0 + 16 * (warp_id() % WARPS_PER_WARPGROUP) + lane / 4;
+    let column = column0 + 2 * (lane % 4);
+    macro_rules! store_groups {
+        ($($group:literal)*) => {$(
+            store_group(
+                c,
+                m,
+                n,
+                row,
+                column + 8 * $group,
+                [
+                    accumulators[4 * $group],
+                    accumulators[4 * $group + 1],
+                    accumulators[4 * $group + 2],
+                    accumulators[4 * $group + 3],
+                ],
+            );
+        )*};
+    }
+    store_groups!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+}
+
+/// Stores one group of four accumulators: two columns at `row` and the same two at `row + 8`.
+#[inline(always)]
+fn store_group(c: *mut f32, m: u32, n: u32, row: u32, column: u32, values: [f32; 4]) {
+    store_element(c, m, n, row, column, values[0]);
+    store_element(c, m, n, row, column + 1, values[1]);
+    store_element(c, m, n, row + 8, column, values[2]);
+    store_element(c, m, n, row + 8, column + 1, values[3]);
+}
+
+#[inline(always)]
+fn store_element(c: *mut f32, m: u32, n: u32, row: u32, column: u32, value: f32) {
+    if row < m && column < n {
+        // SAFETY: `row < m` and `column < n`, inside the `m * n` floats of `c`.
+        unsafe { *c.add(row as usize * n as usize + column as usize) = value };
+    }
+}
