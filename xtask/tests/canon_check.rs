@@ -67,7 +67,14 @@ fn canon_check_classifies_real_builds_and_the_shapes_guard_names_the_moved_kerne
     let report = xtask::canon_check::compare(&layout, &repository, &o2_ptx).unwrap();
     let entries = report.entries.len();
     assert!(entries >= 10, "{}", report.render_text());
-    assert_eq!(report.count(Class::Identical), entries, "opt-level 3 vs 2:\n{}", report.render_text());
+    // The wgmma GEMM's k-loop is unrolled at opt-level 3 and not at 2: a real change of code,
+    // which canon-check must name as one (`other`), never as a harmless class. Every other
+    // entry compiles alike at both levels.
+    for entry in &report.entries {
+        let expected = if entry.entry == "gemm_bf16_wgmma" { Class::Other } else { Class::Identical };
+        assert_eq!(entry.class, expected, "opt-level 3 vs 2, {}:\n{}", entry.entry, report.render_text());
+    }
+    assert!(report.entries.iter().any(|entry| entry.entry == "gemm_bf16_wgmma"), "{}", report.render_text());
 
     // The read-only copy.
     let copy = scratch_dir(&layout, "canon-readonly");

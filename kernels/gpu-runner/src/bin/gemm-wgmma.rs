@@ -81,7 +81,9 @@ fn main() -> Result<()> {
             Some(script) if peer::torch_available() => {
                 let requests: Vec<PeerRequest> = shapes
                     .iter()
-                    .map(|s| PeerRequest { kernel: ENTRY.to_owned(), dims: vec![s.m, s.n, s.k] })
+                    // Ours is timed one launch per event pair (`Gpu::time`): the peer times one call
+                    // per replay, the nearest like-for-like its graph timing offers.
+                    .map(|s| PeerRequest { kernel: ENTRY.to_owned(), dims: vec![s.m, s.n, s.k], launches: 1 })
                     .collect();
                 Some(peer::run(script, &requests)?)
             }
