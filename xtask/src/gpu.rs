@@ -60,11 +60,8 @@ pub fn gpu(
         (Some(folder), Some(pair), _) => steps
             .step("bundle for a GPU machine", || bundle_compare(layout, &layout.resolve(folder), pair))?,
         (Some(folder), None, Some(ptx)) => steps.step("bundle for a GPU machine", || {
-            // `gemm-wgmma` (the sm_90a GEMM's own runner) is built beside `gpu-runner`.
-            let gemm_runner = runner.with_file_name("gemm-wgmma");
             let files = [
                 (runner.as_path(), "gpu-runner"),
-                (gemm_runner.as_path(), "gemm-wgmma"),
                 (ptx.as_path(), "kernels.ptx"),
                 (peer.as_path(), "peer_timings.py"),
             ];

@@ -6,9 +6,10 @@
 
 use std::fmt;
 
-use half::f16;
+use half::{bf16, f16};
 
 use crate::compare::Tolerance;
+use crate::gemm_wgmma::{self, GemmShape};
 
 /// Every kernel entry of `kernels.ptx` that the runner drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,6 +23,7 @@ pub enum Kernel {
     GemvF16,
     GemvF16Batched,
     GemmTiled,
+    GemmBf16Wgmma,
     SharedHelperLocal,
     SharedHelperCrossCrate,
     PipelineSum,
@@ -38,7 +40,7 @@ pub enum Roofline {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 12] = [
+    pub const ALL: [Kernel; 13] = [
         Kernel::VectorAdd,
         Kernel::Saxpy,
         Kernel::SiluMul,
@@ -48,6 +50,7 @@ impl Kernel {
         Kernel::GemvF16,
         Kernel::GemvF16Batched,
         Kernel::GemmTiled,
+        Kernel::GemmBf16Wgmma,
         Kernel::SharedHelperLocal,
         Kernel::SharedHelperCrossCrate,
         Kernel::PipelineSum,
@@ -65,6 +68,7 @@ impl Kernel {
             Kernel::GemvF16 => "gemv_f16",
             Kernel::GemvF16Batched => "gemv_f16_batched",
             Kernel::GemmTiled => "gemm_tiled",
+            Kernel::GemmBf16Wgmma => "gemm_bf16_wgmma",
             Kernel::SharedHelperLocal => "shared_memory_helper_local",
             Kernel::SharedHelperCrossCrate => "shared_memory_helper_cross_crate",
             Kernel::PipelineSum => "pipeline_sum",
@@ -87,7 +91,7 @@ impl Kernel {
             Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate | Kernel::GemvF16Batched => {
                 Roofline::Bandwidth { target: None }
             }
-            Kernel::GemmTiled => Roofline::Arithmetic,
+            Kernel::GemmTiled | Kernel::GemmBf16Wgmma => Roofline::Arithmetic,
         }
     }
 
@@ -99,6 +103,14 @@ impl Kernel {
             Kernel::SiluMul => Some(1.0),
             _ => None,
         }
+    }
+
+    /// The least fraction of the peer's speed (peer time over ours) the issue asks for on the
+    /// timing shape `dims`: 0.6× cuBLAS (through `torch.matmul`) for the wgmma GEMM at 4096³
+    /// and 8192³ (issue 14; it sets none at the other GEMM shapes).
+    pub fn peer_speed_target_on(self, dims: &[usize]) -> Option<f64> {
+        let square = matches!(dims, [4096, 4096, 4096] | [8192, 8192, 8192]);
+        (self == Kernel::GemmBf16Wgmma && square).then_some(0.6)
     }
 
     /// The issue's target on the decode shape `dims` (few long rows), where it sets one: 70 % of
@@ -310,11 +322,26 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
             let tiles = |len: usize| u32::try_from(len.div_ceil(16).max(1)).expect("grid fits in u32");
             Launch { grid: (tiles(n), tiles(m)), block: (16, 16), shared_bytes: 2048, cluster: 1 }
         }
+        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, .. }) => {
+            let grid = GemmShape::new(m, n, 1).grid();
+            Launch {
+                grid,
+                block: (gemm_wgmma::BLOCK_THREADS, 1),
+                shared_bytes: gemm_wgmma::SHARED_BYTES,
+                cluster: 1,
+            }
+        }
         (Kernel::PipelineSum, Shape::Tiles(tiles)) => {
             Launch::linear(grid.unwrap_or(tiles), 160, 4 * 4096 + 64 + 128)
         }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}: the catalogue pairs them wrongly"),
     }
+}
+
+/// The dynamic shared memory a kernel's launches may ask beyond the default 48 KiB, which the
+/// runner raises its function's limit to before any launch.
+pub fn dynamic_shared_limit(kernel: Kernel) -> Option<u32> {
+    (kernel == Kernel::GemmBf16Wgmma).then_some(gemm_wgmma::SHARED_BYTES)
 }
 
 /// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block
@@ -425,6 +452,16 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
                 cases.push(case(shape, launch_for(kernel, shape, 256, None)));
             }
         }
+        Kernel::GemmBf16Wgmma => {
+            // Tails in every dimension, one and several k tiles, a k that is not a multiple of
+            // the 64-wide stage, one row.
+            for (m, n, k) in
+                [(128, 128, 64), (256, 384, 512), (130, 200, 72), (1, 256, 1024), (77, 1000, 264)]
+            {
+                let shape = Shape::Gemm { m, n, k };
+                cases.push(case(shape, launch_for(kernel, shape, gemm_wgmma::BLOCK_THREADS, None)));
+            }
+        }
         Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
             for (n, block) in [(0, 256), (1, 256), (255, 256), (256, 256), (257, 256), (10_007, 128)] {
                 let shape = Shape::Elements(n);
@@ -494,6 +531,9 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
             let shape = Shape::Gemm { m: 17, n: 19, k: 23 };
             cases.push(special(shape, launch_for(kernel, shape, 256, None), 0));
         }
+        // Its contract states no special-value behaviour (NaN and infinities go through the
+        // tensor cores as they will), and its tensor maps need 16-byte aligned rows.
+        Kernel::GemmBf16Wgmma => {}
         Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
             for (n, offset) in [(1, 0), (1000, 0), (1001, 1)] {
                 let shape = Shape::Elements(n);
@@ -589,6 +629,16 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             let shape = Shape::Gemm { m: 4096, n: 4096, k: 4096 };
             cases.push(case(shape, launch_for(kernel, shape, 256, None)));
         }
+        Kernel::GemmBf16Wgmma => {
+            // Issue 14's shapes: square, prefill-like, and decode-like (m ∈ {1, 16, 64, 128}
+            // rows against a 14336 × 4096 weight; still more than the L2 through the weight).
+            let square = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 14336)];
+            let decode = [1, 16, 64, 128].map(|m| (m, 14336, 4096));
+            for (m, n, k) in square.into_iter().chain(decode) {
+                let shape = Shape::Gemm { m, n, k };
+                cases.push(case(shape, launch_for(kernel, shape, gemm_wgmma::BLOCK_THREADS, None)));
+            }
+        }
         Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
             let shape = Shape::Elements(1 << 26);
             for block in [256, 512] {
@@ -635,6 +685,8 @@ pub fn work(kernel: Kernel, shape: Shape) -> Work {
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             Work { bytes: f * (m * k + k * n + m * n) as u64, flops: 2 * (m * n * k) as u64 }
         }
+        // bf16 A and B, f32 C.
+        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => w(2 * (m * k + n * k) + 4 * m * n, 2 * m * n * k),
         (Kernel::PipelineSum, Shape::Tiles(t)) => {
             let floats = t * kernels_reference::PIPELINE_TILE_FLOATS;
             w(4 * floats, floats)
@@ -656,6 +708,11 @@ pub struct Inputs {
 
 fn uniform(rng: &mut fastrand::Rng, len: usize, low: f32, high: f32) -> Vec<f32> {
     (0..len).map(|_| low + (high - low) * rng.f32()).collect()
+}
+
+/// [`uniform`] values rounded to bf16 (nearest even), as the f32 values they widen to.
+fn uniform_bf16(rng: &mut fastrand::Rng, len: usize, low: f32, high: f32) -> Vec<f32> {
+    (0..len).map(|_| bf16::from_f32(low + (high - low) * rng.f32()).to_f32()).collect()
 }
 
 /// The inputs of a case: random ([`random_inputs`]), with special values planted where the
@@ -718,6 +775,11 @@ pub fn random_inputs(kernel: Kernel, shape: Shape, rng: &mut fastrand::Rng) -> I
         },
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             plain(vec![uniform(rng, m * k, -1.0, 1.0), uniform(rng, k * n, -1.0, 1.0)])
+        }
+        // A (m × k) and the K-major B (n × k), bf16 values held as the f32 they widen to
+        // exactly; the runner uploads their bf16 bits.
+        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => {
+            plain(vec![uniform_bf16(rng, m * k, -1.0, 1.0), uniform_bf16(rng, n * k, -1.0, 1.0)])
         }
         (Kernel::PipelineSum, Shape::Tiles(t)) => {
             plain(vec![uniform(rng, t * kernels_reference::PIPELINE_TILE_FLOATS, 0.0, 1.0)])
@@ -1006,8 +1068,78 @@ pub fn expected(case: &Case, inputs: &Inputs) -> Expected {
             tolerance: Tolerance::SumBound { terms: k + 1 },
             magnitudes: Some(reference::gemm(&abs_all(&f[0]), &abs_all(&f[1]), m, n, k)),
         },
+        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => {
+            // B is n × k (K-major); the reference multiplies by a k × n matrix.
+            let b = transpose(&f[1], n, k);
+            Expected {
+                values: reference::gemm(&f[0], &b, m, n, k),
+                tolerance: gemm_bf16_tolerance(k),
+                magnitudes: Some(reference::gemm(&abs_all(&f[0]), &abs_all(&b), m, n, k)),
+            }
+        }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}"),
     }
+}
+
+/// `gemm_bf16_wgmma`'s tolerance: bf16 inputs make every product exact in f32 (8 + 8
+/// significant bits), so only the `k` additions of the f32 accumulation round, in an order the
+/// tensor cores choose: the recursive-summation bound over `k` terms, plus one for the
+/// reference's own rounding to f32. A wrong tile, swizzle or stage errs by the order of the
+/// terms' magnitude itself, thousands of times more.
+fn gemm_bf16_tolerance(k: usize) -> Tolerance {
+    Tolerance::SumBound { terms: k + 1 }
+}
+
+/// The `cols × rows` transpose of a row-major `rows × cols` matrix.
+fn transpose(values: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0; values.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[c * rows + r] = values[r * cols + c];
+        }
+    }
+    out
+}
+
+/// For a GEMM case too large to check in full ([`cheap_to_check`]): the reference at
+/// `samples` elements of C (its four corners among them, the rest drawn from `rng`), as the
+/// indices into C and their [`Expected`] values, tolerance and magnitudes. `None` for other
+/// kernels.
+pub fn sampled_expected(
+    case: &Case,
+    inputs: &Inputs,
+    samples: usize,
+    rng: &mut fastrand::Rng,
+) -> Option<(Vec<usize>, Expected)> {
+    let Shape::Gemm { m, n, k } = case.shape else { return None };
+    if m == 0 || n == 0 {
+        return None;
+    }
+    let f = &inputs.floats;
+    // Element (r, c) is the dot product of A's row r and B's column c: B's row c when B is
+    // K-major (gemm_bf16_wgmma), its column c when B is k × n (gemm_tiled).
+    let (b_at, tolerance): (Box<dyn Fn(usize, usize) -> f32>, Tolerance) = match case.kernel {
+        Kernel::GemmBf16Wgmma => (Box::new(|c, l| f[1][c * k + l]), gemm_bf16_tolerance(k)),
+        Kernel::GemmTiled => (Box::new(|c, l| f[1][l * n + c]), Tolerance::SumBound { terms: k + 1 }),
+        _ => return None,
+    };
+    let mut indices = vec![0, n - 1, (m - 1) * n, m * n - 1];
+    while indices.len() < samples.max(4) {
+        indices.push(rng.usize(0..m * n));
+    }
+    let (mut values, mut magnitudes) = (Vec::new(), Vec::new());
+    for &index in &indices {
+        let (r, c) = (index / n, index % n);
+        let (mut sum, mut magnitude) = (0.0f64, 0.0f64);
+        for l in 0..k {
+            let product = f64::from(f[0][r * k + l]) * f64::from(b_at(c, l));
+            sum += product;
+            magnitude += product.abs();
+        }
+        values.push(sum as f32);
+        magnitudes.push(magnitude as f32);
+    }
+    Some((indices, Expected { values, tolerance, magnitudes: Some(magnitudes) }))
 }
 
 /// Whether checking a case's output on the host is cheap enough to do after timing it (the

@@ -1,161 +1,64 @@
-//! `gemm_bf16_wgmma` on the GPU: the tiled tensor maps (the driver's `cuTensorMapEncodeTiled`),
-//! copied to device memory where the kernel's bulk tensor copies read them, the launch, and
-//! timing with CUDA events.
+//! `gemm_bf16_wgmma`'s operands on the GPU: A and B as bf16, and their tiled tensor maps (the
+//! driver's `cuTensorMapEncodeTiled`), copied to device memory where the kernel's bulk tensor
+//! copies read them. [`crate::gpu`] uploads a case through [`WgmmaOperands::upload`] and
+//! launches and times it like every other kernel.
 
 use std::ffi::c_void;
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use cudarc::driver::sys::{self, CUevent_flags};
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
-use cudarc::nvrtc::Ptx;
+use cudarc::driver::sys;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use half::bf16;
 
-use crate::gemm_wgmma::{BLOCK_THREADS, BOX_K, BOX_ROWS, GemmShape, SHARED_BYTES};
+use crate::gemm_wgmma::{BOX_K, BOX_ROWS, GemmShape};
 
-/// The kernel's entry in `kernels.ptx`.
-pub const ENTRY: &str = "gemm_bf16_wgmma";
-
-/// Device 0 with `gemm_bf16_wgmma` loaded and its shared-memory limit raised.
-pub struct WgmmaGemm {
-    stream: Arc<CudaStream>,
-    function: CudaFunction,
-    pub name: String,
-}
-
-/// A product's buffers on the device: A, B, their tensor maps, and C.
-pub struct Operands {
-    shape: GemmShape,
+/// A product's inputs on the device: A and B (bf16) and their tensor maps. The maps hold the
+/// addresses of A and B, which therefore live as long as they do.
+pub struct WgmmaOperands {
     _a: CudaSlice<u16>,
     _b: CudaSlice<u16>,
-    a_map: CudaSlice<u8>,
-    b_map: CudaSlice<u8>,
-    c: CudaSlice<f32>,
+    pub a_map: CudaSlice<u8>,
+    pub b_map: CudaSlice<u8>,
 }
 
-impl WgmmaGemm {
-    pub fn open(ptx: &Path) -> Result<WgmmaGemm> {
-        // SAFETY: only tries to open libcuda.
-        if !unsafe { sys::is_culib_present() } {
-            bail!(
-                "no CUDA driver library (libcuda.so) here: {ENTRY} needs an NVIDIA Hopper GPU and its driver"
-            );
-        }
-        let context = CudaContext::new(0).context("could not open CUDA device 0")?;
-        // SAFETY: one stream only.
-        unsafe { context.disable_event_tracking() };
-        let name = context.name()?;
-        let module = context.load_module(Ptx::from_file(ptx)).with_context(|| {
-            format!("the driver could not load {} (it needs an sm_90a GPU: H100/H200)", ptx.display())
-        })?;
-        let function = module.load_function(ENTRY).with_context(|| {
-            format!("{} has no entry `{ENTRY}`: rebuild it with `just kernels`", ptx.display())
-        })?;
-        // SAFETY: a valid function handle and an attribute the driver documents.
-        unsafe {
-            sys::cuFuncSetAttribute(
-                function.cu_function(),
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                SHARED_BYTES as i32,
-            )
-        }
-        .result()
-        .with_context(|| format!("raising {ENTRY}'s dynamic shared memory to {SHARED_BYTES} bytes"))?;
-        Ok(WgmmaGemm { stream: context.default_stream(), function, name })
-    }
-
-    /// Uploads A (`m × k`) and B (`n × k`) and encodes their tensor maps; C starts as NaN, so
-    /// an element the kernel does not write fails the check.
-    pub fn upload(&self, shape: GemmShape, a: &[bf16], b: &[bf16]) -> Result<Operands> {
+impl WgmmaOperands {
+    /// Uploads A (`m × k`) and B (`n × k`), given as f32 values that are bf16 values (the
+    /// catalogue's inputs), as bf16, and encodes their tensor maps. A value that is not a bf16
+    /// value is refused by name: rounding it here would hide a catalogue bug behind the
+    /// tolerance.
+    pub fn upload(stream: &Arc<CudaStream>, shape: GemmShape, a: &[f32], b: &[f32]) -> Result<WgmmaOperands> {
         if let Some(reason) = shape.unsupported() {
-            bail!("{ENTRY}: {reason}");
+            bail!("gemm_bf16_wgmma: {reason}");
         }
-        let bits = |values: &[bf16]| values.iter().map(|v| v.to_bits()).collect::<Vec<u16>>();
-        let a_dev = self.stream.clone_htod(&bits(a))?;
-        let b_dev = self.stream.clone_htod(&bits(b))?;
-        let a_map = tensor_map(a_dev.device_ptr(&self.stream).0, shape.k, shape.m)?;
-        let b_map = tensor_map(b_dev.device_ptr(&self.stream).0, shape.k, shape.n)?;
-        let c = self.stream.clone_htod(&vec![f32::NAN; shape.m * shape.n])?;
-        Ok(Operands {
-            shape,
+        let a_dev = stream.clone_htod(&bf16_bits(a, "A")?)?;
+        let b_dev = stream.clone_htod(&bf16_bits(b, "B")?)?;
+        let a_map = tensor_map(a_dev.device_ptr(stream).0, shape.k, shape.m)?;
+        let b_map = tensor_map(b_dev.device_ptr(stream).0, shape.k, shape.n)?;
+        Ok(WgmmaOperands {
+            a_map: stream.clone_htod(&a_map)?,
+            b_map: stream.clone_htod(&b_map)?,
             _a: a_dev,
             _b: b_dev,
-            a_map: self.stream.clone_htod(&a_map)?,
-            b_map: self.stream.clone_htod(&b_map)?,
-            c,
         })
     }
+}
 
-    fn launch(&self, operands: &mut Operands) -> Result<()> {
-        let shape = operands.shape;
-        let (grid_x, grid_y) = shape.grid();
-        let mut a_map = operands.a_map.device_ptr(&self.stream).0;
-        let mut b_map = operands.b_map.device_ptr(&self.stream).0;
-        let mut c = operands.c.device_ptr_mut(&self.stream).0;
-        let (mut m, mut n, mut k) = (shape.m as u32, shape.n as u32, shape.k as u32);
-        fn param<T>(value: &mut T) -> *mut c_void {
-            (value as *mut T).cast()
-        }
-        let mut params = [
-            param(&mut a_map),
-            param(&mut b_map),
-            param(&mut c),
-            param(&mut m),
-            param(&mut n),
-            param(&mut k),
-        ];
-        self.stream.context().bind_to_thread()?;
-        // SAFETY: one pointer per kernel parameter, in order, each to a live value of its type;
-        // the maps describe A and B as the kernel's contract asks; C holds m·n floats.
-        unsafe {
-            sys::cuLaunchKernel(
-                self.function.cu_function(),
-                grid_x,
-                grid_y,
-                1,
-                BLOCK_THREADS,
-                1,
-                1,
-                SHARED_BYTES,
-                self.stream.cu_stream(),
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
-        .result()
-        .with_context(|| format!("launching {ENTRY} on {shape}"))
-    }
-
-    /// Launches once and returns C.
-    pub fn run(&self, operands: &mut Operands) -> Result<Vec<f32>> {
-        self.launch(operands)?;
-        self.stream
-            .synchronize()
-            .with_context(|| format!("{ENTRY} {} failed on the device", operands.shape))?;
-        Ok(self.stream.clone_dtoh(&operands.c)?)
-    }
-
-    /// The median and (min, max) of `repeats` launches, each between two events, after
-    /// `warmup` untimed ones (as the PyTorch peer times `torch.matmul`).
-    pub fn time(&self, operands: &mut Operands, warmup: usize, repeats: usize) -> Result<(f64, (f64, f64))> {
-        for _ in 0..warmup {
-            self.launch(operands)?;
-        }
-        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut pairs = Vec::with_capacity(repeats);
-        for _ in 0..repeats {
-            let start = self.stream.record_event(timing)?;
-            self.launch(operands)?;
-            let end = self.stream.record_event(timing)?;
-            pairs.push((start, end));
-        }
-        self.stream.synchronize().context("a timed launch failed on the device")?;
-        let mut times =
-            pairs.iter().map(|(s, e)| s.elapsed_ms(e).map(f64::from)).collect::<Result<Vec<_>, _>>()?;
-        times.sort_by(f64::total_cmp);
-        Ok((times[times.len() / 2], (times[0], times[times.len() - 1])))
-    }
+/// The bf16 bits of `values`, each of which must be a bf16 value widened to f32.
+pub fn bf16_bits(values: &[f32], name: &str) -> Result<Vec<u16>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let bits = bf16::from_f32(v);
+            if bits.to_f32().to_bits() != v.to_bits() && !v.is_nan() {
+                bail!(
+                    "gemm_bf16_wgmma: {name}[{i}] = {v} is not a bf16 value (the catalogue rounds its inputs)"
+                );
+            }
+            Ok(bits.to_bits())
+        })
+        .collect()
 }
 
 /// Encodes the tiled tensor map of a row-major bf16 matrix of `rows` rows of `columns` values
@@ -192,4 +95,16 @@ fn tensor_map(address: sys::CUdeviceptr, columns: usize, rows: usize) -> Result<
     // SAFETY: CUtensorMap is 128 plain bytes.
     let bytes = unsafe { std::slice::from_raw_parts((&map as *const sys::CUtensorMap).cast::<u8>(), 128) };
     Ok(bytes.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bf16_values_are_uploaded() {
+        assert_eq!(bf16_bits(&[1.0, -0.5], "A").unwrap(), [0x3f80, 0xbf00]);
+        let error = bf16_bits(&[1.0, 1.0 + f32::EPSILON], "B").unwrap_err().to_string();
+        assert!(error.contains("B[1]") && error.contains("not a bf16 value"), "{error}");
+    }
 }

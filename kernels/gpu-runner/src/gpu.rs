@@ -19,8 +19,10 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::cases::{Case, Inputs, Kernel, output_len};
+use crate::cases::{self, Case, Inputs, Kernel, Shape, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
+use crate::gemm_wgmma::GemmShape;
+use crate::gemm_wgmma_gpu::WgmmaOperands;
 use crate::module_compare::{Paired, Side, interleaved_order};
 use crate::timing::{Method, Spread, per_launch};
 
@@ -44,6 +46,8 @@ struct DeviceCase {
     halves: Option<CudaSlice<u16>>,
     output: CudaSlice<f32>,
     scalar: f32,
+    /// `gemm_bf16_wgmma`'s bf16 operands and tensor maps (its `floats` are not uploaded).
+    wgmma: Option<WgmmaOperands>,
 }
 
 /// A case timed on two modules in interleaved rounds: each module's first output and the
@@ -102,6 +106,11 @@ impl Gpu {
                         kernel.entry()
                     )
                 })?;
+                if let Some(bytes) = cases::dynamic_shared_limit(kernel) {
+                    raise_dynamic_shared(&function, bytes).with_context(|| {
+                        format!("raising {kernel}'s dynamic shared memory to {bytes} bytes")
+                    })?;
+                }
                 functions.insert(kernel, function);
             }
             loaded.push(functions);
@@ -114,7 +123,15 @@ impl Gpu {
     fn upload(&self, case: &Case, inputs: &Inputs) -> Result<DeviceCase> {
         let poison = f32::from_bits(POISON);
         let mut floats = Vec::new();
-        for values in &inputs.floats {
+        let mut wgmma = None;
+        if let (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) = (case.kernel, case.shape) {
+            if case.offset != 0 {
+                bail!("{} takes no offset: its tensor maps need 16-byte aligned rows", case.kernel);
+            }
+            let shape = GemmShape::new(m, n, k);
+            wgmma = Some(WgmmaOperands::upload(&self.stream, shape, &inputs.floats[0], &inputs.floats[1])?);
+        }
+        for values in inputs.floats.iter().filter(|_| wgmma.is_none()) {
             let mut padded = vec![poison; case.offset];
             padded.extend(with_guard(values));
             floats.push(self.stream.clone_htod(&padded)?);
@@ -135,7 +152,7 @@ impl Gpu {
         } else {
             self.stream.clone_htod(&vec![poison; case.offset + output_len(case) + GUARD])?
         };
-        Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar })
+        Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar, wgmma })
     }
 
     fn launch(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
@@ -202,6 +219,17 @@ impl Gpu {
             (Kernel::GemmTiled, crate::cases::Shape::Gemm { m, n, k }) => {
                 args.arg(&f[0]).arg(&f[1]).arg(&mut output).arg(&m).arg(&n).arg(&k);
                 // SAFETY: `m*k`, `k*n` and `m*n` floats; 16×16 blocks covering `c`; 2048 bytes.
+                unsafe { args.launch(config) }?;
+            }
+            (Kernel::GemmBf16Wgmma, crate::cases::Shape::Gemm { m, n, k }) => {
+                let operands = buffers.wgmma.as_ref().context("gemm_bf16_wgmma needs its tensor maps")?;
+                let dims = [m, n, k].map(u32::try_from);
+                let [Ok(m), Ok(n), Ok(k)] = dims else { bail!("gemm_bf16_wgmma takes m, n, k in u32") };
+                args.arg(&operands.a_map).arg(&operands.b_map).arg(&mut output).arg(&m).arg(&n).arg(&k);
+                // SAFETY: the maps describe A (k × m) and B (k × n) bf16 with the box and swizzle
+                // the kernel reads; C holds m·n floats (plus guards); the grid covers C in
+                // 128×128 tiles with 288 threads and the shared memory the function was
+                // raised to (`open_modules`).
                 unsafe { args.launch(config) }?;
             }
             (Kernel::PipelineSum, crate::cases::Shape::Tiles(tiles)) => {
@@ -456,4 +484,20 @@ impl Gpu {
         let spread = per_launch(&elapsed, method.launches).context("no timed copies")?;
         Ok(2.0 * (len * 4) as f64 / (spread.median_ms * 1e-3))
     }
+}
+
+/// Raises `function`'s limit of dynamic shared memory to `bytes` (the driver refuses launches
+/// asking more than 48 KiB otherwise).
+fn raise_dynamic_shared(function: &CudaFunction, bytes: u32) -> Result<()> {
+    let bytes = i32::try_from(bytes).context("a shared-memory size in i32")?;
+    // SAFETY: a valid function handle and an attribute the driver documents.
+    unsafe {
+        sys::cuFuncSetAttribute(
+            function.cu_function(),
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes,
+        )
+    }
+    .result()?;
+    Ok(())
 }

@@ -304,7 +304,7 @@ fn run_case(
         None
     };
     let expected = cases::cheap_to_check(case).then(|| cases::expected(case, inputs));
-    let result = check_output(case, expected.as_ref(), &output)?;
+    let result = check_output(case, inputs, expected.as_ref(), &output)?;
     let row = Row {
         kernel: case.kernel.entry().to_owned(),
         shape: case.label(),
@@ -332,10 +332,35 @@ fn method_for(kind: CaseKind, repeats: usize) -> Method {
     }
 }
 
+/// Elements of C a GEMM too large to check in full is checked at, against the reference.
+const GEMM_SAMPLES: usize = 4096;
+
 /// Whether an output (guard elements included) is right: against `expected` where the
-/// reference is cheap enough to compute, else only its writes: every element written, none
-/// past the end, no NaN.
-fn check_output(case: &Case, expected: Option<&cases::Expected>, output: &[f32]) -> Result<(bool, String)> {
+/// reference is cheap enough to compute, else its writes (every element written, none past
+/// the end, no NaN) and, for a GEMM, the reference at [`GEMM_SAMPLES`] elements.
+fn check_output(
+    case: &Case,
+    inputs: &cases::Inputs,
+    expected: Option<&cases::Expected>,
+    output: &[f32],
+) -> Result<(bool, String)> {
+    // The samples depend on the shape only, so that both modules of `--compare` are checked
+    // at the same elements.
+    let mut rng = fastrand::Rng::with_seed(case.shape.dims().iter().fold(0, |h, &d| h * 31 + d as u64));
+    if expected.is_none()
+        && let Some((indices, sampled)) = cases::sampled_expected(case, inputs, GEMM_SAMPLES, &mut rng)
+    {
+        let len = cases::output_len(case);
+        let mut gathered: Vec<f32> = indices.iter().map(|&i| output[i]).collect();
+        gathered.extend_from_slice(&output[len..]);
+        let comparison =
+            compare(&gathered, &sampled.values, sampled.tolerance, sampled.magnitudes.as_deref())?;
+        let bad = output[..len].iter().filter(|v| v.is_nan()).count();
+        return Ok((
+            comparison.passed() && bad == 0,
+            format!("{} at {} sampled elements; {bad} NaN in all", comparison.summary(), indices.len()),
+        ));
+    }
     Ok(match expected {
         Some(expected) => {
             let comparison =
@@ -475,8 +500,8 @@ fn compare_case(
         }
     };
     let expected = cases::cheap_to_check(case).then(|| cases::expected(case, inputs));
-    let old = check_output(case, expected.as_ref(), &old_output)?;
-    let new = check_output(case, expected.as_ref(), &new_output)?;
+    let old = check_output(case, inputs, expected.as_ref(), &old_output)?;
+    let new = check_output(case, inputs, expected.as_ref(), &new_output)?;
     let identical = old_output.len() == new_output.len()
         && old_output.iter().zip(&new_output).all(|(a, b)| a.to_bits() == b.to_bits());
     Ok(CaseComparison {

@@ -207,6 +207,10 @@ pub fn verdicts(rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> Ve
                 };
                 targets.push((what, ratio.is_some_and(|r| r <= limit)));
             }
+            if let Some(speed) = kernel.peer_speed_target_on(&best.dims) {
+                let what = format!("≥ {speed:.2}× peer's speed");
+                targets.push((what, ratio.is_some_and(|r| r * speed <= 1.0)));
+            }
             verdicts.push(Verdict {
                 kernel: kernel.entry().to_owned(),
                 shape: shape.to_owned(),
@@ -405,6 +409,35 @@ mod tests {
         let back: RunDocument = serde_json::from_str(&json).unwrap();
         assert!(back.rows[0].median_ms.is_nan());
         assert_eq!((&back.rows[1], &back.verdicts), (&document.rows[1], &document.verdicts));
+    }
+
+    #[test]
+    fn the_wgmma_gemm_is_held_to_six_tenths_of_cublas_at_the_square_shapes_only() {
+        let gemm = |dims: Vec<usize>, ms: f64| {
+            let shape = format!("{}×{}×{}", dims[0], dims[1], dims[2]);
+            row(Kernel::GemmBf16Wgmma, &shape, dims, "<<<32×32, 288, 132160>>>", ms, 1)
+        };
+        let peer = |dims: Vec<usize>| PeerTiming {
+            kernel: "gemm_bf16_wgmma".to_owned(),
+            dims,
+            call: "torch.matmul".to_owned(),
+            median_ms: 1.0,
+            launches: Some(10),
+            timed: None,
+        };
+        let rows = [
+            gemm(vec![4096, 4096, 4096], 1.6),
+            gemm(vec![8192, 8192, 8192], 1.7),
+            gemm(vec![1, 14336, 4096], 3.0),
+        ];
+        let peers = [peer(vec![4096, 4096, 4096]), peer(vec![8192, 8192, 8192]), peer(vec![1, 14336, 4096])];
+        let v = verdicts(&rows, 1.0, &peers);
+        let speed = "≥ 0.60× peer's speed".to_owned();
+        // 1 / 1.6 = 0.625 of the peer's speed: met; 1 / 1.7 = 0.59: missed; no target at m = 1.
+        assert_eq!(v[0].targets, [("correct".to_owned(), true), (speed.clone(), true)]);
+        assert_eq!(v[1].targets, [("correct".to_owned(), true), (speed, false)]);
+        assert_eq!(v[2].targets, [("correct".to_owned(), true)]);
+        assert!(v[0].rate.contains("TFLOP/s"), "{}", v[0].rate);
     }
 
     #[test]

@@ -253,6 +253,21 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             }
             c
         }
+        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => {
+            // Each warpgroup's accumulator adds one k16 step's products at a time to its f32
+            // sum (the order inside a step is the tensor cores'; the products of bf16 values
+            // are exact in f32). B is K-major: element (i, j) is A's row i by B's row j.
+            let mut c = vec![0.0f32; m * n];
+            for i in 0..m {
+                for j in 0..n {
+                    let (a, b) = (&f[0][i * k..(i + 1) * k], &f[1][j * k..(j + 1) * k]);
+                    c[i * n + j] = a.chunks(16).zip(b.chunks(16)).fold(0.0f32, |acc, (x, y)| {
+                        acc + x.iter().zip(y).fold(0.0f32, |step, (p, q)| p.mul_add(*q, step))
+                    });
+                }
+            }
+            c
+        }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}"),
     }
 }
@@ -351,4 +366,31 @@ fn special_values_catch_the_unfixed_masked_softmax() {
     assert_eq!(gpu_runner::cases::ROW_PATTERNS[3], gpu_runner::cases::RowPattern::MaskPrefix);
     assert!(unfixed[..cols].iter().all(|v| v.is_finite()));
     assert!(unfixed[3 * cols..4 * cols].iter().all(|v| v.is_nan()));
+}
+
+#[test]
+fn sampled_gemm_checks_pass_the_kernel_order_and_catch_a_transposed_b() {
+    // A GEMM too large to check in full is checked at sampled elements: the emulated kernel
+    // passes there, and reading B as k × n instead of n × k (a wrong map or descriptor) fails.
+    let mut rng = fastrand::Rng::with_seed(11);
+    for kernel in [Kernel::GemmBf16Wgmma, Kernel::GemmTiled] {
+        let shape = Shape::Gemm { m: 96, n: 96, k: 96 };
+        let case = Case::new(kernel, shape, gpu_runner::cases::launch_for(kernel, shape, 256, None));
+        let data = inputs(&case, &mut rng);
+        let got = emulate(&case, &data);
+        let (indices, want) = gpu_runner::cases::sampled_expected(&case, &data, 64, &mut rng).unwrap();
+        assert_eq!(indices.len(), 64);
+        assert!(indices.contains(&0) && indices.contains(&(96 * 96 - 1)), "the corners are sampled");
+        let at = |c: &[f32]| with_guard(&indices.iter().map(|&i| c[i]).collect::<Vec<_>>());
+        let checked = compare(&at(&got), &want.values, want.tolerance, want.magnitudes.as_deref()).unwrap();
+        assert!(checked.passed(), "{kernel}: {}", checked.summary());
+        let mut swapped = data.clone();
+        swapped.floats[1] = (0..96 * 96).map(|i| data.floats[1][(i % 96) * 96 + i / 96]).collect();
+        let wrong = emulate(&case, &swapped);
+        let checked = compare(&at(&wrong), &want.values, want.tolerance, want.magnitudes.as_deref()).unwrap();
+        assert!(!checked.passed(), "{kernel}: a transposed B passed the sampled check");
+    }
+    let other = special_cases(Kernel::SoftmaxRows)[0];
+    let data = inputs(&other, &mut rng);
+    assert!(gpu_runner::cases::sampled_expected(&other, &data, 64, &mut rng).is_none());
 }
