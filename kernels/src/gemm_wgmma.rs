@@ -1,6 +1,12 @@
 //! A Hopper GEMM (sm_90a): bf16 operands moved by the bulk tensor copy engine into a 4-stage
 //! shared-memory ring, multiplied by two consumer warpgroups with `wgmma`, f32 accumulation.
+//!
+//! One mainloop ([`gemm_bf16_wgmma_tile`]), four entries that differ only in their epilogue:
+//! C in f32 or in bf16 (rounded to nearest even), with or without a per-column f32 bias. The
+//! epilogue is a type and a const parameter, so each entry's PTX holds only its own stores and
+//! the mainloop is the same in all four.
 
+use crate::device::math::f32_to_bf16_bits;
 use crate::device::pipeline::{
     Pipeline, PipelineState, TensorMap, pipeline_barrier_bytes, tensor_box_bytes,
     tensor_copy_2d_global_to_shared,
@@ -73,6 +79,103 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma(
     n: u32,
     k: u32,
 ) {
+    gemm_bf16_wgmma_tile::<f32, false>(a_map, b_map, c, core::ptr::null(), m, n, k);
+}
+
+/// [`gemm_bf16_wgmma`] plus a bias per column: `C[i][j] = (A·Bᵀ)[i][j] + bias[j]`, C f32.
+///
+/// # Safety
+/// As [`gemm_bf16_wgmma`]; `bias` points to `n` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias(
+    a_map: *const TensorMap,
+    b_map: *const TensorMap,
+    c: *mut f32,
+    bias: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    gemm_bf16_wgmma_tile::<f32, true>(a_map, b_map, c, bias, m, n, k);
+}
+
+/// [`gemm_bf16_wgmma`] with C stored as bf16: the f32 sum rounded to nearest even (NaN stays
+/// NaN, overflow gives infinity).
+///
+/// # Safety
+/// As [`gemm_bf16_wgmma`], with `c` pointing to `m * n` bf16 values.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bf16(
+    a_map: *const TensorMap,
+    b_map: *const TensorMap,
+    c: *mut u16,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    gemm_bf16_wgmma_tile::<Bf16, false>(a_map, b_map, c.cast(), core::ptr::null(), m, n, k);
+}
+
+/// [`gemm_bf16_wgmma_bias`] with C stored as bf16: `bf16(A·Bᵀ + bias)`, the bias added in f32
+/// before the one rounding.
+///
+/// # Safety
+/// As [`gemm_bf16_wgmma_bf16`]; `bias` points to `n` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias_bf16(
+    a_map: *const TensorMap,
+    b_map: *const TensorMap,
+    c: *mut u16,
+    bias: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    gemm_bf16_wgmma_tile::<Bf16, true>(a_map, b_map, c.cast(), bias, m, n, k);
+}
+
+/// An element type of C: how an f32 result is stored.
+trait Stored: Copy {
+    /// Writes `value` to `c[index]`.
+    ///
+    /// # Safety
+    /// `c[index]` is inside C.
+    unsafe fn store(c: *mut Self, index: usize, value: f32);
+}
+
+impl Stored for f32 {
+    #[inline(always)]
+    unsafe fn store(c: *mut f32, index: usize, value: f32) {
+        // SAFETY: the caller's contract.
+        unsafe { *c.add(index) = value };
+    }
+}
+
+/// A bf16 element of C, as its bits.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct Bf16(u16);
+
+impl Stored for Bf16 {
+    #[inline(always)]
+    unsafe fn store(c: *mut Bf16, index: usize, value: f32) {
+        // SAFETY: the caller's contract.
+        unsafe { *c.add(index) = Bf16(f32_to_bf16_bits(value)) };
+    }
+}
+
+/// The whole kernel for one block, generic over its epilogue: C's element type and whether a
+/// per-column bias (`bias`, `n` floats; unread without `BIAS`) is added before the store.
+#[inline(always)]
+fn gemm_bf16_wgmma_tile<C: Stored, const BIAS: bool>(
+    a_map: *const TensorMap,
+    b_map: *const TensorMap,
+    c: *mut C,
+    bias: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
     let base = dynamic_shared_window_address();
     let ring = (base + SWIZZLE_ALIGN - 1) & !(SWIZZLE_ALIGN - 1);
     let barriers = ring + BARRIERS_OFFSET;
@@ -134,53 +237,79 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma(
             state.advance();
             k_tile += 1;
         }
-        store_tile(&accumulators, c, m, n, row0 + warpgroup * WARPGROUP_M, column0);
+        let output = Output::<C, BIAS> { c, bias, m, n };
+        output.store_tile(&accumulators, row0 + warpgroup * WARPGROUP_M, column0);
     }
 }
 
-/// Stores a warpgroup's 64×128 accumulator tile at (`row0`, `column0`) of the `m × n` matrix
-/// `c`, skipping elements outside it (layout: [`Accumulators64x128`]).
-///
-/// Every accumulator is named by a constant index (the groups are spelled out, not looped
-/// over), so the array stays in registers instead of going to local memory.
-#[inline(always)]
-fn store_tile(accumulators: &Accumulators64x128, c: *mut f32, m: u32, n: u32, row0: u32, column0: u32) {
-    let lane = lane_id();
-    let row = row0 + 16 * (warp_id() % WARPS_PER_WARPGROUP) + lane / 4;
-    let column = column0 + 2 * (lane % 4);
-    macro_rules! store_groups {
-        ($($group:literal)*) => {$(
-            store_group(
-                c,
-                m,
-                n,
-                row,
-                column + 8 * $group,
-                [
-                    accumulators[4 * $group],
-                    accumulators[4 * $group + 1],
-                    accumulators[4 * $group + 2],
-                    accumulators[4 * $group + 3],
-                ],
-            );
-        )*};
+/// Where finished accumulators go: C (`m × n` of `C`), and the bias per column with `BIAS`.
+#[derive(Clone, Copy)]
+struct Output<C: Stored, const BIAS: bool> {
+    c: *mut C,
+    bias: *const f32,
+    m: u32,
+    n: u32,
+}
+
+impl<C: Stored, const BIAS: bool> Output<C, BIAS> {
+    /// Stores a warpgroup's 64×128 accumulator tile at (`row0`, `column0`) of C, skipping
+    /// elements outside it (layout: [`Accumulators64x128`]).
+    ///
+    /// Every accumulator is named by a constant index (the groups are spelled out, not looped
+    /// over), so the array stays in registers instead of going to local memory.
+    #[inline(always)]
+    fn store_tile(self, accumulators: &Accumulators64x128, row0: u32, column0: u32) {
+        let lane = lane_id();
+        let row = row0 + 16 * (warp_id() % WARPS_PER_WARPGROUP) + lane / 4;
+        let column = column0 + 2 * (lane % 4);
+        macro_rules! store_groups {
+            ($($group:literal)*) => {$(
+                self.store_group(
+                    row,
+                    column + 8 * $group,
+                    [
+                        accumulators[4 * $group],
+                        accumulators[4 * $group + 1],
+                        accumulators[4 * $group + 2],
+                        accumulators[4 * $group + 3],
+                    ],
+                );
+            )*};
+        }
+        store_groups!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     }
-    store_groups!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-}
 
-/// Stores one group of four accumulators: two columns at `row` and the same two at `row + 8`.
-#[inline(always)]
-fn store_group(c: *mut f32, m: u32, n: u32, row: u32, column: u32, values: [f32; 4]) {
-    store_element(c, m, n, row, column, values[0]);
-    store_element(c, m, n, row, column + 1, values[1]);
-    store_element(c, m, n, row + 8, column, values[2]);
-    store_element(c, m, n, row + 8, column + 1, values[3]);
-}
+    /// Stores one group of four accumulators: two columns at `row` and the same two at
+    /// `row + 8` (with `BIAS`, one bias value per column added first).
+    #[inline(always)]
+    fn store_group(self, row: u32, column: u32, mut values: [f32; 4]) {
+        if BIAS {
+            // Not `+ 0.0` without a bias: that would turn -0.0 into +0.0, and cost an add.
+            let (left, right) = (self.bias_at(column), self.bias_at(column + 1));
+            values = [values[0] + left, values[1] + right, values[2] + left, values[3] + right];
+        }
+        self.store_element(row, column, values[0]);
+        self.store_element(row, column + 1, values[1]);
+        self.store_element(row + 8, column, values[2]);
+        self.store_element(row + 8, column + 1, values[3]);
+    }
 
-#[inline(always)]
-fn store_element(c: *mut f32, m: u32, n: u32, row: u32, column: u32, value: f32) {
-    if row < m && column < n {
-        // SAFETY: `row < m` and `column < n`, inside the `m * n` floats of `c`.
-        unsafe { *c.add(row as usize * n as usize + column as usize) = value };
+    /// The bias of `column` (0 past C's last column, where nothing is stored).
+    #[inline(always)]
+    fn bias_at(self, column: u32) -> f32 {
+        if column < self.n {
+            // SAFETY: `column < n`, inside the `n` floats of `bias`.
+            unsafe { *self.bias.add(column as usize) }
+        } else {
+            0.0
+        }
+    }
+
+    #[inline(always)]
+    fn store_element(self, row: u32, column: u32, value: f32) {
+        if row < self.m && column < self.n {
+            // SAFETY: `row < m` and `column < n`, inside the `m * n` elements of `c`.
+            unsafe { C::store(self.c, row as usize * self.n as usize + column as usize, value) };
+        }
     }
 }

@@ -57,3 +57,20 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
 pub fn f16_bits_to_f32(bits: u16) -> f32 {
     pure_instruction!("cvt.f32.f16 {result}, {input};", bits, reg16 => f32)
 }
+
+/// Rounds `x` to bfloat16, to nearest even, and returns its bits (`cvt.rn.bf16.f32`): NaN
+/// stays NaN, values past bf16's largest round to infinity, as PyTorch's `.to(bfloat16)`.
+#[inline(always)]
+pub fn f32_to_bf16_bits(x: f32) -> u16 {
+    let bits: u16;
+    // SAFETY: a pure conversion instruction: no memory, no side effects.
+    unsafe {
+        core::arch::asm!(
+            "cvt.rn.bf16.f32 {bits}, {x};",
+            bits = out(reg16) bits,
+            x = in(reg32) x,
+            options(pure, nomem, nostack),
+        );
+    }
+    bits
+}
