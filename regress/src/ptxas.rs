@@ -164,7 +164,7 @@ mod tests {
         let functions = parse(CAPTURED).unwrap();
         let entries: Vec<&str> =
             functions.iter().filter(|f| f.kind == FunctionKind::Entry).map(|f| f.name.as_str()).collect();
-        assert_eq!(entries.len(), 13, "{entries:?}");
+        assert_eq!(entries.len(), 16, "{entries:?}");
         assert!(entries.contains(&"gemv_f16") && entries.contains(&"pipeline_sum"));
         let add = functions.iter().find(|f| f.name == "vector_add").unwrap();
         assert_eq!(
@@ -182,7 +182,7 @@ mod tests {
         let tsv = to_tsv(&parse(CAPTURED).unwrap());
         let lines: Vec<&str> = tsv.lines().collect();
         assert_eq!(lines[0], TSV_HEADER);
-        assert_eq!(lines.len(), 1 + 15);
+        assert_eq!(lines.len(), 1 + 18);
         assert!(lines[1].starts_with("block_reduce_sum\tentry\t"));
         assert!(lines.last().unwrap().contains("\tfunc\t-\t-\t0\t0\t0\tsm_90a"), "{tsv}");
     }

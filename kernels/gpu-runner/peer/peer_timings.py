@@ -69,6 +69,16 @@ def peer(kernel, dims):
         m, n, k = dims
         a, b = rand(m, k, dtype=torch.bfloat16), rand(n, k, dtype=torch.bfloat16)
         return "torch.matmul (bf16, A·Bᵀ, cuBLAS)", lambda: torch.matmul(a, b.t())
+    if kernel in ("gemm_bf16_wgmma_bias", "gemm_bf16_wgmma_bf16", "gemm_bf16_wgmma_bias_bf16"):
+        # What a user writes for the epilogues: a linear layer with its bias (bf16, as the
+        # layer's weights; cuBLAS fuses it), or the bare product; PyTorch's result is bf16 in
+        # every case (ours is f32 or bf16 as the entry says).
+        m, n, k = dims
+        a, b = rand(m, k, dtype=torch.bfloat16), rand(n, k, dtype=torch.bfloat16)
+        if "bias" in kernel:
+            bias = rand(n, dtype=torch.bfloat16)
+            return "F.linear(a, b, bias) (bf16, cuBLAS)", lambda: F.linear(a, b, bias)
+        return "torch.matmul (bf16, A·Bᵀ, cuBLAS)", lambda: torch.matmul(a, b.t())
     raise SystemExit(f"peer_timings.py: no peer for kernel {kernel!r}")
 
 

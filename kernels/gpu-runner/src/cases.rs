@@ -24,6 +24,9 @@ pub enum Kernel {
     GemvF16Batched,
     GemmTiled,
     GemmBf16Wgmma,
+    GemmBf16WgmmaBias,
+    GemmBf16WgmmaBf16,
+    GemmBf16WgmmaBiasBf16,
     SharedHelperLocal,
     SharedHelperCrossCrate,
     PipelineSum,
@@ -40,7 +43,7 @@ pub enum Roofline {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 13] = [
+    pub const ALL: [Kernel; 16] = [
         Kernel::VectorAdd,
         Kernel::Saxpy,
         Kernel::SiluMul,
@@ -51,6 +54,9 @@ impl Kernel {
         Kernel::GemvF16Batched,
         Kernel::GemmTiled,
         Kernel::GemmBf16Wgmma,
+        Kernel::GemmBf16WgmmaBias,
+        Kernel::GemmBf16WgmmaBf16,
+        Kernel::GemmBf16WgmmaBiasBf16,
         Kernel::SharedHelperLocal,
         Kernel::SharedHelperCrossCrate,
         Kernel::PipelineSum,
@@ -69,6 +75,9 @@ impl Kernel {
             Kernel::GemvF16Batched => "gemv_f16_batched",
             Kernel::GemmTiled => "gemm_tiled",
             Kernel::GemmBf16Wgmma => "gemm_bf16_wgmma",
+            Kernel::GemmBf16WgmmaBias => "gemm_bf16_wgmma_bias",
+            Kernel::GemmBf16WgmmaBf16 => "gemm_bf16_wgmma_bf16",
+            Kernel::GemmBf16WgmmaBiasBf16 => "gemm_bf16_wgmma_bias_bf16",
             Kernel::SharedHelperLocal => "shared_memory_helper_local",
             Kernel::SharedHelperCrossCrate => "shared_memory_helper_cross_crate",
             Kernel::PipelineSum => "pipeline_sum",
@@ -91,7 +100,11 @@ impl Kernel {
             Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate | Kernel::GemvF16Batched => {
                 Roofline::Bandwidth { target: None }
             }
-            Kernel::GemmTiled | Kernel::GemmBf16Wgmma => Roofline::Arithmetic,
+            Kernel::GemmTiled
+            | Kernel::GemmBf16Wgmma
+            | Kernel::GemmBf16WgmmaBias
+            | Kernel::GemmBf16WgmmaBf16
+            | Kernel::GemmBf16WgmmaBiasBf16 => Roofline::Arithmetic,
         }
     }
 
@@ -103,6 +116,19 @@ impl Kernel {
             Kernel::SiluMul => Some(1.0),
             _ => None,
         }
+    }
+
+    /// For the entries of the wgmma GEMM (`gemm_bf16_wgmma` and its epilogues): its
+    /// [`WgmmaEpilogue`].
+    pub fn wgmma_epilogue(self) -> Option<WgmmaEpilogue> {
+        let (bias, bf16_output) = match self {
+            Kernel::GemmBf16Wgmma => (false, false),
+            Kernel::GemmBf16WgmmaBias => (true, false),
+            Kernel::GemmBf16WgmmaBf16 => (false, true),
+            Kernel::GemmBf16WgmmaBiasBf16 => (true, true),
+            _ => return None,
+        };
+        Some(WgmmaEpilogue { bias, bf16_output })
     }
 
     /// The least fraction of the peer's speed (peer time over ours) the issue asks for on the
@@ -125,6 +151,14 @@ impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.entry())
     }
+}
+
+/// What a wgmma GEMM entry does after the product: add an f32 bias per column of C, store C
+/// as bf16 (rounded to nearest even) rather than f32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WgmmaEpilogue {
+    pub bias: bool,
+    pub bf16_output: bool,
 }
 
 /// The problem size of one case.
@@ -322,7 +356,13 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
             let tiles = |len: usize| u32::try_from(len.div_ceil(16).max(1)).expect("grid fits in u32");
             Launch { grid: (tiles(n), tiles(m)), block: (16, 16), shared_bytes: 2048, cluster: 1 }
         }
-        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, .. }) => {
+        (
+            Kernel::GemmBf16Wgmma
+            | Kernel::GemmBf16WgmmaBias
+            | Kernel::GemmBf16WgmmaBf16
+            | Kernel::GemmBf16WgmmaBiasBf16,
+            Shape::Gemm { m, n, .. },
+        ) => {
             let grid = GemmShape::new(m, n, 1).grid();
             Launch {
                 grid,
@@ -341,7 +381,7 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
 /// The dynamic shared memory a kernel's launches may ask beyond the default 48 KiB, which the
 /// runner raises its function's limit to before any launch.
 pub fn dynamic_shared_limit(kernel: Kernel) -> Option<u32> {
-    (kernel == Kernel::GemmBf16Wgmma).then_some(gemm_wgmma::SHARED_BYTES)
+    kernel.wgmma_epilogue().map(|_| gemm_wgmma::SHARED_BYTES)
 }
 
 /// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block
@@ -452,7 +492,10 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
                 cases.push(case(shape, launch_for(kernel, shape, 256, None)));
             }
         }
-        Kernel::GemmBf16Wgmma => {
+        Kernel::GemmBf16Wgmma
+        | Kernel::GemmBf16WgmmaBias
+        | Kernel::GemmBf16WgmmaBf16
+        | Kernel::GemmBf16WgmmaBiasBf16 => {
             // Tails in every dimension, one and several k tiles, a k that is not a multiple of
             // the 64-wide stage, one row.
             for (m, n, k) in
@@ -533,7 +576,10 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
         }
         // Its contract states no special-value behaviour (NaN and infinities go through the
         // tensor cores as they will), and its tensor maps need 16-byte aligned rows.
-        Kernel::GemmBf16Wgmma => {}
+        Kernel::GemmBf16Wgmma
+        | Kernel::GemmBf16WgmmaBias
+        | Kernel::GemmBf16WgmmaBf16
+        | Kernel::GemmBf16WgmmaBiasBf16 => {}
         Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
             for (n, offset) in [(1, 0), (1000, 0), (1001, 1)] {
                 let shape = Shape::Elements(n);
@@ -629,6 +675,14 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             let shape = Shape::Gemm { m: 4096, n: 4096, k: 4096 };
             cases.push(case(shape, launch_for(kernel, shape, 256, None)));
         }
+        Kernel::GemmBf16WgmmaBias | Kernel::GemmBf16WgmmaBf16 | Kernel::GemmBf16WgmmaBiasBf16 => {
+            // The epilogues beside the plain entry: the square shape, and the decode-like one
+            // whose C is largest against its work.
+            for (m, n, k) in [(4096, 4096, 4096), (128, 14336, 4096)] {
+                let shape = Shape::Gemm { m, n, k };
+                cases.push(case(shape, launch_for(kernel, shape, gemm_wgmma::BLOCK_THREADS, None)));
+            }
+        }
         Kernel::GemmBf16Wgmma => {
             // Issue 14's shapes: square, prefill-like, and decode-like (m ∈ {1, 16, 64, 128}
             // rows against a 14336 × 4096 weight; still more than the L2 through the weight).
@@ -685,8 +739,13 @@ pub fn work(kernel: Kernel, shape: Shape) -> Work {
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             Work { bytes: f * (m * k + k * n + m * n) as u64, flops: 2 * (m * n * k) as u64 }
         }
-        // bf16 A and B, f32 C.
-        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => w(2 * (m * k + n * k) + 4 * m * n, 2 * m * n * k),
+        // bf16 A and B; C f32 or bf16; the bias n floats.
+        (kernel, Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
+            let epilogue = kernel.wgmma_epilogue().expect("a wgmma entry");
+            let c_bytes = if epilogue.bf16_output { 2 } else { 4 };
+            let bias_bytes = if epilogue.bias { 4 * n } else { 0 };
+            w(2 * (m * k + n * k) + c_bytes * m * n + bias_bytes, 2 * m * n * k)
+        }
         (Kernel::PipelineSum, Shape::Tiles(t)) => {
             let floats = t * kernels_reference::PIPELINE_TILE_FLOATS;
             w(4 * floats, floats)
@@ -778,8 +837,12 @@ pub fn random_inputs(kernel: Kernel, shape: Shape, rng: &mut fastrand::Rng) -> I
         }
         // A (m × k) and the K-major B (n × k), bf16 values held as the f32 they widen to
         // exactly; the runner uploads their bf16 bits.
-        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => {
-            plain(vec![uniform_bf16(rng, m * k, -1.0, 1.0), uniform_bf16(rng, n * k, -1.0, 1.0)])
+        (kernel, Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
+            let mut floats = vec![uniform_bf16(rng, m * k, -1.0, 1.0), uniform_bf16(rng, n * k, -1.0, 1.0)];
+            if kernel.wgmma_epilogue().is_some_and(|e| e.bias) {
+                floats.push(uniform(rng, n, -1.0, 1.0));
+            }
+            plain(floats)
         }
         (Kernel::PipelineSum, Shape::Tiles(t)) => {
             plain(vec![uniform(rng, t * kernels_reference::PIPELINE_TILE_FLOATS, 0.0, 1.0)])
@@ -1068,14 +1131,16 @@ pub fn expected(case: &Case, inputs: &Inputs) -> Expected {
             tolerance: Tolerance::SumBound { terms: k + 1 },
             magnitudes: Some(reference::gemm(&abs_all(&f[0]), &abs_all(&f[1]), m, n, k)),
         },
-        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => {
+        (kernel, Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
             // B is n × k (K-major); the reference multiplies by a k × n matrix.
             let b = transpose(&f[1], n, k);
-            Expected {
+            let mut expected = Expected {
                 values: reference::gemm(&f[0], &b, m, n, k),
-                tolerance: gemm_bf16_tolerance(k),
+                tolerance: Tolerance::SumBound { terms: 0 },
                 magnitudes: Some(reference::gemm(&abs_all(&f[0]), &abs_all(&b), m, n, k)),
-            }
+            };
+            apply_wgmma_epilogue(kernel, k, f.get(2).map(Vec::as_slice), n, &mut expected);
+            expected
         }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}"),
     }
@@ -1086,8 +1151,30 @@ pub fn expected(case: &Case, inputs: &Inputs) -> Expected {
 /// tensor cores choose: the recursive-summation bound over `k` terms, plus one for the
 /// reference's own rounding to f32. A wrong tile, swizzle or stage errs by the order of the
 /// terms' magnitude itself, thousands of times more.
-fn gemm_bf16_tolerance(k: usize) -> Tolerance {
-    Tolerance::SumBound { terms: k + 1 }
+///
+/// The epilogues: a bias is one more term of the sum (its magnitude joins the terms'), added
+/// in f32 (one more rounding); C stored as bf16 adds half an ulp of bf16 on top of that bound
+/// ([`Tolerance::SumBoundThenBf16`]).
+fn gemm_bf16_tolerance(kernel: Kernel, k: usize) -> Tolerance {
+    let epilogue = kernel.wgmma_epilogue().unwrap_or(WgmmaEpilogue { bias: false, bf16_output: false });
+    let terms = k + 1 + usize::from(epilogue.bias);
+    if epilogue.bf16_output { Tolerance::SumBoundThenBf16 { terms } } else { Tolerance::SumBound { terms } }
+}
+
+/// Turns the reference product `expected` (f32 values rounded from f64, their magnitudes) of a
+/// wgmma entry into the entry's: the bias of each column added (`bias`, `n` floats) and the
+/// tolerance its epilogue asks for. A bf16 C is compared with the unrounded reference: the
+/// tolerance holds the rounding.
+fn apply_wgmma_epilogue(kernel: Kernel, k: usize, bias: Option<&[f32]>, n: usize, expected: &mut Expected) {
+    expected.tolerance = gemm_bf16_tolerance(kernel, k);
+    if let Some(bias) = bias.filter(|_| kernel.wgmma_epilogue().is_some_and(|e| e.bias)) {
+        let magnitudes = expected.magnitudes.as_mut().expect("sums have magnitudes");
+        for (i, (value, magnitude)) in expected.values.iter_mut().zip(magnitudes.iter_mut()).enumerate() {
+            let column_bias = bias[i % n];
+            *value = (f64::from(*value) + f64::from(column_bias)) as f32;
+            *magnitude += column_bias.abs();
+        }
+    }
 }
 
 /// The `cols × rows` transpose of a row-major `rows × cols` matrix.
@@ -1119,7 +1206,9 @@ pub fn sampled_expected(
     // Element (r, c) is the dot product of A's row r and B's column c: B's row c when B is
     // K-major (gemm_bf16_wgmma), its column c when B is k × n (gemm_tiled).
     let (b_at, tolerance): (Box<dyn Fn(usize, usize) -> f32>, Tolerance) = match case.kernel {
-        Kernel::GemmBf16Wgmma => (Box::new(|c, l| f[1][c * k + l]), gemm_bf16_tolerance(k)),
+        kernel if kernel.wgmma_epilogue().is_some() => {
+            (Box::new(|c, l| f[1][c * k + l]), gemm_bf16_tolerance(kernel, k))
+        }
         Kernel::GemmTiled => (Box::new(|c, l| f[1][l * n + c]), Tolerance::SumBound { terms: k + 1 }),
         _ => return None,
     };
@@ -1139,7 +1228,13 @@ pub fn sampled_expected(
         values.push(sum as f32);
         magnitudes.push(magnitude as f32);
     }
-    Some((indices, Expected { values, tolerance, magnitudes: Some(magnitudes) }))
+    let mut expected = Expected { values, tolerance, magnitudes: Some(magnitudes) };
+    if let Some(bias) = f.get(2).filter(|_| case.kernel.wgmma_epilogue().is_some_and(|e| e.bias)) {
+        // The samples as one row of C whose columns are their own: each gets its column's bias.
+        let at_samples: Vec<f32> = indices.iter().map(|&i| bias[i % n]).collect();
+        apply_wgmma_epilogue(case.kernel, k, Some(&at_samples), at_samples.len(), &mut expected);
+    }
+    Some((indices, expected))
 }
 
 /// Whether checking a case's output on the host is cheap enough to do after timing it (the

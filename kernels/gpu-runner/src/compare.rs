@@ -42,6 +42,11 @@ pub enum Tolerance {
     /// the absolute values of the products (the classic worst-case bound of recursive
     /// summation; `terms` counts the additions on the longest chain, plus one for the product).
     SumBound { terms: usize },
+    /// A [`Tolerance::SumBound`] sum rounded once more, to bfloat16 (8 significant bits), as
+    /// it is stored: the sum's bound `B` plus half an ulp of bf16 of the rounded value,
+    /// `|got - expected| <= B + 2⁻⁸ · (|expected| + B)`. Its error is reported as a fraction
+    /// of that bound.
+    SumBoundThenBf16 { terms: usize },
 }
 
 impl Tolerance {
@@ -62,6 +67,7 @@ impl fmt::Display for Tolerance {
             Tolerance::Exact => write!(f, "exact"),
             Tolerance::Relative { rel, abs } => write!(f, "rel ≤ {rel:.0e} (+{abs:.0e})"),
             Tolerance::SumBound { terms } => write!(f, "≤ {terms}·eps·Σ|terms|"),
+            Tolerance::SumBoundThenBf16 { terms } => write!(f, "≤ {terms}·eps·Σ|terms| + ½ ulp of bf16"),
         }
     }
 }
@@ -97,6 +103,7 @@ impl Comparison {
             Tolerance::Exact => format!("{} ulp", self.worst),
             Tolerance::Relative { .. } => format!("rel {:.1e}", self.worst),
             Tolerance::SumBound { .. } => format!("{:.2}·eps·Σ", self.worst),
+            Tolerance::SumBoundThenBf16 { .. } => format!("{:.2} of the bound", self.worst),
         };
         if self.passed() {
             return format!("pass ({worst})");
@@ -136,7 +143,7 @@ pub fn compare(
     if output.len() != expected.len() + GUARD {
         return Err(CompareError::Length { got: output.len(), expected: expected.len() });
     }
-    if let Tolerance::SumBound { .. } = tolerance {
+    if let Tolerance::SumBound { .. } | Tolerance::SumBoundThenBf16 { .. } = tolerance {
         let got = magnitudes.map_or(0, <[f32]>::len);
         if got != expected.len() {
             return Err(CompareError::Magnitudes { tolerance, got, expected: expected.len() });
@@ -212,6 +219,19 @@ fn element_error(got: f32, want: f32, tolerance: Tolerance, magnitude: Option<f3
                 f64::INFINITY
             };
             (in_units, in_units <= terms as f64)
+        }
+        Tolerance::SumBoundThenBf16 { terms } => {
+            let difference = (f64::from(got) - f64::from(want)).abs();
+            let sum_bound = terms as f64 * f64::from(f32::EPSILON) * f64::from(magnitude.unwrap_or(0.0));
+            let bound = sum_bound + (f64::from(want).abs() + sum_bound) / 256.0;
+            let fraction = if bound > 0.0 {
+                difference / bound
+            } else if difference == 0.0 {
+                0.0
+            } else {
+                f64::INFINITY
+            };
+            (fraction, fraction <= 1.0)
         }
     }
 }
@@ -308,6 +328,25 @@ mod tests {
         // A zero magnitude admits only an exact zero.
         let zero = compare(&with_guard(&[1e-38]), &[0.0], Tolerance::SumBound { terms: 9 }, Some(&[0.0]));
         assert!(!zero.unwrap().passed());
+    }
+
+    #[test]
+    fn a_bf16_output_may_be_off_by_half_a_bf16_ulp_and_no_more() {
+        let tolerance = Tolerance::SumBoundThenBf16 { terms: 2 };
+        // 1 + 2⁻⁸ lies halfway between the bf16 values 1 and 1 + 2⁻⁷: either rounding passes.
+        let exact = 1.0 + 1.0 / 256.0;
+        for stored in [1.0, 1.0 + 1.0 / 128.0] {
+            let c = compare(&with_guard(&[stored]), &[exact], tolerance, Some(&[1.0])).unwrap();
+            assert!(c.passed(), "{stored}: {}", c.summary());
+        }
+        // One bf16 ulp past that is out.
+        let c = compare(&with_guard(&[1.0 + 2.0 / 128.0]), &[exact], tolerance, Some(&[1.0])).unwrap();
+        assert!(!c.passed(), "{}", c.summary());
+        // The plain sum bound holds it to f32's precision.
+        let sums = Tolerance::SumBound { terms: 2 };
+        assert!(!compare(&with_guard(&[1.0]), &[exact], sums, Some(&[1.0])).unwrap().passed());
+        let missing = compare(&with_guard(&[1.0]), &[1.0], tolerance, None);
+        assert!(matches!(missing, Err(CompareError::Magnitudes { got: 0, expected: 1, .. })));
     }
 
     #[test]

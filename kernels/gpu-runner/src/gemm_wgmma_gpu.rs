@@ -11,15 +11,32 @@ use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use half::bf16;
 
+use crate::compare::{POISON, with_guard};
 use crate::gemm_wgmma::{BOX_K, BOX_ROWS, GemmShape};
 
-/// A product's inputs on the device: A and B (bf16) and their tensor maps. The maps hold the
-/// addresses of A and B, which therefore live as long as they do.
+/// A product's inputs on the device: A and B (bf16), their tensor maps, and the bias of an
+/// entry that adds one. The maps hold the addresses of A and B, which therefore live as long as
+/// they do.
 pub struct WgmmaOperands {
     _a: CudaSlice<u16>,
     _b: CudaSlice<u16>,
     pub a_map: CudaSlice<u8>,
     pub b_map: CudaSlice<u8>,
+    /// `n` floats, then [`crate::compare::GUARD`] poisoned ones (a read past the end poisons C).
+    pub bias: Option<CudaSlice<f32>>,
+}
+
+/// The bf16 bits a bf16 C is poisoned with before a launch: a NaN whose payload the kernel's
+/// conversion never produces (it turns every NaN into the canonical 0x7fff).
+pub const BF16_POISON: u16 = 0x7fad;
+
+/// A bf16 C as read back, widened to the f32 values the comparison takes: exact for every
+/// bf16 value, and [`BF16_POISON`] becomes [`crate::compare::POISON`], so that unwritten
+/// elements and writes past the end are found as for an f32 output.
+pub fn widen_bf16_output(bits: &[u16]) -> Vec<f32> {
+    bits.iter()
+        .map(|&b| if b == BF16_POISON { f32::from_bits(POISON) } else { bf16::from_bits(b).to_f32() })
+        .collect()
 }
 
 impl WgmmaOperands {
@@ -27,7 +44,13 @@ impl WgmmaOperands {
     /// catalogue's inputs), as bf16, and encodes their tensor maps. A value that is not a bf16
     /// value is refused by name: rounding it here would hide a catalogue bug behind the
     /// tolerance.
-    pub fn upload(stream: &Arc<CudaStream>, shape: GemmShape, a: &[f32], b: &[f32]) -> Result<WgmmaOperands> {
+    pub fn upload(
+        stream: &Arc<CudaStream>,
+        shape: GemmShape,
+        a: &[f32],
+        b: &[f32],
+        bias: Option<&[f32]>,
+    ) -> Result<WgmmaOperands> {
         if let Some(reason) = shape.unsupported() {
             bail!("gemm_bf16_wgmma: {reason}");
         }
@@ -40,6 +63,7 @@ impl WgmmaOperands {
             b_map: stream.clone_htod(&b_map)?,
             _a: a_dev,
             _b: b_dev,
+            bias: bias.map(|bias| stream.clone_htod(&with_guard(bias))).transpose()?,
         })
     }
 }
@@ -106,5 +130,13 @@ mod tests {
         assert_eq!(bf16_bits(&[1.0, -0.5], "A").unwrap(), [0x3f80, 0xbf00]);
         let error = bf16_bits(&[1.0, 1.0 + f32::EPSILON], "B").unwrap_err().to_string();
         assert!(error.contains("B[1]") && error.contains("not a bf16 value"), "{error}");
+    }
+
+    #[test]
+    fn a_bf16_output_reads_back_exactly_with_its_poison_kept() {
+        let widened = widen_bf16_output(&[0x3f80, 0xc040, BF16_POISON, 0x7fff]);
+        assert_eq!(&widened[..2], [1.0, -3.0]);
+        assert_eq!(widened[2].to_bits(), POISON);
+        assert!(widened[3].is_nan() && widened[3].to_bits() != POISON, "a NaN result is not unwritten");
     }
 }

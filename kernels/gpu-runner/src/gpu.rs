@@ -22,7 +22,7 @@ use cudarc::nvrtc::Ptx;
 use crate::cases::{self, Case, Inputs, Kernel, Shape, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
 use crate::gemm_wgmma::GemmShape;
-use crate::gemm_wgmma_gpu::WgmmaOperands;
+use crate::gemm_wgmma_gpu::{BF16_POISON, WgmmaOperands, widen_bf16_output};
 use crate::module_compare::{Paired, Side, interleaved_order};
 use crate::timing::{Method, Spread, per_launch};
 
@@ -48,6 +48,8 @@ struct DeviceCase {
     scalar: f32,
     /// `gemm_bf16_wgmma`'s bf16 operands and tensor maps (its `floats` are not uploaded).
     wgmma: Option<WgmmaOperands>,
+    /// A bf16 C (the wgmma entries with a bf16 epilogue), instead of `output`.
+    bf16_output: Option<CudaSlice<u16>>,
 }
 
 /// A case timed on two modules in interleaved rounds: each module's first output and the
@@ -124,12 +126,23 @@ impl Gpu {
         let poison = f32::from_bits(POISON);
         let mut floats = Vec::new();
         let mut wgmma = None;
-        if let (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) = (case.kernel, case.shape) {
+        let mut bf16_output = None;
+        if let (Some(epilogue), Shape::Gemm { m, n, k }) = (case.kernel.wgmma_epilogue(), case.shape) {
             if case.offset != 0 {
                 bail!("{} takes no offset: its tensor maps need 16-byte aligned rows", case.kernel);
             }
             let shape = GemmShape::new(m, n, k);
-            wgmma = Some(WgmmaOperands::upload(&self.stream, shape, &inputs.floats[0], &inputs.floats[1])?);
+            let f = &inputs.floats;
+            let bias = if epilogue.bias {
+                Some(f.get(2).with_context(|| format!("{} needs its bias", case.kernel))?.as_slice())
+            } else {
+                None
+            };
+            wgmma = Some(WgmmaOperands::upload(&self.stream, shape, &f[0], &f[1], bias)?);
+            if epilogue.bf16_output {
+                let poisoned = vec![BF16_POISON; output_len(case) + GUARD];
+                bf16_output = Some(self.stream.clone_htod(&poisoned)?);
+            }
         }
         for values in inputs.floats.iter().filter(|_| wgmma.is_none()) {
             let mut padded = vec![poison; case.offset];
@@ -149,10 +162,13 @@ impl Gpu {
         // SAXPY works in place on `y`, its second input; everything else has its own output.
         let output = if case.kernel == Kernel::Saxpy {
             floats.pop().context("saxpy needs x and y")?
+        } else if bf16_output.is_some() {
+            // Unused: the kernel writes `bf16_output`.
+            self.stream.clone_htod(&[poison])?
         } else {
             self.stream.clone_htod(&vec![poison; case.offset + output_len(case) + GUARD])?
         };
-        Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar, wgmma })
+        Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar, wgmma, bf16_output })
     }
 
     fn launch(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
@@ -221,11 +237,20 @@ impl Gpu {
                 // SAFETY: `m*k`, `k*n` and `m*n` floats; 16×16 blocks covering `c`; 2048 bytes.
                 unsafe { args.launch(config) }?;
             }
-            (Kernel::GemmBf16Wgmma, crate::cases::Shape::Gemm { m, n, k }) => {
-                let operands = buffers.wgmma.as_ref().context("gemm_bf16_wgmma needs its tensor maps")?;
+            (kernel, crate::cases::Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
+                let operands =
+                    buffers.wgmma.as_ref().with_context(|| format!("{kernel} needs its tensor maps"))?;
                 let dims = [m, n, k].map(u32::try_from);
-                let [Ok(m), Ok(n), Ok(k)] = dims else { bail!("gemm_bf16_wgmma takes m, n, k in u32") };
-                args.arg(&operands.a_map).arg(&operands.b_map).arg(&mut output).arg(&m).arg(&n).arg(&k);
+                let [Ok(m), Ok(n), Ok(k)] = dims else { bail!("{kernel} takes m, n, k in u32") };
+                args.arg(&operands.a_map).arg(&operands.b_map);
+                match &mut buffers.bf16_output {
+                    Some(c) => args.arg(c),
+                    None => args.arg(&mut output),
+                };
+                if let Some(bias) = &operands.bias {
+                    args.arg(bias);
+                }
+                args.arg(&m).arg(&n).arg(&k);
                 // SAFETY: the maps describe A (k × m) and B (k × n) bf16 with the box and swizzle
                 // the kernel reads; C holds m·n floats (plus guards); the grid covers C in
                 // 128×128 tiles with 288 threads and the shared memory the function was
@@ -325,7 +350,10 @@ impl Gpu {
         self.stream
             .synchronize()
             .with_context(|| format!("{} {} failed on the device", case.kernel, case.launch))?;
-        let mut output = self.stream.clone_dtoh(&buffers.output)?;
+        let mut output = match &buffers.bf16_output {
+            Some(bits) => widen_bf16_output(&self.stream.clone_dtoh(bits)?),
+            None => self.stream.clone_dtoh(&buffers.output)?,
+        };
         let before = written_past_end(&output[..case.offset]);
         if before > 0 {
             bail!("{} {} wrote {before} elements before the start of its output", case.kernel, case.launch);

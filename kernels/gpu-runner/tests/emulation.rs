@@ -253,7 +253,8 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             }
             c
         }
-        (Kernel::GemmBf16Wgmma, Shape::Gemm { m, n, k }) => {
+        (kernel, Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
+            let epilogue = kernel.wgmma_epilogue().unwrap();
             // Each warpgroup's accumulator adds one k16 step's products at a time to its f32
             // sum (the order inside a step is the tensor cores'; the products of bf16 values
             // are exact in f32). B is K-major: element (i, j) is A's row i by B's row j.
@@ -261,9 +262,17 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             for i in 0..m {
                 for j in 0..n {
                     let (a, b) = (&f[0][i * k..(i + 1) * k], &f[1][j * k..(j + 1) * k]);
-                    c[i * n + j] = a.chunks(16).zip(b.chunks(16)).fold(0.0f32, |acc, (x, y)| {
+                    let mut sum = a.chunks(16).zip(b.chunks(16)).fold(0.0f32, |acc, (x, y)| {
                         acc + x.iter().zip(y).fold(0.0f32, |step, (p, q)| p.mul_add(*q, step))
                     });
+                    // The epilogue: the column's bias added in f32, then one rounding to bf16.
+                    if epilogue.bias {
+                        sum += f[2][j];
+                    }
+                    if epilogue.bf16_output {
+                        sum = half::bf16::from_f32(sum).to_f32();
+                    }
+                    c[i * n + j] = sum;
                 }
             }
             c
@@ -336,6 +345,12 @@ fn emulated_kernels_pass_and_corrupted_outputs_fail() {
                 Tolerance::SumBound { .. } => {
                     corrupted[index] + 1e-3 * want.magnitudes.as_ref().expect("sums have magnitudes")[index]
                 }
+                // Two bf16 ulps as well: the rounding to bf16 alone is allowed half of one.
+                Tolerance::SumBoundThenBf16 { .. } => {
+                    let magnitude = want.magnitudes.as_ref().expect("sums have magnitudes")[index];
+                    let value = corrupted[index];
+                    value + (value.abs() / 64.0 + 1e-3 * magnitude).copysign(value)
+                }
             };
             let checked =
                 compare(&with_guard(&corrupted), &want.values, want.tolerance, want.magnitudes.as_deref());
@@ -373,7 +388,8 @@ fn sampled_gemm_checks_pass_the_kernel_order_and_catch_a_transposed_b() {
     // A GEMM too large to check in full is checked at sampled elements: the emulated kernel
     // passes there, and reading B as k × n instead of n × k (a wrong map or descriptor) fails.
     let mut rng = fastrand::Rng::with_seed(11);
-    for kernel in [Kernel::GemmBf16Wgmma, Kernel::GemmTiled] {
+    let gemms = Kernel::ALL.into_iter().filter(|k| k.wgmma_epilogue().is_some() || *k == Kernel::GemmTiled);
+    for kernel in gemms {
         let shape = Shape::Gemm { m: 96, n: 96, k: 96 };
         let case = Case::new(kernel, shape, gpu_runner::cases::launch_for(kernel, shape, 256, None));
         let data = inputs(&case, &mut rng);
