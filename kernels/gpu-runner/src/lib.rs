@@ -11,6 +11,10 @@
 //! on both modules and [`module_compare`] judges them side by side (correctness of both, the
 //! median of interleaved `new / old` time ratios, kernels more than 3 % slower).
 //!
+//! The wgmma GEMM's entries go through the same flow; [`gemm_wgmma`] holds their launch
+//! contract and [`gemm_wgmma_gpu`] the device operands [`gpu`] uploads for them (bf16 A and B,
+//! tensor maps, bias; a bf16 C read back widened).
+//!
 //! Only [`gpu`] needs a GPU: everything else is plain Rust that CI tests without one.
 
 pub mod cases;
