@@ -1,6 +1,6 @@
 //! RMSNorm over the rows of a matrix, as in Llama-style transformer blocks.
 
-use crate::device::cluster::{cluster_count_x, cluster_idx_x, cluster_sum};
+use crate::device::cluster::{ClusterExchange, cluster_count_x, cluster_idx_x};
 use crate::device::math::rsqrt;
 use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_sum};
 use crate::device::row::{RowLayout, RowSegment};
@@ -27,9 +27,10 @@ use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 /// Few long rows (decode): launched in clusters of `n` blocks (2 to 16, a launch attribute),
 /// a cluster takes a row (grid-stride over rows by cluster) and each block a segment of it
 /// ([`RowSegment`]); the blocks add their sums of squares through distributed shared memory
-/// ([`cluster_sum`]), so the row is still read once and written once, by `n` times the
-/// threads. Dynamic shared memory is then 144 bytes (the exchange slot after the scratch). The
-/// one-read condition above applies to each block's segment.
+/// ([`ClusterExchange`], one cluster barrier per row), so the row is still read once and
+/// written once, by `n` times the threads. Dynamic shared memory is then 256 bytes (the
+/// exchange's 32 floats after the scratch). The one-read condition above applies to each
+/// block's segment.
 ///
 /// # Safety
 /// `x` and `out` point to `rows * cols` floats, `weight` to `cols` floats of device memory;
@@ -44,7 +45,7 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
     eps: f32,
 ) {
     let scratch = dynamic_shared_base::<f32>();
-    let exchange = scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS);
+    let mut exchange = ClusterExchange::new(scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS));
     // This block's columns of every row, and the pointers moved to their start: from here on a
     // row is `segment.len` floats, `cols` apart.
     let segment = RowSegment::of_this_block(cols);
@@ -59,7 +60,7 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
             let mut values = unsafe { layout.load(x.wrapping_add(row * cols), 0.0) };
             let mut sum_of_squares = 0.0f32;
             layout.for_each(&values, |v| sum_of_squares += v * v);
-            let row_sum = cluster_sum(block_sum(sum_of_squares, scratch), exchange);
+            let row_sum = exchange.sum(block_sum(sum_of_squares, scratch));
             let inverse_rms = rsqrt(row_sum / cols as f32 + eps);
             RowLayout::map(&mut values, |v| v * inverse_rms);
             // SAFETY: `out` holds the segment and `weight` its `len` floats, aligned as `x`.
@@ -76,7 +77,7 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
         let mut sum_of_squares = 0.0f32;
         // SAFETY: `row < rows`, and `strided` passes columns below the segment's length.
         strided(first, segment.len, step, |c| unsafe { *x_row.add(c) }, |_, v| sum_of_squares += v * v);
-        let row_sum = cluster_sum(block_sum(sum_of_squares, scratch), exchange);
+        let row_sum = exchange.sum(block_sum(sum_of_squares, scratch));
         let inverse_rms = rsqrt(row_sum / cols as f32 + eps);
         strided(
             first,

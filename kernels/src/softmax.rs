@@ -1,6 +1,6 @@
 //! Numerically safe softmax over the rows of a matrix.
 
-use crate::device::cluster::{cluster_count_x, cluster_idx_x, cluster_max, cluster_sum};
+use crate::device::cluster::{ClusterExchange, cluster_count_x, cluster_idx_x};
 use crate::device::math::exp;
 use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_max, block_sum};
 use crate::device::row::{RowLayout, RowSegment};
@@ -29,16 +29,17 @@ use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 /// Few long rows (decode): launched in clusters of `n` blocks (2 to 16, a launch attribute),
 /// a cluster takes a row (grid-stride over rows by cluster) and each block a segment of it
 /// ([`RowSegment`]); the blocks combine their maxima, then their sums, through distributed
-/// shared memory ([`cluster_max`], [`cluster_sum`]), so the row is still read once (or twice
-/// on the two-read path) by `n` times the threads. Dynamic shared memory is then 144 bytes
-/// (the exchange slot after the scratch). The one-read condition applies to each segment.
+/// shared memory ([`ClusterExchange`], one cluster barrier each), so the row is still read
+/// once (or twice on the two-read path) by `n` times the threads. Dynamic shared memory is
+/// then 256 bytes (the exchange's 32 floats after the scratch). The one-read condition
+/// applies to each segment.
 ///
 /// # Safety
 /// `x` and `out` point to `rows * cols` floats of device memory and do not overlap.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, rows: usize, cols: usize) {
     let scratch = dynamic_shared_base::<f32>();
-    let exchange = scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS);
+    let mut exchange = ClusterExchange::new(scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS));
     // This block's columns of every row, and the pointers moved to their start: from here on a
     // row is `segment.len` floats, `cols` apart.
     let segment = RowSegment::of_this_block(cols);
@@ -52,12 +53,12 @@ pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, row
             let mut values = unsafe { layout.load(x.wrapping_add(row * cols), f32::NEG_INFINITY) };
             let mut local_max = f32::NEG_INFINITY;
             layout.for_each(&values, |v| local_max = local_max.max(v));
-            let row_max = cluster_max(block_max(local_max, scratch), exchange);
+            let row_max = exchange.max(block_max(local_max, scratch));
             // A fully masked row has maximum -inf: e^(-inf - -inf) = e^NaN makes it NaN.
             RowLayout::map(&mut values, |v| exp(v - row_max));
             let mut local_sum = 0.0f32;
             layout.for_each(&values, |e| local_sum += e);
-            let inverse_sum = 1.0 / cluster_sum(block_sum(local_sum, scratch), exchange);
+            let inverse_sum = 1.0 / exchange.sum(block_sum(local_sum, scratch));
             RowLayout::map(&mut values, |e| e * inverse_sum);
             // SAFETY: `out` holds the segment too, aligned as `x`.
             unsafe { layout.store(out.wrapping_add(row * cols), &values, None) };
@@ -67,14 +68,20 @@ pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, row
     }
     while row < rows {
         let (x_row, out_row) = (x.wrapping_add(row * cols), out.wrapping_add(row * cols));
-        two_reads(x_row, out_row, segment.len, scratch, exchange);
+        two_reads(x_row, out_row, segment.len, scratch, &mut exchange);
         row += row_step;
     }
 }
 
 /// The two-read softmax of one row's segment of `len` floats (see [`softmax_rows`]).
 #[inline(always)]
-fn two_reads(x_row: *const f32, out_row: *mut f32, len: usize, scratch: *mut f32, exchange: *mut f32) {
+fn two_reads(
+    x_row: *const f32,
+    out_row: *mut f32,
+    len: usize,
+    scratch: *mut f32,
+    exchange: &mut ClusterExchange,
+) {
     let (first, step) = (thread_idx_x() as usize, block_dim_x() as usize);
     // This thread's maximum and its sum of e^(v - maximum); e^-inf = 0 starts both.
     let mut local_max = f32::NEG_INFINITY;
@@ -97,11 +104,11 @@ fn two_reads(x_row: *const f32, out_row: *mut f32, len: usize, scratch: *mut f32
             }
         },
     );
-    let row_max = cluster_max(block_max(local_max, scratch), exchange);
+    let row_max = exchange.max(block_max(local_max, scratch));
     // A thread that saw no element, or only -inf, has sum 0 and maximum -inf: it adds
     // 0 · e^-inf = 0, unless the whole row is -inf, when e^(-inf - -inf) = NaN makes it NaN.
     let block_total = block_sum(local_sum * exp(local_max - row_max), scratch);
-    let inverse_sum = 1.0 / cluster_sum(block_total, exchange);
+    let inverse_sum = 1.0 / exchange.sum(block_total);
     strided(
         first,
         len,

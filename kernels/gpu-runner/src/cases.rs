@@ -385,9 +385,9 @@ pub fn dynamic_shared_limit(kernel: Kernel) -> Option<u32> {
 }
 
 /// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block
-/// reduction's 32 floats, then the 4-float slot through which the cluster's blocks exchange
-/// their partial results.
-pub const ROW_CLUSTER_SHARED_BYTES: u32 = 144;
+/// reduction's 32 floats, then the 32 floats (two sets of a slot per block of up to 16) through
+/// which the cluster's blocks exchange their partial results (`device::cluster::ClusterExchange`).
+pub const ROW_CLUSTER_SHARED_BYTES: u32 = 256;
 
 /// A row kernel (`rms_norm`, `softmax_rows`) launched in clusters of `cluster` blocks, each
 /// cluster splitting a row: a cluster per row, or `clusters` clusters striding over the rows.
