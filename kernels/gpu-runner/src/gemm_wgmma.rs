@@ -1,5 +1,6 @@
 //! `gemm_bf16_wgmma`'s launch contract on the host (GPU-free): its tile, the box of its tensor
-//! maps, its block and shared memory, and the shapes its tensor maps can describe. Its cases,
+//! maps, its block and shared memory, the row pitch at which its operands are uploaded (any
+//! `k`), the shapes it refuses, and the special values its special-value cases plant. Its cases,
 //! inputs, reference and tolerance are in [`crate::cases`] with every other kernel's; the
 //! tensor maps are encoded in [`crate::gemm_wgmma_gpu`].
 //!
