@@ -73,7 +73,9 @@ const WARPS_PER_WARPGROUP: u32 = 4;
 /// sum it enters; `inf · 0` is NaN; products `+inf` and `-inf` in one sum give NaN; otherwise
 /// an infinite product gives that infinity; finite products whose f32 sum overflows (two
 /// values near the bf16 maximum) give ±inf; bf16 subnormals are multiplied as they are, not
-/// flushed to zero. `k = 0` gives +0.0.
+/// flushed to zero. `k = 0` gives +0.0. One case depends on the order of the sum, here as in
+/// cuBLAS: finite products whose partial sum overflows to ±inf before or after an infinite
+/// product of the other sign is added give NaN or that infinity.
 ///
 /// Launch: grid `(⌈n / 128⌉, ⌈m / 128⌉)`, `blockDim.x = 288`; dynamic shared memory
 /// `GEMM_BF16_WGMMA_SHARED_BYTES` = 132 160 bytes (raise the function's limit first).
