@@ -61,8 +61,21 @@ const WARPS_PER_WARPGROUP: u32 = 4;
 /// [`crate::device::wgmma`] for the two protocols.
 ///
 /// Tails: the copy engine fills rows and columns past `m`, `n` and `k` with zeros and the
-/// stores skip elements outside C, so any `m`, `n` work; `k` must be a multiple of 8 (the
-/// tensor maps' row strides are multiples of 16 bytes).
+/// stores skip elements outside C, so any `m`, `n`, `k` work. The maps' row strides are
+/// multiples of 16 bytes: for a `k` that is not a multiple of 8, rows are laid out at a padded
+/// pitch (the map's dimension stays `k`, so the padding is never read). Empty shapes: `k = 0`
+/// stores C = 0 (no tile is copied, the accumulators stay zero); `m = 0` or `n = 0` leaves
+/// nothing to store, and a launch of one block stores nothing (a map's dimensions must still
+/// be at least 1).
+///
+/// Special values are PyTorch's (`torch.matmul` on the same bf16 values, f32 accumulation):
+/// IEEE arithmetic throughout, no flushing. A NaN in A or B makes NaN every element of C whose
+/// sum it enters; `inf · 0` is NaN; products `+inf` and `-inf` in one sum give NaN; otherwise
+/// an infinite product gives that infinity; finite products whose f32 sum overflows (two
+/// values near the bf16 maximum) give ±inf; bf16 subnormals are multiplied as they are, not
+/// flushed to zero. `k = 0` gives +0.0. One case depends on the order of the sum, here as in
+/// cuBLAS: finite products whose partial sum overflows to ±inf before or after an infinite
+/// product of the other sign is added give NaN or that infinity.
 ///
 /// Launch: grid `(⌈n / 128⌉, ⌈m / 128⌉)`, `blockDim.x = 288`; dynamic shared memory
 /// `GEMM_BF16_WGMMA_SHARED_BYTES` = 132 160 bytes (raise the function's limit first).
@@ -84,6 +97,10 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma(
 
 /// [`gemm_bf16_wgmma`] plus a bias per column: `C[i][j] = (A·Bᵀ)[i][j] + bias[j]`, C f32.
 ///
+/// Special values as [`gemm_bf16_wgmma`], then the bias as `F.linear` adds it, in f32: a NaN
+/// bias makes its column NaN, an infinite one its column that infinity (NaN where the product
+/// is the opposite infinity); `k = 0` gives C = the bias.
+///
 /// # Safety
 /// As [`gemm_bf16_wgmma`]; `bias` points to `n` floats.
 #[unsafe(no_mangle)]
@@ -102,6 +119,10 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias(
 /// [`gemm_bf16_wgmma`] with C stored as bf16: the f32 sum rounded to nearest even (NaN stays
 /// NaN, overflow gives infinity).
 ///
+/// Special values as [`gemm_bf16_wgmma`], then the rounding as PyTorch's `.to(torch.bfloat16)`:
+/// NaN becomes the bf16 NaN 0x7fff, ±inf stays, a finite sum at or past half an ulp above the
+/// bf16 maximum (`(2 − 2⁻⁸) · 2¹²⁷`) rounds to ±inf, subnormal sums stay subnormal.
+///
 /// # Safety
 /// As [`gemm_bf16_wgmma`], with `c` pointing to `m * n` bf16 values.
 #[unsafe(no_mangle)]
@@ -118,6 +139,9 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bf16(
 
 /// [`gemm_bf16_wgmma_bias`] with C stored as bf16: `bf16(A·Bᵀ + bias)`, the bias added in f32
 /// before the one rounding.
+///
+/// Special values as [`gemm_bf16_wgmma_bias`], then rounded as [`gemm_bf16_wgmma_bf16`]:
+/// `F.linear` in f32 followed by `.to(torch.bfloat16)`; `k = 0` gives C = bf16(bias).
 ///
 /// # Safety
 /// As [`gemm_bf16_wgmma_bf16`]; `bias` points to `n` floats.

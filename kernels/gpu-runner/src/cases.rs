@@ -500,6 +500,10 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             // the 64-wide stage, one row.
             for (m, n, k) in
                 [(128, 128, 64), (256, 384, 512), (130, 200, 72), (1, 256, 1024), (77, 1000, 264)]
+                    .into_iter()
+                    // One row, one column, k = 1 and k not a multiple of 8 (rows at a padded pitch);
+                    // an empty C (one block that stores nothing); k = 0 (C = 0, or the bias).
+                    .chain([(1, 1, 1), (129, 1, 3), (2, 130, 1), (0, 130, 64), (70, 0, 64), (70, 130, 0)])
             {
                 let shape = Shape::Gemm { m, n, k };
                 cases.push(case(shape, launch_for(kernel, shape, gemm_wgmma::BLOCK_THREADS, None)));
@@ -574,12 +578,18 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
             let shape = Shape::Gemm { m: 17, n: 19, k: 23 };
             cases.push(special(shape, launch_for(kernel, shape, 256, None), 0));
         }
-        // Its contract states no special-value behaviour (NaN and infinities go through the
-        // tensor cores as they will), and its tensor maps need 16-byte aligned rows.
+        // Tails, several k tiles, a k of 3, and k = 0 with the bias's specials alone (see
+        // `gemm_wgmma::plant_specials`). No misaligned case: the tensor maps need 16-byte
+        // aligned rows.
         Kernel::GemmBf16Wgmma
         | Kernel::GemmBf16WgmmaBias
         | Kernel::GemmBf16WgmmaBf16
-        | Kernel::GemmBf16WgmmaBiasBf16 => {}
+        | Kernel::GemmBf16WgmmaBiasBf16 => {
+            for (m, n, k) in [(130, 200, 72), (200, 130, 1000), (9, 17, 3), (70, 130, 0)] {
+                let shape = Shape::Gemm { m, n, k };
+                cases.push(special(shape, launch_for(kernel, shape, gemm_wgmma::BLOCK_THREADS, None), 0));
+            }
+        }
         Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
             for (n, offset) in [(1, 0), (1000, 0), (1001, 1)] {
                 let shape = Shape::Elements(n);
@@ -960,6 +970,12 @@ pub fn plant_specials(case: &Case, inputs: &mut Inputs, rng: &mut fastrand::Rng)
                 a[2 * k..3 * k].iter_mut().for_each(|v| *v = subnormal(rng));
             }
         }
+        (kernel, Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
+            let (a, rest) = f.split_at_mut(1);
+            let (b, bias) = rest.split_at_mut(1);
+            let bias = bias.first_mut().map(Vec::as_mut_slice);
+            gemm_wgmma::plant_specials(&mut a[0], &mut b[0], bias, GemmShape::new(m, n, k), rng);
+        }
         (kernel, shape) => panic!("{kernel} takes no {shape:?}"),
     }
 }
@@ -1163,8 +1179,10 @@ fn gemm_bf16_tolerance(kernel: Kernel, k: usize) -> Tolerance {
 
 /// Turns the reference product `expected` (f32 values rounded from f64, their magnitudes) of a
 /// wgmma entry into the entry's: the bias of each column added (`bias`, `n` floats) and the
-/// tolerance its epilogue asks for. A bf16 C is compared with the unrounded reference: the
-/// tolerance holds the rounding.
+/// tolerance its epilogue asks for. A bf16 C is compared with the unrounded reference (the
+/// tolerance holds the rounding), except where rounding it to bf16 overflows: there the
+/// reference is that infinity, as PyTorch's `.to(torch.bfloat16)` gives and a finite value
+/// cannot stand for.
 fn apply_wgmma_epilogue(kernel: Kernel, k: usize, bias: Option<&[f32]>, n: usize, expected: &mut Expected) {
     expected.tolerance = gemm_bf16_tolerance(kernel, k);
     if let Some(bias) = bias.filter(|_| kernel.wgmma_epilogue().is_some_and(|e| e.bias)) {
@@ -1173,6 +1191,14 @@ fn apply_wgmma_epilogue(kernel: Kernel, k: usize, bias: Option<&[f32]>, n: usize
             let column_bias = bias[i % n];
             *value = (f64::from(*value) + f64::from(column_bias)) as f32;
             *magnitude += column_bias.abs();
+        }
+    }
+    if kernel.wgmma_epilogue().is_some_and(|e| e.bf16_output) {
+        for value in expected.values.iter_mut().filter(|v| v.is_finite()) {
+            let rounded = bf16::from_f32(*value).to_f32();
+            if rounded.is_infinite() {
+                *value = rounded;
+            }
         }
     }
 }

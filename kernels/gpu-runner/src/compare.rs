@@ -44,8 +44,8 @@ pub enum Tolerance {
     SumBound { terms: usize },
     /// A [`Tolerance::SumBound`] sum rounded once more, to bfloat16 (8 significant bits), as
     /// it is stored: the sum's bound `B` plus half an ulp of bf16 of the rounded value,
-    /// `|got - expected| <= B + 2⁻⁸ · (|expected| + B)`. Its error is reported as a fraction
-    /// of that bound.
+    /// `|got - expected| <= B + max(2⁻⁸ · (|expected| + B), 2⁻¹³⁴)` (the second term: half
+    /// the spacing of bf16's subnormals). Its error is reported as a fraction of that bound.
     SumBoundThenBf16 { terms: usize },
 }
 
@@ -223,7 +223,10 @@ fn element_error(got: f32, want: f32, tolerance: Tolerance, magnitude: Option<f3
         Tolerance::SumBoundThenBf16 { terms } => {
             let difference = (f64::from(got) - f64::from(want)).abs();
             let sum_bound = terms as f64 * f64::from(f32::EPSILON) * f64::from(magnitude.unwrap_or(0.0));
-            let bound = sum_bound + (f64::from(want).abs() + sum_bound) / 256.0;
+            // Half an ulp of bf16 is 2⁻⁸ of the value, but never less than half the spacing of
+            // bf16's subnormals (2⁻¹³³), where the rounding's error stops being relative.
+            let half_ulp = ((f64::from(want).abs() + sum_bound) / 256.0).max(2f64.powi(-134));
+            let bound = sum_bound + half_ulp;
             let fraction = if bound > 0.0 {
                 difference / bound
             } else if difference == 0.0 {
@@ -347,6 +350,20 @@ mod tests {
         assert!(!compare(&with_guard(&[1.0]), &[exact], sums, Some(&[1.0])).unwrap().passed());
         let missing = compare(&with_guard(&[1.0]), &[1.0], tolerance, None);
         assert!(matches!(missing, Err(CompareError::Magnitudes { got: 0, expected: 1, .. })));
+    }
+
+    #[test]
+    fn a_subnormal_bf16_output_may_be_off_by_half_the_subnormal_spacing_and_no_more() {
+        let tolerance = Tolerance::SumBoundThenBf16 { terms: 2 };
+        // 2.5 · 2⁻¹³³ lies halfway between the bf16 subnormals 2 · 2⁻¹³³ and 3 · 2⁻¹³³.
+        let spacing = f32::from_bits(1 << 16);
+        let exact = 2.5 * spacing;
+        for stored in [2.0 * spacing, 3.0 * spacing] {
+            let c = compare(&with_guard(&[stored]), &[exact], tolerance, Some(&[exact])).unwrap();
+            assert!(c.passed(), "{stored}: {}", c.summary());
+        }
+        let c = compare(&with_guard(&[4.0 * spacing]), &[exact], tolerance, Some(&[exact])).unwrap();
+        assert!(!c.passed(), "{}", c.summary());
     }
 
     #[test]

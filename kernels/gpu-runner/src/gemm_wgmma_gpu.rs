@@ -12,7 +12,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use half::bf16;
 
 use crate::compare::{POISON, with_guard};
-use crate::gemm_wgmma::{BOX_K, BOX_ROWS, GemmShape};
+use crate::gemm_wgmma::{BOX_K, BOX_ROWS, GemmShape, row_pitch};
 
 /// A product's inputs on the device: A and B (bf16), their tensor maps, and the bias of an
 /// entry that adds one. The maps hold the addresses of A and B, which therefore live as long as
@@ -41,21 +41,22 @@ pub fn widen_bf16_output(bits: &[u16]) -> Vec<f32> {
 
 impl WgmmaOperands {
     /// Uploads A (`m × k`) and B (`n × k`), given as f32 values that are bf16 values (the
-    /// catalogue's inputs), as bf16, and encodes their tensor maps. A value that is not a bf16
-    /// value is refused by name: rounding it here would hide a catalogue bug behind the
-    /// tolerance.
+    /// catalogue's inputs), as bf16 rows at a pitch of [`row_pitch`] values, and encodes their
+    /// tensor maps. A value that is not a bf16 value is refused by name: rounding it here would
+    /// hide a catalogue bug behind the tolerance. An empty A or B (or `k = 0`) is uploaded as
+    /// one zero row and described as at least one value wide: the maps are valid, and the
+    /// kernel reads nothing of them that reaches C.
     pub fn upload(
         stream: &Arc<CudaStream>,
+        entry: &str,
         shape: GemmShape,
         a: &[f32],
         b: &[f32],
         bias: Option<&[f32]>,
     ) -> Result<WgmmaOperands> {
-        if let Some(reason) = shape.unsupported() {
-            bail!("gemm_bf16_wgmma: {reason}");
-        }
-        let a_dev = stream.clone_htod(&bf16_bits(a, "A")?)?;
-        let b_dev = stream.clone_htod(&bf16_bits(b, "B")?)?;
+        shape.check(entry).map_err(anyhow::Error::msg)?;
+        let a_dev = stream.clone_htod(&pitched(&bf16_bits(a, "A")?, shape.m, shape.k))?;
+        let b_dev = stream.clone_htod(&pitched(&bf16_bits(b, "B")?, shape.n, shape.k))?;
         let a_map = tensor_map(a_dev.device_ptr(stream).0, shape.k, shape.m)?;
         let b_map = tensor_map(b_dev.device_ptr(stream).0, shape.k, shape.n)?;
         Ok(WgmmaOperands {
@@ -66,6 +67,17 @@ impl WgmmaOperands {
             bias: bias.map(|bias| stream.clone_htod(&with_guard(bias))).transpose()?,
         })
     }
+}
+
+/// `rows × k` bf16 values laid out at a pitch of [`row_pitch`]`(k)`, zeros between the rows
+/// and at least one row (all zeros when `rows` or `k` is 0).
+pub fn pitched(bits: &[u16], rows: usize, k: usize) -> Vec<u16> {
+    let pitch = row_pitch(k);
+    let mut out = vec![0u16; rows.max(1) * pitch];
+    for (row, values) in bits.chunks(k.max(1)).take(rows).enumerate() {
+        out[row * pitch..row * pitch + values.len()].copy_from_slice(values);
+    }
+    out
 }
 
 /// The bf16 bits of `values`, each of which must be a bf16 value widened to f32.
@@ -86,12 +98,14 @@ pub fn bf16_bits(values: &[f32], name: &str) -> Result<Vec<u16>> {
 }
 
 /// Encodes the tiled tensor map of a row-major bf16 matrix of `rows` rows of `columns` values
-/// at `address`: box 64 × 128, 128-byte swizzle (what the kernel's wgmma descriptors read),
-/// zeros past the edges. Returns the map's 128 bytes.
+/// at `address`, rows [`row_pitch`]`(columns)` values apart: box 64 × 128, 128-byte swizzle
+/// (what the kernel's wgmma descriptors read), zeros past the edges. An empty dimension is
+/// described as one long (a map's dimensions are positive; [`pitched`] allocates that much).
+/// Returns the map's 128 bytes.
 fn tensor_map(address: sys::CUdeviceptr, columns: usize, rows: usize) -> Result<Vec<u8>> {
     let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
-    let dims = [columns as u64, rows as u64];
-    let strides = [(columns * 2) as u64];
+    let dims = [columns.max(1) as u64, rows.max(1) as u64];
+    let strides = [(row_pitch(columns) * 2) as u64];
     let boxes = [BOX_K, BOX_ROWS];
     let element_strides = [1u32, 1];
     // SAFETY: the arrays hold rank (2) entries, rank − 1 for the strides; `address` is a device
@@ -130,6 +144,14 @@ mod tests {
         assert_eq!(bf16_bits(&[1.0, -0.5], "A").unwrap(), [0x3f80, 0xbf00]);
         let error = bf16_bits(&[1.0, 1.0 + f32::EPSILON], "B").unwrap_err().to_string();
         assert!(error.contains("B[1]") && error.contains("not a bf16 value"), "{error}");
+    }
+
+    #[test]
+    fn rows_are_uploaded_at_a_16_byte_pitch_and_empty_matrices_as_one_zero_row() {
+        assert_eq!(pitched(&[1, 2, 3, 4, 5, 6], 2, 3), [1, 2, 3, 0, 0, 0, 0, 0, 4, 5, 6, 0, 0, 0, 0, 0]);
+        assert_eq!(pitched(&[7; 16], 2, 8), [7; 16]);
+        assert_eq!(pitched(&[], 0, 64), [0; 64]);
+        assert_eq!(pitched(&[], 5, 0), [0; 40]);
     }
 
     #[test]

@@ -138,7 +138,8 @@ impl Gpu {
             } else {
                 None
             };
-            wgmma = Some(WgmmaOperands::upload(&self.stream, shape, &f[0], &f[1], bias)?);
+            wgmma =
+                Some(WgmmaOperands::upload(&self.stream, case.kernel.entry(), shape, &f[0], &f[1], bias)?);
             if epilogue.bf16_output {
                 let poisoned = vec![BF16_POISON; output_len(case) + GUARD];
                 bf16_output = Some(self.stream.clone_htod(&poisoned)?);

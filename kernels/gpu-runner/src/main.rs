@@ -31,7 +31,8 @@ struct Cli {
     /// PyTorch's side of the comparison; skipped when absent or when python3 has no torch.
     #[arg(long)]
     peer_script: Option<PathBuf>,
-    /// Only the correctness cases, each launched once (for compute-sanitizer runs).
+    /// Only the correctness cases, each launched once (for compute-sanitizer runs; with
+    /// `--peer-script`, the special-value cases are still compared with PyTorch).
     #[arg(long)]
     correctness_only: bool,
     /// Only the large timing cases, each launched once and checked (for Nsight Compute runs).
@@ -162,15 +163,15 @@ fn main() -> Result<()> {
         );
     }
 
-    match (&cli.peer_script, launch_once) {
-        (Some(script), false) if peer::torch_available() => {
+    // The special-value cases are compared with PyTorch whenever a peer script is given, with
+    // `--correctness-only` too (a quick check of the special values alone).
+    match &cli.peer_script {
+        Some(script) if peer::torch_available() => {
             eprintln!("peer: PyTorch's outputs on {} special-value cases", specials.len());
             compare_with_peer(script, &specials, &mut rows)?;
         }
-        (Some(_), false) => {
-            eprintln!("peer: python3 cannot import torch with a GPU here; no PyTorch outputs")
-        }
-        _ => {}
+        Some(_) => eprintln!("peer: python3 cannot import torch with a GPU here; no PyTorch outputs"),
+        None => {}
     }
     let failures = rows.iter().filter(|row| !row.passed).count();
 

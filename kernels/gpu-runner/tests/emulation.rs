@@ -410,3 +410,27 @@ fn sampled_gemm_checks_pass_the_kernel_order_and_catch_a_transposed_b() {
     let data = inputs(&other, &mut rng);
     assert!(gpu_runner::cases::sampled_expected(&other, &data, 64, &mut rng).is_none());
 }
+
+#[test]
+fn gemm_special_cases_catch_flushed_subnormals_and_a_saturating_bf16_store() {
+    // Two ways a GEMM could differ from PyTorch on special values, each caught by the special
+    // case: bf16 subnormal operands flushed to zero, and a bf16 store that clamps an
+    // overflowing sum to the bf16 maximum instead of rounding it to infinity.
+    let mut rng = fastrand::Rng::with_seed(13);
+    for (kernel, flush) in [(Kernel::GemmBf16Wgmma, true), (Kernel::GemmBf16WgmmaBf16, false)] {
+        let case = special_cases(kernel)[0];
+        let data = inputs(&case, &mut rng);
+        let want = expected(&case, &data);
+        let mut altered = data.clone();
+        if flush {
+            altered.floats.iter_mut().flatten().filter(|v| v.is_subnormal()).for_each(|v| *v = 0.0);
+        }
+        let mut got = emulate(&case, &altered);
+        if !flush {
+            let largest = half::bf16::MAX.to_f32();
+            got.iter_mut().filter(|v| v.is_infinite()).for_each(|v| *v = largest.copysign(*v));
+        }
+        let checked = compare(&with_guard(&got), &want.values, want.tolerance, want.magnitudes.as_deref());
+        assert!(!checked.unwrap().passed(), "{kernel}: the altered GEMM passed");
+    }
+}

@@ -46,7 +46,9 @@ pub fn gemm(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
     let mut c = vec![0.0f32; m * n];
     for i in 0..m {
         for j in 0..n {
-            let dot: f64 = (0..k).map(|l| f64::from(a[i * k + l]) * f64::from(b[l * n + j])).sum();
+            // From +0.0, as a zeroed accumulator and torch.matmul start (`Sum` for floats starts
+            // from -0.0, which an empty k would return).
+            let dot = (0..k).fold(0.0f64, |sum, l| sum + f64::from(a[i * k + l]) * f64::from(b[l * n + j]));
             c[i * n + j] = dot as f32;
         }
     }
@@ -89,5 +91,7 @@ mod tests {
     #[test]
     fn gemm_with_empty_inner_dimension_is_zero() {
         assert_eq!(gemm(&[], &[], 2, 2, 0), [0.0; 4]);
+        // +0.0, as PyTorch gives for an empty k, not -0.0.
+        assert!(gemm(&[], &[], 1, 1, 0)[0].is_sign_positive());
     }
 }

@@ -206,3 +206,57 @@ proptest! {
         }
     }
 }
+
+/// A bf16 value as the wgmma GEMM's operands hold them (widened to f32): mostly ordinary,
+/// sometimes NaN, an infinity, zero, near the bf16 maximum, or subnormal.
+fn bf16_operand() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        8 => (-2.0f32..2.0).prop_map(|v| half::bf16::from_f32(v).to_f32()),
+        1 => Just(f32::INFINITY),
+        1 => Just(f32::NEG_INFINITY),
+        1 => Just(f32::NAN),
+        1 => Just(0.0f32),
+        1 => (0x7f00u16..0x7f80).prop_map(|bits| half::bf16::from_bits(bits).to_f32()),
+        1 => (1u16..0x0080).prop_map(|bits| half::bf16::from_bits(bits | 0x8000).to_f32()),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn gemm_on_bf16_specials_is_nan_or_infinite_exactly_where_its_products_are(
+        (a, b, m, n, k) in (1usize..5, 1usize..5, 0usize..6).prop_flat_map(|(m, n, k)| (
+            proptest::collection::vec(bf16_operand(), m * k),
+            proptest::collection::vec(bf16_operand(), k * n),
+            Just(m),
+            Just(n),
+            Just(k),
+        ))
+    ) {
+        // What torch.matmul gives on these values: NaN where a product is NaN (a NaN operand,
+        // inf · 0) or products of both infinities meet; that infinity where one sign of
+        // infinite product does; else the exact sum rounded once, which overflows to ±inf
+        // from half an ulp past f32::MAX on. An empty k gives 0.
+        let c = kernels_reference::gemm(&a, &b, m, n, k);
+        let overflow = f64::from(f32::MAX) + 2f64.powi(103);
+        for i in 0..m {
+            for j in 0..n {
+                let got = c[i * n + j];
+                let products: Vec<f64> =
+                    (0..k).map(|l| f64::from(a[i * k + l]) * f64::from(b[l * n + j])).collect();
+                let nan = products.iter().any(|p| p.is_nan())
+                    || (products.contains(&f64::INFINITY) && products.contains(&f64::NEG_INFINITY));
+                if nan {
+                    prop_assert!(got.is_nan(), "({i}, {j}): {got}");
+                } else if let Some(infinite) = products.iter().find(|p| p.is_infinite()) {
+                    prop_assert_eq!(got, *infinite as f32, "({}, {})", i, j);
+                } else {
+                    let sum: f64 = products.iter().sum();
+                    prop_assert_eq!(got.is_infinite(), sum.abs() >= overflow, "({}, {}): {} from {}", i, j, got, sum);
+                    if k == 0 {
+                        prop_assert_eq!(got, 0.0);
+                    }
+                }
+            }
+        }
+    }
+}
