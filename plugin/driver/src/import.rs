@@ -1520,7 +1520,8 @@ impl<'tcx> Importer<'_, 'tcx> {
             DeviceOp::WgmmaFence | DeviceOp::WgmmaMma | DeviceOp::WgmmaWait => {
                 // The accumulators' address comes first; an mma's descriptors and scale are not
                 // modelled (see `plugin::ir::semantic::wgmma`).
-                let Some(accumulators) = args.first().and_then(|arg| self.operand(function, builder, &arg.node, at))
+                let Some(accumulators) =
+                    args.first().and_then(|arg| self.operand(function, builder, &arg.node, at))
                 else {
                     return false;
                 };
@@ -1536,7 +1537,10 @@ impl<'tcx> Importer<'_, 'tcx> {
                         let u32_ty = shorthand::u32_type(self.ctx);
                         let pending = match callee.args.consts().next().and_then(|c| c.try_to_leaf()) {
                             Some(leaf) => builder.const_int(self.ctx, u32_ty, i128::from(leaf.to_u32()), at),
-                            None => self.opaque(builder, "wait_group's pending count", &[], &[u32_ty.into()], at)[0],
+                            None => {
+                                self.opaque(builder, "wait_group's pending count", &[], &[u32_ty.into()], at)
+                                    [0]
+                            }
                         };
                         builder.wgmma_wait(self.ctx, pending, accumulators, at)
                     }

@@ -587,7 +587,13 @@ impl FunctionBuilder {
     }
 
     /// `wgmma::wait_group::<pending>(accumulators)`, `pending` a `u32`.
-    pub fn wgmma_wait(&self, ctx: &mut Context, pending: Value, accumulators: Value, at: &SourceLoc) -> Ptr<Operation> {
+    pub fn wgmma_wait(
+        &self,
+        ctx: &mut Context,
+        pending: Value,
+        accumulators: Value,
+        at: &SourceLoc,
+    ) -> Ptr<Operation> {
         self.new_op::<WgmmaWaitOp>(ctx, vec![], vec![pending, accumulators], vec![], at)
     }
 

@@ -28,12 +28,7 @@ use pliron::{
     value::Value,
 };
 
-use super::{
-    Rule,
-    index::ScopeIndex,
-    rules::Reporter,
-    typestate::constant_value,
-};
+use super::{Rule, index::ScopeIndex, rules::Reporter, typestate::constant_value};
 use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastOp},
@@ -177,7 +172,8 @@ struct FunctionModel {
 fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel {
     let ops = || index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone());
     let accumulator_operand = |op: Ptr<Operation>| {
-        if Operation::get_op::<WgmmaMmaOp>(op, ctx).is_some() || Operation::get_op::<WgmmaFenceOp>(op, ctx).is_some()
+        if Operation::get_op::<WgmmaMmaOp>(op, ctx).is_some()
+            || Operation::get_op::<WgmmaFenceOp>(op, ctx).is_some()
         {
             Some(op.deref(ctx).get_operand(0))
         } else if Operation::get_op::<WgmmaWaitOp>(op, ctx).is_some() {
@@ -199,9 +195,7 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
         }
     }
     let array_of = |value: Value| {
-        if pointer_type_of(ctx, value.get_type(ctx)).is_none() {
-            return None;
-        }
+        pointer_type_of(ctx, value.get_type(ctx))?;
         let root = root_of(ctx, value);
         roots.iter().position(|known| *known == root)
     };
@@ -233,7 +227,8 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
                 Some(array) => Effect::Load(array),
                 None => Effect::Other,
             }
-        } else if Operation::get_op::<CallOp>(op, ctx).is_some() || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
+        } else if Operation::get_op::<CallOp>(op, ctx).is_some()
+            || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
         {
             let mut arrays: Vec<usize> = op.deref(ctx).operands().filter_map(array_of).collect();
             arrays.sort_unstable();
@@ -413,7 +408,12 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
         let relevant = model.effects.values().any(|effect| {
             matches!(
                 effect,
-                Effect::Fence | Effect::Mma(_) | Effect::Commit | Effect::Wait(_) | Effect::ProxyFence | Effect::BulkCopy
+                Effect::Fence
+                    | Effect::Mma(_)
+                    | Effect::Commit
+                    | Effect::Wait(_)
+                    | Effect::ProxyFence
+                    | Effect::BulkCopy
             )
         });
         if !relevant {
@@ -442,7 +442,10 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
                         related.push(reporter.related("the ordinary write is here", index.ops[cause]));
                     }
                     if let Effect::Load(array) | Effect::Store(Some(array), _) = model.effects[&n] {
-                        related.push(reporter.related("the accumulators' first wgmma operation", model.first_mma[array]));
+                        related.push(
+                            reporter
+                                .related("the accumulators' first wgmma operation", model.first_mma[array]),
+                        );
                     }
                     reporter.reject(rule, index.ops[n], message, related);
                 }

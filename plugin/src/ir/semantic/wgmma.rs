@@ -98,7 +98,10 @@ impl Verify for WgmmaWaitOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
         let operation = self.get_operation().deref(ctx);
         if int_width(ctx, operation.get_operand(0).get_type(ctx)) != Some(32) {
-            return verify_err!(self.loc(ctx), "semantic.wgmma_wait: operand 0 (pending) must be a 32-bit integer");
+            return verify_err!(
+                self.loc(ctx),
+                "semantic.wgmma_wait: operand 0 (pending) must be a 32-bit integer"
+            );
         }
         drop(operation);
         operand_is_pointer(ctx, self, 1, "semantic.wgmma_wait")
