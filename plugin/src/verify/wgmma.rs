@@ -121,21 +121,54 @@ fn wait(age: &mut u8, pending: Option<i64>) {
     }
 }
 
-/// The value an address is derived from: back through field and index offsets and pointer
-/// casts to the allocation, argument or other operation that made it.
-fn root_of(ctx: &Context, mut value: Value) -> Value {
+/// The value an address is derived from: back through field and index offsets, pointer casts,
+/// and loads of a local that holds one address only (`let r = &mut accumulators;` kept in a
+/// slot), to the allocation, argument or other operation that made it.
+fn root_of(ctx: &Context, slots: &HashMap<Value, Option<Value>>, mut value: Value) -> Value {
     for _ in 0..64 {
         let Some(def) = value.defining_op() else { return value };
         let derived = Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
             || Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
             || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
             || Operation::get_op::<CastOp>(def, ctx).is_some();
-        if !derived {
-            return value;
+        if derived {
+            value = def.deref(ctx).get_operand(0);
+            continue;
         }
-        value = def.deref(ctx).get_operand(0);
+        if Operation::get_op::<LoadOp>(def, ctx).is_some()
+            && let Some(Some(stored)) = slots.get(&def.deref(ctx).get_operand(0))
+        {
+            value = *stored;
+            continue;
+        }
+        return value;
     }
     value
+}
+
+/// The pointer values stored into each slot of a function: `Some` where every store stores
+/// the same one.
+fn pointer_slots(ctx: &Context, index: &ScopeIndex, f: usize) -> HashMap<Value, Option<Value>> {
+    let mut slots: HashMap<Value, Option<Value>> = HashMap::new();
+    for n in index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()) {
+        let op = index.ops[n];
+        if Operation::get_op::<StoreOp>(op, ctx).is_none() {
+            continue;
+        }
+        let (stored, slot) = (op.deref(ctx).get_operand(0), op.deref(ctx).get_operand(1));
+        if pointer_type_of(ctx, stored.get_type(ctx)).is_none() {
+            continue;
+        }
+        slots
+            .entry(slot)
+            .and_modify(|known| {
+                if *known != Some(stored) {
+                    *known = None;
+                }
+            })
+            .or_insert(Some(stored));
+    }
+    slots
 }
 
 fn is_shared_pointer(ctx: &Context, value: Value) -> bool {
@@ -182,12 +215,13 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
             None
         }
     };
+    let slots = pointer_slots(ctx, index, f);
     let mut roots: Vec<Value> = Vec::new();
     let mut first_mma = Vec::new();
     for n in ops() {
         let op = index.ops[n];
         if let Some(address) = accumulator_operand(op) {
-            let root = root_of(ctx, address);
+            let root = root_of(ctx, &slots, address);
             if !roots.contains(&root) {
                 roots.push(root);
                 first_mma.push(op);
@@ -196,7 +230,7 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
     }
     let array_of = |value: Value| {
         pointer_type_of(ctx, value.get_type(ctx))?;
-        let root = root_of(ctx, value);
+        let root = root_of(ctx, &slots, value);
         roots.iter().position(|known| *known == root)
     };
     let mut effects = HashMap::new();
