@@ -8,7 +8,8 @@
 //!   guard skips the scope. What it measures is the cost of deciding to skip.
 //! - [`Family::Story`]: a producer and a consumer pipeline state, with the pipeline story
 //!   spread through the scope in rounds (acquire, expect-tx, bulk copy, advance; wait, stage
-//!   read, release, advance), some rounds being loops, and the producer tail after the last
+//!   read with a wgmma fence, multiply, commit and wait on one accumulator array, release,
+//!   advance), some rounds being loops, and the producer tail after the last
 //!   round. The scope verifies. It is the worst case for the provenance fixpoint: every block
 //!   has a `u32` block argument carrying a stage index (except loop heads, which `mir.cond_br`
 //!   enters and which therefore take none), loads its input from the `mir.alloca` local its
@@ -247,6 +248,11 @@ pub fn generate(
     let zero = f.const_int(ctx, u32_type(ctx), 0, &entry_at);
     f.store(ctx, zero, locals.counter, &entry_at);
     f.store(ctx, zero, locals.scratch[0], &entry_at);
+    // The story's wgmma accumulators: one f32 array the stage reads multiply into.
+    let accumulators = (family == Family::Story).then(|| {
+        let f32_ty: TypeHandle = pliron::builtin::types::FP32Type::get(ctx).into();
+        f.alloca(ctx, f32_ty, &entry_at)
+    });
     let shared = match family {
         Family::Story => {
             for (role, index_local, phase_local) in [
@@ -339,6 +345,14 @@ pub fn generate(
                 let address = f.index_addr(ctx, shared, offset, &here);
                 let word = f.load(ctx, address, &here);
                 f.store(ctx, word, scratch_out, &here);
+                // The tensor cores read the stage too: fence, multiply, commit, wait for it.
+                let accumulators = accumulators.expect("the story family has accumulators");
+                f.wgmma_fence(ctx, accumulators, &here);
+                f.wgmma_mma(ctx, accumulators, &here);
+                f.wgmma_commit(ctx, &here);
+                let pending = f.const_int(ctx, u32_type(ctx), 0, &here);
+                f.wgmma_wait(ctx, pending, accumulators, &here);
+                semantic_ops += 4;
                 carried
             }
             (Step::Release, Some(_)) => {

@@ -42,6 +42,10 @@ pub enum Step {
     OnPipeline(u8),
     Store(u8, bool),
     Load(bool),
+    /// A step of the wgmma protocol (by the first pick): fence, multiply, commit, wait (for
+    /// 0, 1 or 2 pending groups), proxy fence, a shared store, an accumulator load or store;
+    /// on one of two accumulator arrays (the second pick).
+    Wgmma(u8, u8),
 }
 
 /// How a block ends.
@@ -75,6 +79,7 @@ fn step() -> impl Strategy<Value = Step> {
         any::<u8>().prop_map(Step::OnPipeline),
         (any::<u8>(), any::<bool>()).prop_map(|(a, b)| Step::Store(a, b)),
         any::<bool>().prop_map(Step::Load),
+        (any::<u8>(), any::<u8>()).prop_map(|(k, a)| Step::Wgmma(k, a)),
     ]
 }
 
@@ -113,6 +118,9 @@ pub fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<Operation> {
         [f.field_addr(ctx, place, 0, u32_ty.into(), &at), f.field_addr(ctx, place, 1, u32_ty.into(), &at)];
     let pipeline_ty = AdtType::get(ctx, "Pipeline".to_string()).into();
     let pipelines = [f.alloca(ctx, pipeline_ty, &at), f.alloca(ctx, pipeline_ty, &at)];
+    let f32_ty: pliron::r#type::TypeHandle = pliron::builtin::types::FP32Type::get(ctx).into();
+    let accumulators = [f.alloca(ctx, f32_ty, &at), f.alloca(ctx, f32_ty, &at)];
+    let shared = f.dynamic_shared_base(ctx, f32_ty, &at);
     let param = f.params(ctx)[0];
     let mut entry_values = vec![param, f.const_int(ctx, u32_ty, 7, &at)];
     let blocks: Vec<Ptr<BasicBlock>> = specs
@@ -197,6 +205,38 @@ pub fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<Operation> {
                 Step::Load(field) => {
                     let loaded = f.load(ctx, fields[field as usize], &at);
                     values.push(loaded);
+                }
+                Step::Wgmma(k, a) => {
+                    let array = accumulators[a as usize % 2];
+                    match k % 8 {
+                        0 => {
+                            f.wgmma_fence(ctx, array, &at);
+                        }
+                        1 => {
+                            f.wgmma_mma(ctx, array, &at);
+                        }
+                        2 => {
+                            f.wgmma_commit(ctx, &at);
+                        }
+                        3 => {
+                            let pending = f.const_int(ctx, u32_ty, i128::from(a % 3), &at);
+                            f.wgmma_wait(ctx, pending, array, &at);
+                        }
+                        4 => {
+                            f.proxy_fence(ctx, &at);
+                        }
+                        5 => {
+                            let zero = f.const_float(ctx, f32_ty, 0.0, &at);
+                            f.store(ctx, zero, shared, &at);
+                        }
+                        6 => {
+                            f.load(ctx, array, &at);
+                        }
+                        _ => {
+                            let zero = f.const_float(ctx, f32_ty, 0.0, &at);
+                            f.store(ctx, zero, array, &at);
+                        }
+                    }
                 }
             }
         }

@@ -199,3 +199,40 @@ proptest! {
         }
     }
 }
+
+/// The scope guard counts the wgmma operations as semantic: a scope whose only protocol work
+/// is a multiply and its wait is verified (and its rules run), not skipped.
+#[test]
+fn the_scope_guard_verifies_a_scope_whose_only_semantic_operations_are_wgmma() {
+    for name in ["good/wgmma_wait_keeps_the_newest_group.pir", "bad/wgmma_read_before_wait.pir"] {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+        let text = read(&file);
+        assert!(!text.contains("semantic.state_new") && !text.contains("semantic.dynamic_shared_base"));
+        match verify_text(&text, &file) {
+            FileVerdict::Verified(reports) => {
+                assert_eq!(reports[0].status, ScopeStatus::Verified, "{name}");
+                assert!(reports[0].semantic_ops >= 4, "{name}");
+            }
+            FileVerdict::Rejected(rejections) => {
+                assert_eq!(rejections[0].rule, Rule::WgmmaAccumulatorRead, "{name}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+/// The oracle reaches the same rejections as the indexed verifier on every fixture, good and
+/// bad: the wgmma rules' worklist and the oracle's full rounds agree on what they reject.
+#[test]
+fn the_oracle_rejects_what_the_indexed_verifier_rejects_on_every_fixture() {
+    for file in fixtures("good").into_iter().chain(fixtures("bad")) {
+        let text = read(&file);
+        let mut ctx = plugin::new_context();
+        let module = parse_module(&mut ctx, &text, &file).expect("every fixture parses");
+        for scope in scopes_of_module(&ctx, module) {
+            let indexed = plugin::verify::analyze_scope(&ctx, &scope);
+            let oracle = plugin::oracle::analyze_scope(&ctx, &scope);
+            assert_eq!(indexed.rejections, oracle.rejections, "{}", file.display());
+        }
+    }
+}

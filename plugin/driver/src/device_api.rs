@@ -46,6 +46,16 @@ pub enum DeviceOp {
     DynamicSharedWindow,
     /// `barrier`: the block-wide barrier.
     Barrier,
+    /// `wgmma::fence(&mut accumulators)`.
+    WgmmaFence,
+    /// `wgmma::mma_m64n128k16_bf16(&mut accumulators, a, b, accumulate)`.
+    WgmmaMma,
+    /// `wgmma::commit_group()`.
+    WgmmaCommit,
+    /// `wgmma::wait_group::<PENDING>(&mut accumulators)`.
+    WgmmaWait,
+    /// `fence_proxy_async_shared()`.
+    ProxyFence,
 }
 
 /// Every recognised operation with its path below the crate root.
@@ -67,6 +77,11 @@ const PATHS: &[(&str, DeviceOp)] = &[
     ("device::shared::dynamic_shared_base", DeviceOp::DynamicSharedBase),
     ("device::shared::dynamic_shared_window_address", DeviceOp::DynamicSharedWindow),
     ("device::shared::barrier", DeviceOp::Barrier),
+    ("device::wgmma::fence", DeviceOp::WgmmaFence),
+    ("device::wgmma::mma_m64n128k16_bf16", DeviceOp::WgmmaMma),
+    ("device::wgmma::commit_group", DeviceOp::WgmmaCommit),
+    ("device::wgmma::wait_group", DeviceOp::WgmmaWait),
+    ("device::pipeline::fence_proxy_async_shared", DeviceOp::ProxyFence),
 ];
 
 impl DeviceOp {

@@ -39,6 +39,18 @@ pub fn story(rule: Rule) -> &'static str {
         Rule::ReleaseCount => {
             "thread roles: as many threads release a pipeline's stages as its init announced"
         }
+        Rule::WgmmaAccumulatorRead => {
+            "the wgmma story: accumulators are touched only after a wait_group covering the mma_async writing them"
+        }
+        Rule::WgmmaReleaseBeforeWait => {
+            "the wgmma story: a stage is released only after a wait_group covering the mma_async reading it"
+        }
+        Rule::WgmmaFence => {
+            "the wgmma story: a wgmma fence separates ordinary writes from the next mma_async"
+        }
+        Rule::ProxyFence => {
+            "the async proxy: fence.proxy.async separates ordinary shared stores from copies and mma_async"
+        }
     }
 }
 

@@ -1517,6 +1517,41 @@ impl<'tcx> Importer<'_, 'tcx> {
             DeviceOp::Barrier => {
                 builder.barrier(self.ctx, at);
             }
+            DeviceOp::WgmmaFence | DeviceOp::WgmmaMma | DeviceOp::WgmmaWait => {
+                // The accumulators' address comes first; an mma's descriptors and scale are not
+                // modelled (see `plugin::ir::semantic::wgmma`).
+                let Some(accumulators) =
+                    args.first().and_then(|arg| self.operand(function, builder, &arg.node, at))
+                else {
+                    return false;
+                };
+                if pointer_pointee(self.ctx, accumulators).is_none() {
+                    return false;
+                }
+                match op {
+                    DeviceOp::WgmmaFence => builder.wgmma_fence(self.ctx, accumulators, at),
+                    DeviceOp::WgmmaMma => builder.wgmma_mma(self.ctx, accumulators, at),
+                    _ => {
+                        // `PENDING` is the callee's const argument; without one the wait is
+                        // imported with an opaque count, which completes nothing.
+                        let u32_ty = shorthand::u32_type(self.ctx);
+                        let pending = match callee.args.consts().next().and_then(|c| c.try_to_leaf()) {
+                            Some(leaf) => builder.const_int(self.ctx, u32_ty, i128::from(leaf.to_u32()), at),
+                            None => {
+                                self.opaque(builder, "wait_group's pending count", &[], &[u32_ty.into()], at)
+                                    [0]
+                            }
+                        };
+                        builder.wgmma_wait(self.ctx, pending, accumulators, at)
+                    }
+                };
+            }
+            DeviceOp::WgmmaCommit => {
+                builder.wgmma_commit(self.ctx, at);
+            }
+            DeviceOp::ProxyFence => {
+                builder.proxy_fence(self.ctx, at);
+            }
         }
         true
     }

@@ -64,6 +64,7 @@ use crate::ir::{
             ConsumerReleaseOp, ConsumerWaitOp, PipelineRole, ProducerAcquireOp, ProducerExpectTxOp,
             ProducerTailOp, StagesAttr, StateAdvanceOp, StateNewOp,
         },
+        wgmma::{ProxyFenceOp, WgmmaCommitOp, WgmmaFenceOp, WgmmaMmaOp, WgmmaWaitOp},
     },
     types::{AddressSpace, Mutability, PointerKind, PointerType},
 };
@@ -568,5 +569,36 @@ impl FunctionBuilder {
         at: &SourceLoc,
     ) -> Ptr<Operation> {
         self.new_op::<BulkCopyOp>(ctx, vec![], vec![destination, source, bytes, index], vec![], at)
+    }
+
+    /// `wgmma::fence(accumulators)`.
+    pub fn wgmma_fence(&self, ctx: &mut Context, accumulators: Value, at: &SourceLoc) -> Ptr<Operation> {
+        self.new_op::<WgmmaFenceOp>(ctx, vec![], vec![accumulators], vec![], at)
+    }
+
+    /// One `wgmma.mma_async` writing `accumulators` (`wgmma::mma_m64n128k16_bf16`).
+    pub fn wgmma_mma(&self, ctx: &mut Context, accumulators: Value, at: &SourceLoc) -> Ptr<Operation> {
+        self.new_op::<WgmmaMmaOp>(ctx, vec![], vec![accumulators], vec![], at)
+    }
+
+    /// `wgmma::commit_group()`.
+    pub fn wgmma_commit(&self, ctx: &mut Context, at: &SourceLoc) -> Ptr<Operation> {
+        self.new_op::<WgmmaCommitOp>(ctx, vec![], vec![], vec![], at)
+    }
+
+    /// `wgmma::wait_group::<pending>(accumulators)`, `pending` a `u32`.
+    pub fn wgmma_wait(
+        &self,
+        ctx: &mut Context,
+        pending: Value,
+        accumulators: Value,
+        at: &SourceLoc,
+    ) -> Ptr<Operation> {
+        self.new_op::<WgmmaWaitOp>(ctx, vec![], vec![pending, accumulators], vec![], at)
+    }
+
+    /// `fence_proxy_async_shared()`.
+    pub fn proxy_fence(&self, ctx: &mut Context, at: &SourceLoc) -> Ptr<Operation> {
+        self.new_op::<ProxyFenceOp>(ctx, vec![], vec![], vec![], at)
     }
 }

@@ -14,7 +14,7 @@ use super::{
     index::ScopeIndex,
     operands, roles,
     rules::{self, Reporter},
-    threads, typestate,
+    threads, typestate, wgmma,
 };
 use crate::{
     ir::{
@@ -157,6 +157,11 @@ pub(crate) fn analyze_with(
     report.not_checked.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
     typestate::check_ordering(&mut reporter, &*store, &applies_to);
     rules::check_pointers(&mut reporter);
+    let schedule = match strategy {
+        Strategy::Indexed => wgmma::Schedule::Worklist,
+        Strategy::Unguarded => wgmma::Schedule::Rounds,
+    };
+    wgmma::check_wgmma(&mut reporter, schedule);
     let mut rejections = reporter.rejections;
     rejections.sort_by_key(|r| (index.op_number.get(&r.op).copied(), r.rule));
     ScopeAnalysis { report, rejections, facts }

@@ -26,6 +26,7 @@ pub(crate) mod roles;
 pub(crate) mod rules;
 pub(crate) mod threads;
 pub(crate) mod typestate;
+pub(crate) mod wgmma;
 
 use std::fmt;
 
@@ -81,11 +82,24 @@ pub enum Rule {
     /// Under the declared block size, the threads releasing one pipeline's stages are not as
     /// many as the `consumer_threads` its `init` announced.
     ReleaseCount,
+    /// On some path, accumulators are read or written by ordinary code (a load, a store, a
+    /// call taking their address) while a `wgmma.mma_async` that writes them may still run: no
+    /// `wait_group` since covers it.
+    WgmmaAccumulatorRead,
+    /// On some path, a consumer releases a stage while a `wgmma.mma_async` issued before the
+    /// release (which may read the stage) is not covered by a `wait_group`.
+    WgmmaReleaseBeforeWait,
+    /// On some path, a `wgmma.mma_async` follows ordinary writes to accumulators or shared
+    /// memory with no `wgmma.fence` between them.
+    WgmmaFence,
+    /// On some path, a bulk copy or a `wgmma.mma_async` follows ordinary shared-memory stores
+    /// of the same thread with no `fence.proxy.async` between them.
+    ProxyFence,
 }
 
 impl Rule {
     /// Every rule, in a fixed order.
-    pub const ALL: [Rule; 12] = [
+    pub const ALL: [Rule; 16] = [
         Rule::WellFormed,
         Rule::StateProvenance,
         Rule::ProducerOrder,
@@ -98,6 +112,10 @@ impl Rule {
         Rule::TileCount,
         Rule::ProducerThreads,
         Rule::ReleaseCount,
+        Rule::WgmmaAccumulatorRead,
+        Rule::WgmmaReleaseBeforeWait,
+        Rule::WgmmaFence,
+        Rule::ProxyFence,
     ];
 
     /// The rule's stable name, e.g. `producer-order`.
@@ -115,6 +133,10 @@ impl Rule {
             Rule::TileCount => "tile-count",
             Rule::ProducerThreads => "producer-threads",
             Rule::ReleaseCount => "release-count",
+            Rule::WgmmaAccumulatorRead => "wgmma-accumulator-read",
+            Rule::WgmmaReleaseBeforeWait => "wgmma-release-before-wait",
+            Rule::WgmmaFence => "wgmma-fence",
+            Rule::ProxyFence => "proxy-fence",
         }
     }
 

@@ -6,13 +6,15 @@
 //! `semantic.state_new` and replaced by `semantic.state_advance`; every other pipeline
 //! operation takes the stage index (and the phase, where it waits) as operands, so the verifier
 //! can check that they flow from a state. [`memory`] models the shared-memory base, the block
-//! barrier and the bulk async copy.
+//! barrier and the bulk async copy. [`wgmma`] models the warpgroup MMA protocol (fence, mma_async,
+//! commit, wait) and the async-proxy fence.
 //!
 //! Every op verifies locally (operand and result types); the *story* (ordering on the CFG,
 //! provenance, the producer tail) is checked by [`crate::verify`], not by the ops.
 
 pub mod memory;
 pub mod pipeline;
+pub mod wgmma;
 
 use pliron::{context::Context, op::Op, result::Result, r#type::Typed, verify_err};
 
