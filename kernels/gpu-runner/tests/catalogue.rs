@@ -41,7 +41,9 @@ fn launches_follow_the_contracts() {
                     assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 128)
                 }
                 // Warp reductions only: no shared memory.
-                Kernel::GemvF16Batched => assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 0),
+                Kernel::GemvF16Batched => {
+                    assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 0)
+                }
                 Kernel::PipelineSum => assert_eq!((block.0, case.launch.shared_bytes), (160, 16_576)),
                 Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate => {
                     let Shape::Elements(n) = case.shape else { panic!("{kernel} takes elements") };

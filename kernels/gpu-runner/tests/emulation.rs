@@ -239,9 +239,9 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             f[0].chunks(cols.max(1)).take(rows).flat_map(|row| softmax_row(case, row)).collect()
         }
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => gemv(case, data, &f[0], rows, cols),
-        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => {
-            (0..batch).flat_map(|b| gemv_warp(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols)).collect()
-        }
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => (0..batch)
+            .flat_map(|b| gemv_warp(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols))
+            .collect(),
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             let mut c = vec![0.0f32; m * n];
             for i in 0..m {
@@ -301,8 +301,9 @@ fn gemv_warp(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize) ->
             let lanes: [f32; WARP] = std::array::from_fn(|lane| {
                 let mut acc = 0.0f32;
                 for chunk in strided(lane, cols / width, WARP) {
-                    for c in chunk * width..(chunk + 1) * width {
-                        acc = weight(r * cols + c).mul_add(x[c], acc);
+                    let columns = chunk * width..(chunk + 1) * width;
+                    for (c, x_c) in columns.clone().zip(&x[columns]) {
+                        acc = weight(r * cols + c).mul_add(*x_c, acc);
                     }
                 }
                 acc
