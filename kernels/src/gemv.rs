@@ -1,15 +1,47 @@
 //! Decode-style matrix-vector product over half-precision weights.
 
 use crate::device::math::{f16_bits_to_f32, fma};
-use crate::device::reduce::block_sum;
+use crate::device::reduce::{block_sum, warp_sum};
 use crate::device::row::FourFloats;
-use crate::device::strided::strided;
-use crate::device::{block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, thread_idx_x};
+use crate::device::strided::{strided, strided_by};
+use crate::device::unrolled::unrolled;
+use crate::device::{
+    WARP_SIZE, block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, lane_id, thread_idx_x, warp_id,
+};
 
 /// Eight IEEE binary16 values, aligned so that one 16-byte load fetches them.
 #[repr(C, align(16))]
 #[derive(Clone, Copy)]
 struct EightHalves([u16; 8]);
+
+/// Whether the 16-byte path applies: `cols` a multiple of 8 and `weights` and `x` 16-byte
+/// aligned, so that every row of both starts 16-byte aligned.
+#[inline(always)]
+fn sixteen_byte_path(weights: *const u16, x: *const f32, cols: usize) -> bool {
+    cols.is_multiple_of(8) && (weights as usize).is_multiple_of(16) && (x as usize).is_multiple_of(16)
+}
+
+/// Columns `8 * chunk .. 8 * chunk + 8` of a weight row, in one 16-byte load.
+///
+/// # Safety
+/// `row` is 16-byte aligned and holds at least `8 * chunk + 8` halves.
+#[inline(always)]
+unsafe fn eight_halves(row: *const u16, chunk: usize) -> [u16; 8] {
+    // SAFETY: the caller's contract.
+    unsafe { (*(row as *const EightHalves).add(chunk)).0 }
+}
+
+/// Columns `8 * chunk .. 8 * chunk + 8` of an activation row, in two 16-byte loads.
+///
+/// # Safety
+/// `row` is 16-byte aligned and holds at least `8 * chunk + 8` floats.
+#[inline(always)]
+unsafe fn eight_floats(row: *const f32, chunk: usize) -> [f32; 8] {
+    let quads = row as *const FourFloats;
+    // SAFETY: the caller's contract.
+    let (low, high) = unsafe { ((*quads.add(2 * chunk)).0, (*quads.add(2 * chunk + 1)).0) };
+    [low[0], low[1], low[2], low[3], high[0], high[1], high[2], high[3]]
+}
 
 /// `y[r] = sum_c f16(weights[r][c]) * x[c]` for `r < rows`: the projection a transformer runs
 /// once per generated token. `weights` is row-major IEEE binary16 (`rows × cols`, as raw
@@ -45,32 +77,25 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
 ) {
     let scratch = dynamic_shared_base::<f32>();
     let (thread, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
-    let vectorised =
-        cols.is_multiple_of(8) && (weights as usize).is_multiple_of(16) && (x as usize).is_multiple_of(16);
+    let vectorised = sixteen_byte_path(weights, x, cols);
 
     let mut row = block_idx_x() as usize;
     while row < rows {
         let w_row = weights.wrapping_add(row * cols);
         let mut acc = 0.0f32;
         if vectorised {
-            let chunks = w_row as *const EightHalves;
-            let x_quads = x as *const FourFloats;
             strided(
                 thread,
                 cols / 8,
                 threads,
-                // SAFETY: `chunk * 8 + 7 < cols`; the row start is 16-byte aligned because the
-                // matrix is and `cols` is a multiple of 8; `x` is 16-byte aligned.
+                // SAFETY: `chunk * 8 + 7 < cols`; the 16-byte path starts every row aligned.
                 |chunk| unsafe {
-                    let (low, high) = (*x_quads.add(2 * chunk), *x_quads.add(2 * chunk + 1));
-                    ((*chunks.add(chunk)).0, low.0, high.0)
+                    let xs = eight_floats(x, chunk);
+                    (eight_halves(w_row, chunk), xs)
                 },
-                |_, (halves, low, high): ([u16; 8], [f32; 4], [f32; 4])| {
-                    for k in 0..4 {
-                        acc = fma(f16_bits_to_f32(halves[k]), low[k], acc);
-                    }
-                    for k in 0..4 {
-                        acc = fma(f16_bits_to_f32(halves[k + 4]), high[k], acc);
+                |_, (halves, xs): ([u16; 8], [f32; 8])| {
+                    for k in 0..8 {
+                        acc = fma(f16_bits_to_f32(halves[k]), xs[k], acc);
                     }
                 },
             );
@@ -93,52 +118,35 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
     }
 }
 
-/// Activation rows one pass over the weights serves; a larger batch takes several passes.
-const BATCH: usize = 16;
-
-/// Runs `$body` once for each accumulator slot `$slot` in `0..BATCH`, written out: a loop over
-/// the slots was left rolled by LLVM, which put the accumulators in local memory, while
-/// constant indices keep them in registers.
-macro_rules! each_slot {
-    ($slot:ident => $body:block) => {{
-        each_slot!(@ $slot $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-    }};
-    (@ $slot:ident $body:block; $($index:literal)*) => {
-        $({
-            const $slot: usize = $index;
-            $body
-        })*
-    };
-}
-
 /// `y[b][r] = sum_c f16(weights[r][c]) * x[b][c]` for `b < batch`, `r < rows`: the same
 /// projection for `batch` activation rows at once (speculative decoding, a few sequences
 /// decoded together). `x` is row-major `batch × cols` floats, `y` row-major `batch × rows`.
-/// Each weight is read once for up to 16 activation rows.
+/// Each weight is read once for up to 16 activation rows; larger batches run in passes of 16.
 ///
-/// Not yet fast. Measured on the H200 with [`strided`]'s batched loads (four chunks in flight):
-/// 255 registers and 380 bytes of spills, 14336 × 4096 in 0.165 ms for one activation row and
-/// 0.887 ms for sixteen, against 0.029 ms for [`gemv_f16`] and 0.030 ms for PyTorch's `matmul`
-/// at every batch up to 16 (`kernels/gpu-runner/results/h200-timing.txt`), correct on every
-/// case, special values included. This loop takes one chunk at a time ([`one_at_a_time`]:
-/// the same order, so the same results; no local memory left in its PTX) and is not yet
-/// measured; fewer accumulators per pass is the next thing to try.
-///
-/// A block per weight row, as [`gemv_f16`]: each thread loads its eight-weight chunks (or single
-/// weights) once and multiplies them into one accumulator per activation row, in the same
-/// order [`gemv_f16`] uses; then the block adds the threads' sums ([`block_sum`]) for each
-/// activation row. Row `b` of `y` is bit-for-bit what [`gemv_f16`] gives for row `b` of `x`
-/// launched with the same block size. Batches above 16 run in passes of 16 (the weights are
-/// then read once per pass).
+/// A warp per group of weight rows (8 rows; 4 when a pass has more than 8 activation rows),
+/// grid-stride over the groups: at each chunk index a lane loads the 16-byte chunk of every
+/// row of its group (all in flight at once), widens them once, and multiplies each into one
+/// accumulator per (row, activation row); each activation chunk (from L1) is loaded once for
+/// the whole group, so the activation loads stay below 4 times the weights'. Then a warp sum
+/// per (row, activation row). The batch picks a monomorphised body for 1, 2, 4, 8 or 16
+/// activation rows (the smallest that holds it), so the accumulators are constant-indexed
+/// registers; slots past the batch read the last activation row and are never stored.
 ///
 /// Special values: as [`gemv_f16`], for each activation row (PyTorch's
-/// `x @ weights.float().T`): NaN where a product is NaN or the products hold both infinities,
-/// ±inf where they hold one. `batch = 0` or `rows = 0` writes nothing; `cols = 0` gives 0.
+/// `x @ weights.float().T`): an infinite or NaN weight widens exactly, so `y[b][r]` is NaN
+/// where a product is NaN or the products hold both infinities, ±inf where they hold one.
+/// `batch = 0` or `rows = 0` writes nothing; `cols = 0` gives 0.
 ///
-/// Launch: one-dimensional; a block per row (grid-stride over rows, so any grid works);
-/// `blockDim.x` a multiple of 32, at most 256 (its 255 registers per thread); dynamic shared
-/// memory 128 bytes. The vectorised
-/// path needs `cols` a multiple of 8 and `weights` and `x` 16-byte aligned, as [`gemv_f16`].
+/// Not yet at the roofline: on the H200, 14336 × 4096 in 34 us for one activation row (80 % of
+/// copy, PyTorch 30 us) to 115 us for sixteen; ptxas gives the one entry its largest body's 255
+/// registers, with 8 bytes spilled (`kernels/gpu-runner/results/h200-gemv-batched.txt`).
+///
+/// Launch: one-dimensional; `blockDim.x` a multiple of 32, at most 256 (255 registers per
+/// thread); any grid (a grid of
+/// `rows / (rows per group · warps per block)` blocks, rounded up, gives each warp one group);
+/// no shared memory. The 16-byte path needs `cols` a multiple of 8 and `weights` and `x` 16-byte
+/// aligned, as [`gemv_f16`]; otherwise one weight at a time (any half-aligned `weights`,
+/// `f32`-aligned `x`).
 ///
 /// # Safety
 /// `weights` points to `rows * cols` halves, `x` to `batch * cols` floats and `y` to
@@ -152,104 +160,170 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
     cols: usize,
     batch: usize,
 ) {
-    let scratch = dynamic_shared_base::<f32>();
-    let (thread, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
-    let vectorised =
-        cols.is_multiple_of(8) && (weights as usize).is_multiple_of(16) && (x as usize).is_multiple_of(16);
-
-    let mut row = block_idx_x() as usize;
-    while row < rows {
-        let w_row = weights.wrapping_add(row * cols);
-        let mut first = 0;
-        while first < batch {
-            let count = (batch - first).min(BATCH);
-            let x_pass = x.wrapping_add(first * cols);
-            // One accumulator per activation row; indices are constants after unrolling, so
-            // they stay in registers.
-            let mut acc = [0.0f32; BATCH];
-            if vectorised {
-                let chunks = w_row as *const EightHalves;
-                one_at_a_time(
-                    thread,
-                    cols / 8,
-                    threads,
-                    // SAFETY: `chunk * 8 + 7 < cols`; the row start is 16-byte aligned because
-                    // the matrix is and `cols` is a multiple of 8.
-                    |chunk| unsafe { (*chunks.add(chunk)).0 },
-                    |chunk, halves: [u16; 8]| {
-                        // Widened once per chunk, used for every activation row (an array
-                        // `map` here went through local memory).
-                        let mut w = [0.0f32; 8];
-                        for k in 0..8 {
-                            w[k] = f16_bits_to_f32(halves[k]);
-                        }
-                        each_slot!(B => {
-                            if B < count {
-                                let quads = x_pass.wrapping_add(B * cols) as *const FourFloats;
-                                // SAFETY: `first + B < batch` and `chunk * 8 + 7 < cols`; each
-                                // row of `x` starts 16-byte aligned (`x` is, `cols` is a
-                                // multiple of 8).
-                                let (low, high) = unsafe { (*quads.add(2 * chunk), *quads.add(2 * chunk + 1)) };
-                                #[allow(clippy::needless_range_loop)]
-                                for k in 0..4 {
-                                    acc[B] = fma(w[k], low.0[k], acc[B]);
-                                }
-                                for k in 0..4 {
-                                    acc[B] = fma(w[k + 4], high.0[k], acc[B]);
-                                }
-                            }
-                        });
-                    },
-                );
-            } else {
-                one_at_a_time(
-                    thread,
-                    cols,
-                    threads,
-                    // SAFETY: `row < rows`, and `strided` passes columns below `cols`.
-                    |c| unsafe { *w_row.add(c) },
-                    |c, bits| {
-                        let w = f16_bits_to_f32(bits);
-                        each_slot!(B => {
-                            if B < count {
-                                // SAFETY: `first + B < batch` and `c < cols`.
-                                acc[B] = fma(w, unsafe { *x_pass.add(B * cols + c) }, acc[B]);
-                            }
-                        });
-                    },
-                );
-            }
-            each_slot!(B => {
-                // `count` is the same on every thread: every thread reaches each barrier.
-                if B < count {
-                    let total = block_sum(acc[B], scratch);
-                    if thread == 0 {
-                        // SAFETY: `first + B < batch` and `row < rows`.
-                        unsafe { *y.add((first + B) * rows + row) = total };
-                    }
-                }
-            });
-            first += BATCH;
+    let sixteen_bytes = sixteen_byte_path(weights, x, cols);
+    let mut first = 0;
+    while first < batch {
+        let pass = Pass {
+            weights,
+            x: x.wrapping_add(first * cols),
+            y: y.wrapping_add(first * rows),
+            rows,
+            cols,
+            count: (batch - first).min(16),
+        };
+        // Sixteen activation rows take half the weight rows per group, so that the
+        // accumulators (rows × activation rows) stay at 64 registers.
+        match (pass.count, sixteen_bytes) {
+            (1, true) => pass.run::<1, 8, 8>(),
+            (2, true) => pass.run::<2, 8, 8>(),
+            (3..=4, true) => pass.run::<4, 8, 8>(),
+            (5..=8, true) => pass.run::<8, 8, 8>(),
+            (_, true) => pass.run::<16, 8, 4>(),
+            (1, false) => pass.run::<1, 1, 8>(),
+            (2, false) => pass.run::<2, 1, 8>(),
+            (3..=4, false) => pass.run::<4, 1, 8>(),
+            (5..=8, false) => pass.run::<8, 1, 8>(),
+            (_, false) => pass.run::<16, 1, 4>(),
         }
-        row += grid_dim_x() as usize;
+        first += pass.count;
     }
 }
 
-/// Visits `first, first + step, …` below `end`, `consume(i, load(i))` one index at a time:
-/// [`strided`]'s order without its batched loads. With sixteen accumulators per chunk, its four
-/// chunks in flight were unrolled at opt-level 3 and not at 2 (the PTX of this kernel then
-/// depended on the opt-level), and took the kernel to 255 registers with spills.
-#[inline(always)]
-fn one_at_a_time<T>(
-    first: usize,
-    end: usize,
-    step: usize,
-    load: impl Fn(usize) -> T,
-    mut consume: impl FnMut(usize, T),
-) {
-    let mut i = first;
-    while i < end {
-        consume(i, load(i));
-        i += step;
+/// One pass of [`gemv_f16_batched`] over the weights: `count` (1..=16) activation rows of `x`
+/// into as many rows of `y` (`y` row-major with `rows` columns).
+struct Pass {
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    count: usize,
+}
+
+impl Pass {
+    /// The pass with `BATCH >= count` accumulator slots per weight row, `WIDTH` columns per
+    /// load (8: the 16-byte path; 1: one weight at a time) and `ROWS` weight rows per warp.
+    ///
+    /// The loop over chunk indices takes one at a time ([`strided_by`] with one in flight):
+    /// the loads in flight are the group's rows, issued together before any is used.
+    #[inline(always)]
+    fn run<const BATCH: usize, const WIDTH: usize, const ROWS: usize>(&self) {
+        let Pass { weights, x, y, rows, cols, count } = *self;
+        let warps = (block_dim_x() / WARP_SIZE) as usize;
+        let lane = lane_id() as usize;
+        let mut group = block_idx_x() as usize * warps + warp_id() as usize;
+        while group * ROWS < rows {
+            let first_row = group * ROWS;
+            // Rows past the end reload the last row; their sums are never stored.
+            let mut w_rows = [weights; ROWS];
+            unrolled!(R < ROWS => {
+                w_rows[R] = weights.wrapping_add((first_row + R).min(rows - 1) * cols);
+            });
+            let mut acc = [[0.0f32; BATCH]; ROWS];
+            strided_by::<1, GroupChunk<WIDTH, ROWS>>(
+                lane,
+                cols / WIDTH,
+                WARP_SIZE as usize,
+                |chunk| {
+                    let mut halves = GroupChunk::default();
+                    unrolled!(R < ROWS => {
+                        // SAFETY: `chunk * WIDTH + WIDTH <= cols`; the row is one of the
+                        // matrix's; on the 16-byte path every row starts 16-byte aligned.
+                        halves.0[R] = unsafe { load_halves::<WIDTH>(w_rows[R], chunk) };
+                    });
+                    halves
+                },
+                |chunk, GroupChunk(halves)| {
+                    let mut w = [[0.0f32; WIDTH]; ROWS];
+                    unrolled!(R < ROWS => {
+                        for k in 0..WIDTH {
+                            w[R][k] = f16_bits_to_f32(halves[R][k]);
+                        }
+                    });
+                    unrolled!(B < BATCH => {
+                        // SAFETY: the row is below `count`, `chunk * WIDTH + WIDTH <= cols`;
+                        // on the 16-byte path every row of `x` starts 16-byte aligned.
+                        // (Clippy sees the written-out `B = 0`, for which the `min` is moot.)
+                        #[allow(clippy::unnecessary_min_or_max)]
+                        let xs = unsafe { load_floats::<WIDTH>(x.wrapping_add(B.min(count - 1) * cols), chunk) };
+                        unrolled!(R < ROWS => {
+                            for k in 0..WIDTH {
+                                acc[R][B] = fma(w[R][k], xs[k], acc[R][B]);
+                            }
+                        });
+                    });
+                },
+            );
+            unrolled!(R < ROWS => {
+                unrolled!(B < BATCH => {
+                    let total = warp_sum(acc[R][B]);
+                    // Spread the stores over the lanes.
+                    if lane == (R * BATCH + B) % WARP_SIZE as usize && B < count && first_row + R < rows {
+                        // SAFETY: `B < count` and `first_row + R < rows`.
+                        unsafe { *y.add(B * rows + first_row + R) = total };
+                    }
+                });
+            });
+            group += grid_dim_x() as usize * warps;
+        }
     }
+}
+
+/// The halves a lane loads at one chunk index: `WIDTH` columns of each of `ROWS` rows.
+#[derive(Clone, Copy)]
+struct GroupChunk<const WIDTH: usize, const ROWS: usize>([[u16; WIDTH]; ROWS]);
+
+impl<const WIDTH: usize, const ROWS: usize> Default for GroupChunk<WIDTH, ROWS> {
+    fn default() -> Self {
+        GroupChunk([[0; WIDTH]; ROWS])
+    }
+}
+
+/// Columns `WIDTH * chunk ..` of a weight row: one 16-byte load when `WIDTH` is 8, one half
+/// when it is 1.
+///
+/// # Safety
+/// `row` holds at least `WIDTH * chunk + WIDTH` halves; 16-byte aligned when `WIDTH` is 8.
+#[inline(always)]
+unsafe fn load_halves<const WIDTH: usize>(row: *const u16, chunk: usize) -> [u16; WIDTH] {
+    let mut halves = [0u16; WIDTH];
+    // SAFETY: the caller's contract.
+    unsafe {
+        if WIDTH == 8 {
+            let eight = eight_halves(row, chunk);
+            // Element by element: `copy_from_slice` brings a length check (and its panic path)
+            // into a generic body where only `WIDTH == 8` reaches this line.
+            #[allow(clippy::manual_memcpy)]
+            for k in 0..WIDTH {
+                halves[k] = eight[k];
+            }
+        } else {
+            halves[0] = *row.add(chunk);
+        }
+    }
+    halves
+}
+
+/// Columns `WIDTH * chunk ..` of an activation row, as [`load_halves`].
+///
+/// # Safety
+/// `row` holds at least `WIDTH * chunk + WIDTH` floats; 16-byte aligned when `WIDTH` is 8.
+#[inline(always)]
+unsafe fn load_floats<const WIDTH: usize>(row: *const f32, chunk: usize) -> [f32; WIDTH] {
+    let mut floats = [0.0f32; WIDTH];
+    // SAFETY: the caller's contract.
+    unsafe {
+        if WIDTH == 8 {
+            let eight = eight_floats(row, chunk);
+            // Element by element: `copy_from_slice` brings a length check (and its panic path)
+            // into a generic body where only `WIDTH == 8` reaches this line.
+            #[allow(clippy::manual_memcpy)]
+            for k in 0..WIDTH {
+                floats[k] = eight[k];
+            }
+        } else {
+            floats[0] = *row.add(chunk);
+        }
+    }
+    floats
 }

@@ -348,9 +348,11 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
         (Kernel::RmsNorm | Kernel::SoftmaxRows, Shape::Matrix { rows, .. }) => {
             Launch::linear(grid.unwrap_or(rows), block, 128)
         }
-        (Kernel::GemvF16, Shape::Matrix { rows, .. })
-        | (Kernel::GemvF16Batched, Shape::Batched { rows, .. }) => {
-            Launch::linear(grid.unwrap_or(rows), block, 128)
+        (Kernel::GemvF16, Shape::Matrix { rows, .. }) => Launch::linear(grid.unwrap_or(rows), block, 128),
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, .. }) => {
+            // A warp per group of weight rows: the grid that gives each warp one group.
+            let groups = rows.div_ceil(gemv_batched_rows_per_warp(batch));
+            Launch::linear(grid.unwrap_or(groups.div_ceil(block as usize / 32).max(1)), block, 0)
         }
         (Kernel::GemmTiled, Shape::Gemm { m, n, .. }) => {
             let tiles = |len: usize| u32::try_from(len.div_ceil(16).max(1)).expect("grid fits in u32");
@@ -382,6 +384,12 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
 /// runner raises its function's limit to before any launch.
 pub fn dynamic_shared_limit(kernel: Kernel) -> Option<u32> {
     kernel.wgmma_epilogue().map(|_| gemm_wgmma::SHARED_BYTES)
+}
+
+/// Weight rows a warp of `gemv_f16_batched` takes at once (its first pass's): 8, or 4 when the
+/// pass has more than 8 activation rows (`kernels/src/gemv.rs`, `gemv_f16_batched`'s dispatch).
+pub fn gemv_batched_rows_per_warp(batch: usize) -> usize {
+    if batch.min(16) > 8 { 4 } else { 8 }
 }
 
 /// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block
@@ -472,15 +480,23 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             }
         }
         Kernel::GemvF16Batched => {
-            // No activations; one; a batch over whole and partial chunks; 17 (two passes of
-            // the kernel's 16); a grid smaller than the rows.
+            // No activations; one; every monomorphised batch (1, 2, 4, 8, 16), full and partly
+            // used, on the 16-byte and the one-weight path, with rows that leave a group partly
+            // filled; 17 (two passes of the kernel's 16); a grid smaller than the groups.
             for (batch, rows, cols, grid) in [
                 (0, 5, 8, None),
+                (1, 1, 1, None),
                 (1, 5, 13, None),
+                (2, 9, 4096, None),
                 (3, 33, 4096, None),
+                (5, 17, 1000, None),
+                (8, 20, 999, None),
+                (12, 13, 4104, None),
                 (16, 17, 1001, None),
+                (16, 7, 4096, None),
                 (17, 9, 4096, None),
                 (4, 1000, 4104, Some(7)),
+                (16, 1000, 4096, Some(3)),
             ] {
                 let shape = Shape::Batched { batch, rows, cols };
                 cases.push(case(shape, launch_for(kernel, shape, 256, grid)));
@@ -672,12 +688,14 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             }
         }
         Kernel::GemvF16Batched => {
-            // gemv_f16's large shape for 1, 4, 8 and 16 activation rows: the weights (112 MiB)
-            // dominate the traffic up to 16 rows (x and y add 256 KiB and 896 KiB).
-            for batch in [1, 4, 8, 16] {
-                let shape = Shape::Batched { batch, rows: 14336, cols: 4096 };
-                for block in [64, 128] {
-                    cases.push(case(shape, launch_for(kernel, shape, block, None)));
+            // gemv_f16's two large shapes for 1, 2, 4, 8 and 16 activation rows: the weights
+            // (112 MiB) dominate the traffic up to 16 rows (x and y add at most 1 MiB).
+            for (rows, cols) in [(14336, 4096), (4096, 14336)] {
+                for batch in [1, 2, 4, 8, 16] {
+                    let shape = Shape::Batched { batch, rows, cols };
+                    for block in [128, 256] {
+                        cases.push(case(shape, launch_for(kernel, shape, block, None)));
+                    }
                 }
             }
         }

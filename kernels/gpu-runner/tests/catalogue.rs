@@ -37,8 +37,12 @@ fn launches_follow_the_contracts() {
                     assert!(cluster <= 8 && grid.0.is_multiple_of(cluster), "{kernel} {}", case.launch);
                     assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 256)
                 }
-                Kernel::RmsNorm | Kernel::SoftmaxRows | Kernel::GemvF16 | Kernel::GemvF16Batched => {
+                Kernel::RmsNorm | Kernel::SoftmaxRows | Kernel::GemvF16 => {
                     assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 128)
+                }
+                // Warp reductions only: no shared memory.
+                Kernel::GemvF16Batched => {
+                    assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 0)
                 }
                 Kernel::PipelineSum => assert_eq!((block.0, case.launch.shared_bytes), (160, 16_576)),
                 Kernel::GemmBf16Wgmma => {

@@ -239,10 +239,9 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             f[0].chunks(cols.max(1)).take(rows).flat_map(|row| softmax_row(case, row)).collect()
         }
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => gemv(case, data, &f[0], rows, cols),
-        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => {
-            // Each activation row in gemv_f16's order (the kernel's accumulators are one per row).
-            (0..batch).flat_map(|b| gemv(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols)).collect()
-        }
+        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => (0..batch)
+            .flat_map(|b| gemv_warp(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols))
+            .collect(),
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             let mut c = vec![0.0f32; m * n];
             for i in 0..m {
@@ -310,6 +309,30 @@ fn gemv(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize) -> Vec<
                 })
                 .collect();
             block_reduce(&sums, 0.0, |a, b| a + b)
+        })
+        .collect()
+}
+
+/// `gemv_f16_batched` for one activation row `x`: a warp per weight row (whichever group it
+/// falls in), each lane's fused multiply-adds over its strided chunks (eight weights each on the
+/// 16-byte path), then the warp butterfly.
+fn gemv_warp(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let weights = data.halves.as_ref().unwrap();
+    let weight = |i: usize| half::f16::from_bits(weights[i]).to_f32();
+    let width = if cols.is_multiple_of(8) && case.offset.is_multiple_of(8) { 8 } else { 1 };
+    (0..rows)
+        .map(|r| {
+            let lanes: [f32; WARP] = std::array::from_fn(|lane| {
+                let mut acc = 0.0f32;
+                for chunk in strided(lane, cols / width, WARP) {
+                    let columns = chunk * width..(chunk + 1) * width;
+                    for (c, x_c) in columns.clone().zip(&x[columns]) {
+                        acc = weight(r * cols + c).mul_add(*x_c, acc);
+                    }
+                }
+                acc
+            });
+            warp_reduce(lanes, |a, b| a + b)
         })
         .collect()
 }

@@ -1,5 +1,5 @@
 //! The device API shared by every kernel: thread geometry, dynamic shared memory, barriers,
-//! warp, block and cluster reductions, fast math, strided loops with batched loads, rows held in registers,
+//! warp, block and cluster reductions, fast math, strided loops with batched loads, loops written out, rows held in registers,
 //! the mbarrier pipeline protocol, and the launch contract a kernel declares for the verifier.
 //!
 //! Kernels call these functions instead of writing `asm!` themselves, so that the instructions a
@@ -16,6 +16,7 @@ pub mod reduce;
 pub mod row;
 pub mod shared;
 pub mod strided;
+pub mod unrolled;
 pub mod wgmma;
 
 pub use geometry::*;
