@@ -1313,7 +1313,8 @@ impl<'tcx> Importer<'_, 'tcx> {
             return false;
         };
         let element = generic_args.type_at(0);
-        if !matches!(element.kind(), ty::Uint(_) | ty::Int(_)) {
+        // Unsigned only: the IR's comparisons do not say whether they are signed.
+        if !matches!(element.kind(), ty::Uint(_)) {
             return false;
         }
         let Some(item_place) = args[1].node.place() else { return false };
@@ -1416,8 +1417,10 @@ impl<'tcx> Importer<'_, 'tcx> {
             Assignment::Call(func, call_args)
                 if inclusive
                     && call_args.len() == 2
-                    && resolve_callee(tcx, func.ty(function.body, tcx))
-                        .is_some_and(|new| tcx.item_name(new.def_id()).as_str() == "new") =>
+                    && resolve_callee(tcx, func.ty(function.body, tcx)).is_some_and(|new| {
+                        tcx.crate_name(new.def_id().krate).as_str() == "core"
+                            && tcx.item_name(new.def_id()).as_str() == "new"
+                    }) =>
             {
                 call_args.iter().map(|arg| arg.node.clone()).collect()
             }
