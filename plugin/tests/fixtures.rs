@@ -124,8 +124,9 @@ fn unjudged_pipelines_and_loops_are_reported_as_not_checked() {
     assert!(!judged.contains("tile counts"), "{judged}");
     // No launch contract: roles and counts are listed as not checked.
     assert!(judged.contains("thread roles and arrival counts (no launch contract"), "{judged}");
-    // A declared block and branches the rule evaluates (a helper, `warp_id()`, a range): judged.
-    for name in ["roles_by_helper_and_warp.pir", "roles_consumer_range.pir"] {
+    // A declared block and branches the rule evaluates (a helper, `warp_id()`, a range, a flag
+    // set on thread-dependent paths as `matches!` sets it): judged.
+    for name in ["roles_by_helper_and_warp.pir", "roles_consumer_range.pir", "roles_flag_by_path.pir"] {
         let roles = not_checked(name);
         assert!(!roles.contains("thread roles"), "{name}: {roles}");
     }

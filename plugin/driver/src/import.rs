@@ -42,11 +42,13 @@ use plugin::ir::semantic::pipeline::PipelineRole;
 use plugin::ir::types::{
     AddressSpace, AdtType, Mutability as IrMutability, PointerKind, PointerType, shorthand,
 };
-use rustc_abi::FieldIdx;
+use rustc_abi::{FieldIdx, Size};
+use rustc_hir::attrs::lang_items::LangItem;
 use rustc_index::IndexVec;
+use rustc_middle::mir::interpret::{GlobalAlloc, Scalar, alloc_range};
 use rustc_middle::mir::{
-    self, BasicBlock as MirBlock, BinOp, Body, CastKind, Local, Operand, Place, ProjectionElem, Rvalue,
-    StatementKind, TerminatorKind, UnOp,
+    self, AggregateKind, BasicBlock as MirBlock, BinOp, Body, BorrowKind, CastKind, ConstValue, Local,
+    Operand, Place, ProjectionElem, Rvalue, StatementKind, TerminatorKind, UnOp,
 };
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt, TypingEnv};
 use rustc_span::Span;
@@ -1191,6 +1193,9 @@ impl<'tcx> Importer<'_, 'tcx> {
         if self.replace_state(function, builder, callee, args, destination, at) {
             return Ok(());
         }
+        if self.range_contains(function, builder, callee, args, destination, at) {
+            return Ok(());
+        }
         // A state handed to a call (`helper(&mut state)`, `mem::swap(&mut a, &mut b)`, a struct
         // holding states) may be changed there in ways the verifier does not follow: its slots
         // escape, so what the verifier knew of them is forgotten and later pipeline operations
@@ -1272,6 +1277,171 @@ impl<'tcx> Importer<'_, 'tcx> {
             self.forget_states(function, builder, &target, at);
         }
         true
+    }
+
+    /// `Range::contains` and `RangeInclusive::contains` on a range whose bounds the import can
+    /// name (a constant, promoted or not; a `start..end` built in the function; a
+    /// `RangeInclusive::new(start, end)`): two comparisons joined by `&`, so that a condition
+    /// such as `(32..48).contains(&tid)` is evaluable per thread like `tid >= 32 && tid < 48`.
+    /// False (the call stays an opaque call) for any other callee or range.
+    fn range_contains(
+        &mut self,
+        function: &mut FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        callee: Instance<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+        at: &SourceLoc,
+    ) -> bool {
+        let tcx = self.tcx;
+        if tcx.crate_name(callee.def_id().krate).as_str() != "core"
+            || tcx.item_name(callee.def_id()).as_str() != "contains"
+            || args.len() != 2
+        {
+            return false;
+        }
+        let range_ty = match args[0].node.ty(function.body, tcx).kind() {
+            ty::Ref(_, pointee, _) => *pointee,
+            _ => return false,
+        };
+        let ty::Adt(adt, generic_args) = range_ty.kind() else { return false };
+        let inclusive = if tcx.is_lang_item(adt.did(), LangItem::Range) {
+            false
+        } else if tcx.is_lang_item(adt.did(), LangItem::RangeInclusiveStruct) {
+            true
+        } else {
+            return false;
+        };
+        let element = generic_args.type_at(0);
+        // Unsigned only: the IR's comparisons do not say whether they are signed.
+        if !matches!(element.kind(), ty::Uint(_)) {
+            return false;
+        }
+        let Some(item_place) = args[1].node.place() else { return false };
+        let Some((start, end)) = self.range_bounds(function, builder, &args[0].node, element, inclusive, at)
+        else {
+            return false;
+        };
+        // The item by the place it borrows (`&tid`): the thread evaluation follows a variable,
+        // not a load through a reference to it.
+        let item_place = match reference_origin(function.body, &Operand::Copy(item_place)) {
+            Some(ReferenceOrigin::Borrow(borrowed)) => borrowed,
+            _ => tcx.mk_place_deref(item_place),
+        };
+        let Some(item) = self.operand(function, builder, &Operand::Copy(item_place), at) else {
+            return false;
+        };
+        let item_ty = item.get_type(self.ctx);
+        let start = self.coerce(builder, start, item_ty, at);
+        let end = self.coerce(builder, end, item_ty, at);
+        let above = builder.cmp(self.ctx, CmpPredicate::Ge, item, start, at);
+        let upper = if inclusive { CmpPredicate::Le } else { CmpPredicate::Lt };
+        let below = builder.cmp(self.ctx, upper, item, end, at);
+        let both = builder.binop(self.ctx, BinOpKind::BitAnd, above, below, at);
+        self.write_place(function, builder, destination, both, at);
+        true
+    }
+
+    /// The bounds of the range `receiver` (a `&Range` or `&RangeInclusive`) refers to, as IR
+    /// values; `None` where the import cannot name them (a range passed in, or changed after
+    /// it was built, or an inclusive range already iterated).
+    fn range_bounds(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        receiver: &Operand<'tcx>,
+        element: Ty<'tcx>,
+        inclusive: bool,
+        at: &SourceLoc,
+    ) -> Option<(Value, Value)> {
+        let tcx = self.tcx;
+        let ir_element = self.ir_type(element, None);
+        let int = int_type(self.ctx, ir_element)?;
+        // rustc's promoted `&(32..64)` reaches the call through temporaries and reborrows.
+        let origin = reference_origin(function.body, receiver);
+        let promoted = match origin {
+            Some(ReferenceOrigin::Constant(constant)) => Some(constant),
+            _ => None,
+        };
+        if let Some(constant) = promoted {
+            let typing_env = TypingEnv::fully_monomorphized();
+            let value = constant.const_.eval(tcx, typing_env, constant.span).ok()?;
+            let ConstValue::Scalar(Scalar::Ptr(pointer, _)) = value else { return None };
+            let (provenance, offset) = pointer.into_raw_parts();
+            let GlobalAlloc::Memory(allocation) = tcx.global_alloc(provenance.alloc_id()) else {
+                return None;
+            };
+            let range_ty = match constant.ty().kind() {
+                ty::Ref(_, pointee, _) => *pointee,
+                _ => return None,
+            };
+            let layout = tcx.layout_of(typing_env.as_query_input(range_ty)).ok()?;
+            let size = tcx.layout_of(typing_env.as_query_input(element)).ok()?.size;
+            let signed = matches!(element.kind(), ty::Int(_));
+            let read = |field: usize| -> Option<i128> {
+                let at = offset + layout.fields.offset(field);
+                let scalar = allocation.inner().read_scalar(&tcx, alloc_range(at, size), false).ok()?;
+                let bits = scalar.try_to_scalar_int().ok()?.to_bits(size);
+                Some(if signed { size.sign_extend(bits) } else { bits as i128 })
+            };
+            let (start, end) = (read(0)?, read(1)?);
+            // An inclusive range that was iterated to its end is empty (`exhausted`).
+            if inclusive {
+                let exhausted_at = offset + layout.fields.offset(2);
+                let byte = allocation.inner().read_scalar(
+                    &tcx,
+                    alloc_range(exhausted_at, Size::from_bytes(1)),
+                    false,
+                );
+                if byte.ok()?.try_to_scalar_int().ok()?.to_bits(Size::from_bytes(1)) != 0 {
+                    return None;
+                }
+            }
+            return Some((
+                builder.const_int(self.ctx, int, start, at),
+                builder.const_int(self.ctx, int, end, at),
+            ));
+        }
+        // A reference to a range local assigned once.
+        let Some(ReferenceOrigin::Borrow(borrowed)) = origin else { return None };
+        let range = borrowed.as_local()?;
+        if mutably_borrowed(function.body, range) {
+            return None;
+        }
+        let bounds: Vec<Operand<'tcx>> = match single_assignment(function.body, range)? {
+            Assignment::Rvalue(Rvalue::Aggregate(kind, operands))
+                if !inclusive && matches!(**kind, AggregateKind::Adt(..)) && operands.len() == 2 =>
+            {
+                operands.iter().cloned().collect()
+            }
+            Assignment::Call(func, call_args)
+                if inclusive
+                    && call_args.len() == 2
+                    && resolve_callee(tcx, func.ty(function.body, tcx)).is_some_and(|new| {
+                        tcx.crate_name(new.def_id().krate).as_str() == "core"
+                            && tcx.item_name(new.def_id()).as_str() == "new"
+                    }) =>
+            {
+                call_args.iter().map(|arg| arg.node.clone()).collect()
+            }
+            _ => return None,
+        };
+        // Each bound a constant or a local assigned once: its value where the range was built.
+        let mut values = Vec::new();
+        for bound in &bounds {
+            let stable = match bound {
+                Operand::Constant(_) => true,
+                Operand::Copy(place) | Operand::Move(place) => {
+                    place.as_local().is_some_and(|local| matches!(function.slots[local], Slot::Ssa(Some(_))))
+                }
+                _ => false,
+            };
+            if !stable {
+                return None;
+            }
+            values.push(self.operand(function, builder, bound, at)?);
+        }
+        Some((values[0], values[1]))
     }
 
     /// Shared pointers inside a struct or tuple argument cross the call as the field's Rust
@@ -2081,6 +2251,85 @@ fn nested_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Vec<Vec<u32>> {
         walk(tcx, ty, &mut Vec::new(), &mut out);
     }
     out
+}
+
+/// How a local got its one value.
+enum Assignment<'a, 'tcx> {
+    Rvalue(&'a Rvalue<'tcx>),
+    Call(&'a Operand<'tcx>, &'a [Spanned<Operand<'tcx>>]),
+}
+
+/// The one assignment of `local` as a whole, if MIR assigns it exactly once.
+fn single_assignment<'a, 'tcx>(body: &'a Body<'tcx>, local: Local) -> Option<Assignment<'a, 'tcx>> {
+    let mut found = None;
+    for block in body.basic_blocks.iter() {
+        for statement in &block.statements {
+            if let StatementKind::Assign(assign) = &statement.kind
+                && assign.0.local == local
+            {
+                if found.is_some() || !assign.0.projection.is_empty() {
+                    return None;
+                }
+                found = Some(Assignment::Rvalue(&assign.1));
+            }
+        }
+        if let TerminatorKind::Call { func, args, destination, .. } = &block.terminator().kind
+            && destination.local == local
+        {
+            if found.is_some() || !destination.projection.is_empty() {
+                return None;
+            }
+            found = Some(Assignment::Call(func, args));
+        }
+    }
+    found
+}
+
+/// Where a reference comes from, through single-assignment temporaries and reborrows.
+enum ReferenceOrigin<'a, 'tcx> {
+    /// A constant reference (rustc's promoted constants).
+    Constant(&'a mir::ConstOperand<'tcx>),
+    /// A borrow of this place (no dereference in it).
+    Borrow(Place<'tcx>),
+}
+
+/// The origin of the reference `operand`, following at most a few `_a = _b`, `_a = &(*_b)`
+/// steps; `None` when a step is not a single assignment.
+fn reference_origin<'a, 'tcx>(
+    body: &'a Body<'tcx>,
+    operand: &'a Operand<'tcx>,
+) -> Option<ReferenceOrigin<'a, 'tcx>> {
+    let mut local = match operand {
+        Operand::Constant(constant) => return Some(ReferenceOrigin::Constant(constant)),
+        Operand::Copy(place) | Operand::Move(place) => place.as_local()?,
+        _ => return None,
+    };
+    for _ in 0..4 {
+        let Assignment::Rvalue(rvalue) = single_assignment(body, local)? else { return None };
+        local = match rvalue {
+            Rvalue::Use(Operand::Constant(constant), ..) => return Some(ReferenceOrigin::Constant(constant)),
+            Rvalue::Use(Operand::Copy(place) | Operand::Move(place), ..) => place.as_local()?,
+            Rvalue::Ref(_, _, borrowed) => match borrowed.projection.as_slice() {
+                [] => return Some(ReferenceOrigin::Borrow(*borrowed)),
+                [ProjectionElem::Deref] => borrowed.local,
+                _ => return None,
+            },
+            _ => return None,
+        };
+    }
+    None
+}
+
+/// Whether `local` is borrowed mutably anywhere in `body` (so a value it was assigned may have
+/// changed since).
+fn mutably_borrowed(body: &Body<'_>, local: Local) -> bool {
+    body.basic_blocks.iter().flat_map(|block| &block.statements).any(|statement| match &statement.kind {
+        StatementKind::Assign(assign) => match &assign.1 {
+            Rvalue::Ref(_, BorrowKind::Mut { .. }, place) | Rvalue::RawPtr(_, place) => place.local == local,
+            _ => false,
+        },
+        _ => false,
+    })
 }
 
 /// The single-assignment locals whose one assignment is an integer constant (MIR's array

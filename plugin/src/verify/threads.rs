@@ -63,6 +63,8 @@ const MAX_EVAL: u32 = 256;
 const MAX_LOOP_SEARCH: usize = 256;
 /// How deep helper calls are evaluated.
 const MAX_CALL_DEPTH: u32 = 4;
+/// The most stores of one variable whose per-thread value is worked out.
+const MAX_CHOICES: usize = 4;
 /// Argument-less reads of the thread geometry that every thread of a block sees alike.
 const UNIFORM_READS: [&str; 6] =
     ["block_idx_x", "block_idx_y", "block_idx_z", "grid_dim_x", "grid_dim_y", "grid_dim_z"];
@@ -149,6 +151,9 @@ struct Roles<'a> {
     block_threads: usize,
     /// Every variable's stored values.
     stores: HashMap<Value, Vec<Value>>,
+    /// Variables stored on thread-dependent paths whose value each thread reads is known: one
+    /// value per thread index (see [`Roles::resolve_choices`]).
+    chosen: HashMap<Value, Rc<Vec<i64>>>,
     memo: HashMap<Value, Val>,
     /// The variables whose loads are being evaluated (a loop counter reads itself).
     visiting: RefCell<HashSet<Value>>,
@@ -177,10 +182,18 @@ pub(crate) fn check_threads(
         index,
         block_threads,
         stores: stores_of(ctx, index),
+        chosen: HashMap::new(),
         memo: HashMap::new(),
         visiting: RefCell::new(HashSet::new()),
     };
-    let reach = roles.reach_all();
+    let mut reach = roles.reach_all();
+    // A variable set on thread-dependent paths (`matches!(tid, 32..=63)` stores `true` on one
+    // path and `false` on the other) is read per thread once the first pass knows which
+    // threads run each store; then the sets are computed again with it.
+    if roles.resolve_choices(&reach) {
+        roles.memo.clear();
+        reach = roles.reach_all();
+    }
     // Per pipeline (its variable, or the state itself where none was named): the producer
     // operations and the releases, with the threads reaching them.
     #[derive(Default)]
@@ -407,6 +420,88 @@ impl Roles<'_> {
         reach
     }
 
+    /// Finds the variables whose every store runs on a set of threads the first pass decided
+    /// exactly, the sets disjoint (a thread runs at most one store), no store in a loop, every
+    /// load of the variable after its stores and reached only by threads that ran one of them,
+    /// and each stored value known per thread: such a variable holds, in each thread, the value
+    /// its thread's store wrote. Records them in `chosen`; true when it found any. Each
+    /// search is bounded by [`MAX_LOOP_SEARCH`] blocks and a variable by [`MAX_CHOICES`] stores.
+    fn resolve_choices(&mut self, reach: &[Option<Reach>]) -> bool {
+        let (ctx, index) = (self.ctx, self.index);
+        let mut stores: HashMap<Value, Vec<(Value, usize)>> = HashMap::new();
+        let mut loads: HashMap<Value, Vec<usize>> = HashMap::new();
+        for op in &index.ops {
+            let Some(block) = index.block_of_op(ctx, *op) else { continue };
+            if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
+                let operation = op.deref(ctx);
+                stores.entry(operation.get_operand(1)).or_default().push((operation.get_operand(0), block));
+            } else if Operation::get_op::<LoadOp>(*op, ctx).is_some() {
+                loads.entry(op.deref(ctx).get_operand(0)).or_default().push(block);
+            }
+        }
+        let n = self.block_threads;
+        for (slot, sites) in stores {
+            if !(2..=MAX_CHOICES).contains(&sites.len()) {
+                continue;
+            }
+            let is_variable =
+                slot.defining_op().is_some_and(|alloca| Operation::get_op::<AllocaOp>(alloca, ctx).is_some());
+            if !is_variable {
+                continue;
+            }
+            let mut values = vec![0i64; n];
+            let mut covered = Threads::none(n);
+            let resolved = sites.iter().all(|(value, b)| {
+                let Some(Reach { threads, exact: true }) = &reach[*b] else { return false };
+                if self.reaches(*b, *b) != Some(false) || threads.and(&covered).count() != 0 {
+                    return false;
+                }
+                let mut budget = MAX_EVAL;
+                let per_thread: Box<dyn Fn(usize) -> i64> =
+                    match self.eval(*value, &HashMap::new(), 0, &mut budget) {
+                        Val::Const(c) => Box::new(move |_| c),
+                        Val::Threads(vs) => Box::new(move |t| vs[t]),
+                        _ => return false,
+                    };
+                for t in threads.first(n) {
+                    values[t] = per_thread(t);
+                }
+                covered.union(threads);
+                true
+            });
+            let loads_after = loads.get(&slot).is_some_and(|blocks| {
+                blocks.iter().all(|l| {
+                    let Some(Reach { threads, exact: true }) = &reach[*l] else { return false };
+                    threads.and_not(&covered).count() == 0
+                        && sites.iter().all(|(_, b)| self.reaches(*l, *b) == Some(false))
+                })
+            });
+            if resolved && loads_after {
+                self.chosen.insert(slot, Rc::new(values));
+            }
+        }
+        !self.chosen.is_empty()
+    }
+
+    /// Whether some path of at least one edge leads from block `from` to block `to`; `None`
+    /// when the search passes [`MAX_LOOP_SEARCH`] blocks.
+    fn reaches(&self, from: usize, to: usize) -> Option<bool> {
+        let mut seen = HashSet::new();
+        let mut stack: Vec<usize> = self.index.succs[from].clone();
+        while let Some(x) = stack.pop() {
+            if x == to {
+                return Some(true);
+            }
+            if seen.insert(x) {
+                if seen.len() > MAX_LOOP_SEARCH {
+                    return None;
+                }
+                stack.extend(self.index.succs[x].iter().copied());
+            }
+        }
+        Some(false)
+    }
+
     /// The worklist over one function's blocks.
     fn reach_function(&mut self, f: usize, entry: usize, start: Reach, reach: &mut [Option<Reach>]) {
         let index = self.index;
@@ -629,14 +724,25 @@ impl Roles<'_> {
                 // when every value stored into it is; reading itself while it is evaluated
                 // adds nothing (the counter's `tile + step`).
                 several => {
+                    if let Some(values) = self.chosen.get(&slot) {
+                        return Val::Threads(values.clone());
+                    }
                     if !self.visiting.borrow_mut().insert(slot) {
                         return Val::Uniform;
                     }
-                    let uniform = several.iter().all(|value| {
-                        matches!(self.eval(*value, params, depth, budget), Val::Uniform | Val::Const(_))
-                    });
+                    let found: Vec<Val> =
+                        several.iter().map(|value| self.eval(*value, params, depth, budget)).collect();
                     self.visiting.borrow_mut().remove(&slot);
-                    if uniform { Val::Uniform } else { Val::Unknown }
+                    let uniform = found.iter().all(|v| matches!(v, Val::Uniform | Val::Const(_)));
+                    // Only constants, and different ones: which one a thread reads depends on
+                    // the path it took (a flag set under a branch), not known to be uniform.
+                    let constants: HashSet<i64> = found
+                        .iter()
+                        .filter_map(|v| if let Val::Const(c) = v { Some(*c) } else { None })
+                        .collect();
+                    let chosen_by_path =
+                        constants.len() > 1 && found.iter().all(|v| matches!(v, Val::Const(_)));
+                    if uniform && !chosen_by_path { Val::Uniform } else { Val::Unknown }
                 }
             };
         }
