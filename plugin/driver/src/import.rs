@@ -220,6 +220,18 @@ struct FunctionImport<'b, 'tcx> {
 /// of structs and tuples, constant element indices of arrays; empty for a state local).
 type StatePath = (Local, Vec<u32>);
 
+/// A field of one variant of an enum, as one element of a [`StatePath`]: the high bit marks
+/// it, then the variant, then the field, so the same field index of two variants (or of a
+/// struct) names different states.
+fn enum_field(variant: u32, field: u32) -> u32 {
+    ENUM_FIELD | (variant << 8) | field
+}
+
+const ENUM_FIELD: u32 = 1 << 31;
+/// Enums with more variants or fields than this are not looked into: their states are not followed.
+const MAX_ENUM_VARIANTS: usize = 8;
+const MAX_ENUM_FIELDS: usize = 8;
+
 impl FunctionImport<'_, '_> {
     /// Where a place lives, as a state path: through a reference to a state or to an
     /// aggregate holding states (`*_7`, `(*_7).0`), fields, and array elements at constant
@@ -236,17 +248,29 @@ impl FunctionImport<'_, '_> {
             }
             None => (place.local, Vec::new()),
         };
+        let mut variant = None;
         for element in elements {
+            if variant.is_some() && !matches!(element, ProjectionElem::Field(..)) {
+                return None;
+            }
             match element {
                 // A state parameter taken by reference is its own slots.
                 ProjectionElem::Deref if self.states.contains_key(&(local, path.clone())) => {}
-                ProjectionElem::Field(field, _) => path.push(field.as_u32()),
+                // `(slot as Some).0`: the variant's field is one element of the path.
+                ProjectionElem::Downcast(_, index) => variant = Some(index.as_u32()),
+                ProjectionElem::Field(field, _) => match variant.take() {
+                    Some(index) => path.push(enum_field(index, field.as_u32())),
+                    None => path.push(field.as_u32()),
+                },
                 ProjectionElem::ConstantIndex { offset, from_end: false, .. } => {
                     path.push(u32::try_from(offset).ok()?)
                 }
                 ProjectionElem::Index(index) => path.push(*self.constants.get(&index)?),
                 _ => return None,
             }
+        }
+        if variant.is_some() {
+            return None;
         }
         Some((local, path))
     }
@@ -828,9 +852,16 @@ impl<'tcx> Importer<'_, 'tcx> {
                             }
                         }
                     }
+                    let variant = match **kind {
+                        mir::AggregateKind::Adt(def, variant, ..) if self.tcx.adt_def(def).is_enum() => {
+                            Some(variant.as_u32())
+                        }
+                        _ => None,
+                    };
                     let mut copied = true;
                     for (k, operand) in operands.iter().enumerate() {
-                        let field = (to.0, [to.1.clone(), vec![k as u32]].concat());
+                        let element = variant.map_or(k as u32, |variant| enum_field(variant, k as u32));
+                        let field = (to.0, [to.1.clone(), vec![element]].concat());
                         if function.states_below(&field).is_empty() {
                             continue;
                         }
@@ -2224,6 +2255,20 @@ fn nested_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Vec<Vec<u32>> {
             ty::Adt(adt, args) if adt.is_struct() => {
                 for (k, field) in adt.non_enum_variant().fields.iter().enumerate() {
                     visit(k, field.ty(tcx, args).skip_normalization(), out);
+                }
+            }
+            // `Option<PipelineState>` and the like: each variant's fields, keyed apart.
+            ty::Adt(adt, args)
+                if adt.is_enum()
+                    && adt.variants().len() <= MAX_ENUM_VARIANTS
+                    && adt.variants().iter().all(|v| v.fields.len() <= MAX_ENUM_FIELDS) =>
+            {
+                for (v, variant) in adt.variants().iter().enumerate() {
+                    for (k, field) in variant.fields.iter().enumerate() {
+                        path.push(enum_field(v as u32, k as u32));
+                        walk(tcx, field.ty(tcx, args).skip_normalization(), path, out);
+                        path.pop();
+                    }
                 }
             }
             // A closure's environment: a state captured by value, or by reference (the

@@ -253,6 +253,49 @@ consumer_kernel! {
     }
 }
 
+consumer_kernel! {
+    /// BROKEN: the `Option` is refilled with a fresh state every tile, so the consumer always
+    /// waits on stage 0, parity 0; stage 1 is never released and the producer waits forever.
+    fn option_refilled_each_tile(input, tiles, pipeline, tid) {
+        let ring = dynamic_shared_base::<f32>();
+        let mut slot = None;
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            slot = Some(State::new());
+            if let Some(state) = &mut slot {
+                pipeline.consumer_wait(state);
+                partial += sum_stage!(ring.wrapping_add((state.index() * TILE_FLOATS) as usize), tid);
+                pipeline.consumer_release(state);
+                state.advance();
+            }
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
+
+consumer_kernel! {
+    /// BROKEN: each tile advances a copy taken out of the `Option`; the state inside never
+    /// moves, so from the second tile on the consumer re-reads and re-releases stage 0.
+    fn option_advances_a_copy(input, tiles, pipeline, tid) {
+        let ring = dynamic_shared_base::<f32>();
+        let slot = Some(State::new());
+        let mut partial = 0.0f32;
+        let mut tile = block_idx_x();
+        while tile < tiles {
+            if let Some(mut state) = slot {
+                pipeline.consumer_wait(&state);
+                partial += sum_stage!(ring.wrapping_add((state.index() * TILE_FLOATS) as usize), tid);
+                pipeline.consumer_release(&state);
+                state.advance();
+            }
+            tile += grid_dim_x();
+        }
+        partial
+    }
+}
+
 /// A consumer's starting point, returned in a struct.
 #[inline(never)]
 fn consumer_start() -> Outer {
