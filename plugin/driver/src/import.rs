@@ -186,9 +186,9 @@ struct FunctionImport<'b, 'tcx> {
     references: HashMap<Local, StatePath>,
     /// Locals assigned one integer constant, once: the array indices the import can read.
     constants: HashMap<Local, u32>,
-    /// Locals MIR assigns exactly once as a whole: only such a reference is followed (one
+    /// How MIR assigns each local. Only a reference assigned once as a whole is followed (one
     /// assigned on two paths may name either state).
-    assigned_once: IndexVec<Local, bool>,
+    assignments: IndexVec<Local, Assignments<'b, 'tcx>>,
     /// States a closure local captured by reference: (closure local, capture) → the state it
     /// refers to. The capture's slots hold a copy of the state's, copied back after each call
     /// of the closure (borrowck keeps the state itself unused while the closure lives).
@@ -467,7 +467,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             states,
             references,
             constants: constant_locals(self.tcx, body, &single),
-            assigned_once: assigned_once(body),
+            assignments: assignments(body),
             tuples: built_tuples(body),
             write_back: HashMap::new(),
             barrier_pipelines: HashMap::new(),
@@ -808,7 +808,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         // below it (`(*_7).0`), and is imported as a pointer too.
         if let Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed) = rvalue
             && place.projection.is_empty()
-            && function.assigned_once[place.local]
+            && function.assignments[place.local].once()
             && let Some(target) = function.state_path(*borrowed)
             && !function.states_below(&target).is_empty()
         {
@@ -822,7 +822,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         // reference, or `let r2 = r1`): the copy names the same state.
         if let Rvalue::Use(Operand::Copy(source) | Operand::Move(source), ..) = rvalue
             && place.projection.is_empty()
-            && function.assigned_once[place.local]
+            && function.assignments[place.local].once()
             && source.ty(function.body, self.tcx).ty.is_ref()
             && let Some(target) = function.state_of(*source)
         {
@@ -1355,7 +1355,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         };
         // The item by the place it borrows (`&tid`): the thread evaluation follows a variable,
         // not a load through a reference to it.
-        let item_place = match reference_origin(function.body, &Operand::Copy(item_place)) {
+        let item_place = match reference_origin(&function.assignments, &Operand::Copy(item_place)) {
             Some(ReferenceOrigin::Borrow(borrowed)) => borrowed,
             _ => tcx.mk_place_deref(item_place),
         };
@@ -1389,7 +1389,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         let ir_element = self.ir_type(element, None);
         let int = int_type(self.ctx, ir_element)?;
         // rustc's promoted `&(32..64)` reaches the call through temporaries and reborrows.
-        let origin = reference_origin(function.body, receiver);
+        let origin = reference_origin(&function.assignments, receiver);
         let promoted = match origin {
             Some(ReferenceOrigin::Constant(constant)) => Some(constant),
             _ => None,
@@ -1408,12 +1408,11 @@ impl<'tcx> Importer<'_, 'tcx> {
             };
             let layout = tcx.layout_of(typing_env.as_query_input(range_ty)).ok()?;
             let size = tcx.layout_of(typing_env.as_query_input(element)).ok()?.size;
-            let signed = matches!(element.kind(), ty::Int(_));
+            // Unsigned bounds (`range_contains` admits no other element type).
             let read = |field: usize| -> Option<i128> {
                 let at = offset + layout.fields.offset(field);
                 let scalar = allocation.inner().read_scalar(&tcx, alloc_range(at, size), false).ok()?;
-                let bits = scalar.try_to_scalar_int().ok()?.to_bits(size);
-                Some(if signed { size.sign_extend(bits) } else { bits as i128 })
+                i128::try_from(scalar.try_to_scalar_int().ok()?.to_bits(size)).ok()
             };
             let (start, end) = (read(0)?, read(1)?);
             // An inclusive range that was iterated to its end is empty (`exhausted`).
@@ -1436,10 +1435,11 @@ impl<'tcx> Importer<'_, 'tcx> {
         // A reference to a range local assigned once.
         let Some(ReferenceOrigin::Borrow(borrowed)) = origin else { return None };
         let range = borrowed.as_local()?;
-        if mutably_borrowed(function.body, range) {
+        let assignments = &function.assignments[range];
+        if assignments.mutably_borrowed {
             return None;
         }
-        let bounds: Vec<Operand<'tcx>> = match single_assignment(function.body, range)? {
+        let bounds: Vec<Operand<'tcx>> = match assignments.only()? {
             Assignment::Rvalue(Rvalue::Aggregate(kind, operands))
                 if !inclusive && matches!(**kind, AggregateKind::Adt(..)) && operands.len() == 2 =>
             {
@@ -2154,26 +2154,6 @@ fn built_tuples<'tcx>(body: &Body<'tcx>) -> HashMap<Local, Option<Vec<Operand<'t
     tuples
 }
 
-/// The locals MIR assigns exactly once as a whole (a statement or a call's destination).
-fn assigned_once(body: &Body<'_>) -> IndexVec<Local, bool> {
-    let mut count: IndexVec<Local, u32> = IndexVec::from_elem(0, &body.local_decls);
-    for block in body.basic_blocks.iter() {
-        for statement in &block.statements {
-            if let StatementKind::Assign(assign) = &statement.kind
-                && assign.0.projection.is_empty()
-            {
-                count[assign.0.local] += 1;
-            }
-        }
-        if let TerminatorKind::Call { destination, .. } = &block.terminator().kind
-            && destination.projection.is_empty()
-        {
-            count[destination.local] += 1;
-        }
-    }
-    count.into_iter().map(|n| n == 1).collect()
-}
-
 /// `STAGES` of a `PipelineState<STAGES>` type (0 if it cannot be read).
 fn stage_count(ty: Ty<'_>) -> u32 {
     let ty::Adt(_, args) = ty.kind() else { return 0 };
@@ -2299,35 +2279,69 @@ fn nested_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Vec<Vec<u32>> {
 }
 
 /// How a local got its one value.
+#[derive(Clone, Copy)]
 enum Assignment<'a, 'tcx> {
     Rvalue(&'a Rvalue<'tcx>),
     Call(&'a Operand<'tcx>, &'a [Spanned<Operand<'tcx>>]),
 }
 
-/// The one assignment of `local` as a whole, if MIR assigns it exactly once.
-fn single_assignment<'a, 'tcx>(body: &'a Body<'tcx>, local: Local) -> Option<Assignment<'a, 'tcx>> {
-    let mut found = None;
+/// How MIR assigns one local, from one pass over the body ([`assignments`]).
+#[derive(Clone, Copy, Default)]
+struct Assignments<'a, 'tcx> {
+    /// Assignments of the local as a whole (a statement or a call's destination).
+    whole: u32,
+    /// The first of them.
+    first: Option<Assignment<'a, 'tcx>>,
+    /// Whether a projection of it (a field, an element) is assigned too.
+    partial: bool,
+    /// Whether it is borrowed mutably or its address taken (so a value it was assigned may
+    /// have changed since).
+    mutably_borrowed: bool,
+}
+
+impl<'a, 'tcx> Assignments<'a, 'tcx> {
+    /// Assigned exactly once as a whole (projections may be assigned too).
+    fn once(&self) -> bool {
+        self.whole == 1
+    }
+
+    /// The one assignment, if the local is assigned exactly once and nothing inside it is.
+    fn only(&self) -> Option<Assignment<'a, 'tcx>> {
+        if self.whole == 1 && !self.partial { self.first } else { None }
+    }
+}
+
+/// Every local's [`Assignments`], in one pass over `body`.
+fn assignments<'a, 'tcx>(body: &'a Body<'tcx>) -> IndexVec<Local, Assignments<'a, 'tcx>> {
+    let mut table: IndexVec<Local, Assignments<'a, 'tcx>> =
+        IndexVec::from_elem(Assignments::default(), &body.local_decls);
+    let mut record = |place: &Place<'tcx>, assignment: Assignment<'a, 'tcx>| {
+        let entry = &mut table[place.local];
+        if !place.projection.is_empty() {
+            entry.partial = true;
+        } else {
+            entry.whole += 1;
+            entry.first.get_or_insert(assignment);
+        }
+    };
     for block in body.basic_blocks.iter() {
         for statement in &block.statements {
-            if let StatementKind::Assign(assign) = &statement.kind
-                && assign.0.local == local
-            {
-                if found.is_some() || !assign.0.projection.is_empty() {
-                    return None;
-                }
-                found = Some(Assignment::Rvalue(&assign.1));
+            if let StatementKind::Assign(assign) = &statement.kind {
+                record(&assign.0, Assignment::Rvalue(&assign.1));
             }
         }
-        if let TerminatorKind::Call { func, args, destination, .. } = &block.terminator().kind
-            && destination.local == local
-        {
-            if found.is_some() || !destination.projection.is_empty() {
-                return None;
-            }
-            found = Some(Assignment::Call(func, args));
+        if let TerminatorKind::Call { func, args, destination, .. } = &block.terminator().kind {
+            record(destination, Assignment::Call(func, args));
         }
     }
-    found
+    for statement in body.basic_blocks.iter().flat_map(|block| &block.statements) {
+        if let StatementKind::Assign(assign) = &statement.kind
+            && let Rvalue::Ref(_, BorrowKind::Mut { .. }, place) | Rvalue::RawPtr(_, place) = &assign.1
+        {
+            table[place.local].mutably_borrowed = true;
+        }
+    }
+    table
 }
 
 /// Where a reference comes from, through single-assignment temporaries and reborrows.
@@ -2341,7 +2355,7 @@ enum ReferenceOrigin<'a, 'tcx> {
 /// The origin of the reference `operand`, following at most a few `_a = _b`, `_a = &(*_b)`
 /// steps; `None` when a step is not a single assignment.
 fn reference_origin<'a, 'tcx>(
-    body: &'a Body<'tcx>,
+    assignments: &IndexVec<Local, Assignments<'a, 'tcx>>,
     operand: &'a Operand<'tcx>,
 ) -> Option<ReferenceOrigin<'a, 'tcx>> {
     let mut local = match operand {
@@ -2350,7 +2364,7 @@ fn reference_origin<'a, 'tcx>(
         _ => return None,
     };
     for _ in 0..4 {
-        let Assignment::Rvalue(rvalue) = single_assignment(body, local)? else { return None };
+        let Assignment::Rvalue(rvalue) = assignments[local].only()? else { return None };
         local = match rvalue {
             Rvalue::Use(Operand::Constant(constant), ..) => return Some(ReferenceOrigin::Constant(constant)),
             Rvalue::Use(Operand::Copy(place) | Operand::Move(place), ..) => place.as_local()?,
@@ -2363,18 +2377,6 @@ fn reference_origin<'a, 'tcx>(
         };
     }
     None
-}
-
-/// Whether `local` is borrowed mutably anywhere in `body` (so a value it was assigned may have
-/// changed since).
-fn mutably_borrowed(body: &Body<'_>, local: Local) -> bool {
-    body.basic_blocks.iter().flat_map(|block| &block.statements).any(|statement| match &statement.kind {
-        StatementKind::Assign(assign) => match &assign.1 {
-            Rvalue::Ref(_, BorrowKind::Mut { .. }, place) | Rvalue::RawPtr(_, place) => place.local == local,
-            _ => false,
-        },
-        _ => false,
-    })
 }
 
 /// The single-assignment locals whose one assignment is an integer constant (MIR's array
