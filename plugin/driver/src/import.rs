@@ -1283,7 +1283,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         destination: Place<'tcx>,
         at: &SourceLoc,
     ) -> bool {
-        if self.tcx.crate_name(callee.def_id().krate).as_str() != "core"
+        if core_item_name(self.tcx, callee.def_id()).is_none_or(|name| name.as_str() != "replace")
             || self.tcx.def_path_str(callee.def_id()) != "core::mem::replace"
             || args.len() != 2
         {
@@ -1325,8 +1325,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         at: &SourceLoc,
     ) -> bool {
         let tcx = self.tcx;
-        if tcx.crate_name(callee.def_id().krate).as_str() != "core"
-            || tcx.item_name(callee.def_id()).as_str() != "contains"
+        if core_item_name(tcx, callee.def_id()).is_none_or(|name| name.as_str() != "contains")
             || args.len() != 2
         {
             return false;
@@ -1449,8 +1448,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                 if inclusive
                     && call_args.len() == 2
                     && resolve_callee(tcx, func.ty(function.body, tcx)).is_some_and(|new| {
-                        tcx.crate_name(new.def_id().krate).as_str() == "core"
-                            && tcx.item_name(new.def_id()).as_str() == "new"
+                        core_item_name(tcx, new.def_id()).is_some_and(|name| name.as_str() == "new")
                     }) =>
             {
                 call_args.iter().map(|arg| arg.node.clone()).collect()
@@ -1544,13 +1542,10 @@ impl<'tcx> Importer<'_, 'tcx> {
         args: &[Spanned<Operand<'tcx>>],
         at: &SourceLoc,
     ) -> Option<Value> {
-        if self.tcx.crate_name(callee.def_id().krate).as_str() != "core" || args.is_empty() {
+        let name = core_item_name(self.tcx, callee.def_id())?;
+        if args.is_empty() || !args[0].node.ty(function.body, self.tcx).is_raw_ptr() {
             return None;
         }
-        if !args[0].node.ty(function.body, self.tcx).is_raw_ptr() {
-            return None;
-        }
-        let name = self.tcx.item_name(callee.def_id());
         match (name.as_str(), args.len()) {
             ("add" | "wrapping_add" | "offset" | "wrapping_offset", 2) => {
                 let pointer = self.operand(function, builder, &args[0].node, at)?;
@@ -1585,14 +1580,11 @@ impl<'tcx> Importer<'_, 'tcx> {
         args: &[Spanned<Operand<'tcx>>],
         at: &SourceLoc,
     ) -> bool {
-        if self.tcx.crate_name(callee.def_id().krate).as_str() != "core"
-            || args.len() != 2
+        let Some(name) = core_item_name(self.tcx, callee.def_id()) else { return false };
+        if args.len() != 2
             || !args[0].node.ty(function.body, self.tcx).is_raw_ptr()
+            || !matches!(name.as_str(), "write" | "write_volatile" | "write_unaligned")
         {
-            return false;
-        }
-        let name = self.tcx.item_name(callee.def_id());
-        if !matches!(name.as_str(), "write" | "write_volatile" | "write_unaligned") {
             return false;
         }
         let Some(pointer) = self.operand(function, builder, &args[0].node, at) else { return false };
@@ -2449,4 +2441,11 @@ fn is_shared_pointer(ctx: &Context, value: Value) -> bool {
 
 fn pointer_pointee(ctx: &Context, pointer: Value) -> Option<TypeHandle> {
     pointer.get_type(ctx).deref(ctx).downcast_ref::<PointerType>().map(PointerType::pointee)
+}
+
+/// The name of `def_id` when it is an item of `core`, `None` for another crate's: the callees
+/// the import reads by name (pointer methods, `mem::replace`, range constructors and
+/// `contains`) are all `core`'s, and a user's function of the same name is an ordinary call.
+fn core_item_name(tcx: TyCtxt<'_>, def_id: rustc_span::def_id::DefId) -> Option<rustc_span::Symbol> {
+    (tcx.crate_name(def_id.krate).as_str() == "core").then(|| tcx.item_name(def_id))
 }

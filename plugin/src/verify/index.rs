@@ -2,7 +2,7 @@
 //! relations the analyses need (predecessors, the callers of each function, semantic ops).
 //! Built once per verifier run, in one pass over the scope.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use pliron::{
     basic_block::BasicBlock,
@@ -168,6 +168,35 @@ impl ScopeIndex {
     /// The function (number) holding operation `op`.
     pub(crate) fn function_of_op(&self, ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
         self.block_of_op(ctx, op).map(|b| self.block_function[b])
+    }
+
+    /// Whether a path of successor edges leads from one of the blocks `starts` to block `to`
+    /// (a start that is `to` counts), stepping only into blocks that `follow` admits; `None`
+    /// once the search has seen more than `limit` blocks. The analyses ask this of loops, and
+    /// bound it so that a kernel's size cannot make one question cost the whole scope.
+    pub(crate) fn path_exists(
+        &self,
+        starts: &[usize],
+        to: usize,
+        limit: usize,
+        follow: impl Fn(usize) -> bool,
+    ) -> Option<bool> {
+        let mut seen: HashSet<usize> = starts.iter().copied().collect();
+        let mut stack = starts.to_vec();
+        while let Some(b) = stack.pop() {
+            if b == to {
+                return Some(true);
+            }
+            for succ in self.succs[b].iter().copied().filter(|succ| follow(*succ)) {
+                if seen.insert(succ) {
+                    if seen.len() > limit {
+                        return None;
+                    }
+                    stack.push(succ);
+                }
+            }
+        }
+        Some(false)
     }
 }
 

@@ -318,7 +318,12 @@ fn header(
     };
     let inside: Vec<bool> = targets
         .iter()
-        .map(|target| index.block_number.get(target).is_some_and(|t| reaches(index, *t, advance_block)))
+        .map(|target| {
+            index
+                .block_number
+                .get(target)
+                .is_some_and(|t| index.path_exists(&[*t], advance_block, usize::MAX, |_| true) == Some(true))
+        })
         .collect();
     let continue_when = match inside[..] {
         [true, false] => true,
@@ -364,23 +369,6 @@ fn header(
         Some(TileLoop { start: iv.start.clone()?, step: iv.step.clone()?, bound, condition })
     };
     Some(read(&mut iv))
-}
-
-/// Whether block `to` is reachable from block `from` (within the function).
-fn reaches(index: &ScopeIndex, from: usize, to: usize) -> bool {
-    let mut visited = HashSet::from([from]);
-    let mut stack = vec![from];
-    while let Some(b) = stack.pop() {
-        if b == to {
-            return true;
-        }
-        for succ in &index.succs[b] {
-            if visited.insert(*succ) {
-                stack.push(*succ);
-            }
-        }
-    }
-    false
 }
 
 /// The induction variable found while reading a condition.

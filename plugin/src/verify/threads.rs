@@ -486,20 +486,7 @@ impl Roles<'_> {
     /// Whether some path of at least one edge leads from block `from` to block `to`; `None`
     /// when the search passes [`MAX_LOOP_SEARCH`] blocks.
     fn reaches(&self, from: usize, to: usize) -> Option<bool> {
-        let mut seen = HashSet::new();
-        let mut stack: Vec<usize> = self.index.succs[from].clone();
-        while let Some(x) = stack.pop() {
-            if x == to {
-                return Some(true);
-            }
-            if seen.insert(x) {
-                if seen.len() > MAX_LOOP_SEARCH {
-                    return None;
-                }
-                stack.extend(self.index.succs[x].iter().copied());
-            }
-        }
-        Some(false)
+        self.index.path_exists(&self.index.succs[from], to, MAX_LOOP_SEARCH, |_| true)
     }
 
     /// The worklist over one function's blocks.
@@ -603,27 +590,10 @@ impl Roles<'_> {
     /// and `no` leads back to `b` through blocks after it (within [`MAX_LOOP_SEARCH`] blocks; a
     /// longer search answers no).
     fn is_loop_branch(&self, b: usize, yes: usize, no: usize) -> bool {
-        let back = |from: usize| -> Option<bool> {
-            let mut seen = HashSet::from([from]);
-            let mut stack = vec![from];
-            while let Some(x) = stack.pop() {
-                if x == b {
-                    return Some(true);
-                }
-                // Only forward in block order, or back to `b`: the import lays blocks out in
-                // reverse postorder, so a path to `b` through a block before it leaves `b`'s
-                // loop by an enclosing loop.
-                for succ in self.index.succs[x].iter().filter(|succ| **succ >= b) {
-                    if seen.insert(*succ) {
-                        if seen.len() > MAX_LOOP_SEARCH {
-                            return None;
-                        }
-                        stack.push(*succ);
-                    }
-                }
-            }
-            Some(false)
-        };
+        // Only forward in block order, or back to `b`: the import lays blocks out in reverse
+        // postorder, so a path to `b` through a block before it leaves `b`'s loop by an
+        // enclosing loop.
+        let back = |from: usize| self.index.path_exists(&[from], b, MAX_LOOP_SEARCH, |succ| succ >= b);
         matches!((back(yes), back(no)), (Some(true), Some(false)) | (Some(false), Some(true)))
     }
 
