@@ -1,7 +1,7 @@
 //! Decode-style matrix-vector product over half-precision weights.
 
 use crate::device::math::{f16_bits_to_f32, fma};
-use crate::device::reduce::{block_sum, warp_sum};
+use crate::device::reduce::{block_sum, segment_sum};
 use crate::device::row::FourFloats;
 use crate::device::strided::{strided, strided_by};
 use crate::device::unrolled::unrolled;
@@ -123,14 +123,17 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
 /// decoded together). `x` is row-major `batch × cols` floats, `y` row-major `batch × rows`.
 /// Each weight is read once for up to 16 activation rows; larger batches run in passes of 16.
 ///
-/// A warp per group of weight rows (8 rows; 4 when a pass has more than 8 activation rows),
-/// grid-stride over the groups: at each chunk index a lane loads the 16-byte chunk of every
-/// row of its group (all in flight at once), widens them once, and multiplies each into one
-/// accumulator per (row, activation row); each activation chunk (from L1) is loaded once for
-/// the whole group, so the activation loads stay below 4 times the weights'. Then a warp sum
-/// per (row, activation row). The batch picks a monomorphised body for 1, 2, 4, 8 or 16
-/// activation rows (the smallest that holds it), so the accumulators are constant-indexed
-/// registers; slots past the batch read the last activation row and are never stored.
+/// A warp per group of 8 weight rows, grid-stride over the groups: at each chunk index a lane
+/// loads the 16-byte chunk of every row of its group (all in flight at once), widens them once,
+/// and multiplies each into one accumulator per (row, activation row) it owns; then a sum over
+/// the lanes that share the activation row. A lane owns up to 4 activation rows: a pass of up
+/// to 4 gives each lane all of them, a pass of 5 to 8 splits the warp into two segments of 16
+/// lanes (4 activation rows each), 9 to 16 into four of 8 lanes. Each activation chunk (from
+/// L1) thus serves the group's 8 rows, and the accumulators stay at 32 registers; the segments
+/// load the same weight chunks, fetched once per warp instruction. The pass's count picks a
+/// monomorphised body (1, 2 or 4 activation rows per lane, 1, 2 or 4 segments), so the
+/// accumulators are constant-indexed registers; slots past the count read the last activation
+/// row and are never stored.
 ///
 /// Special values: as [`gemv_f16`], for each activation row (PyTorch's
 /// `x @ weights.float().T`): an infinite or NaN weight widens exactly, so `y[b][r]` is NaN
@@ -171,19 +174,20 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
             cols,
             count: (batch - first).min(16),
         };
-        // Sixteen activation rows take half the weight rows per group, so that the
-        // accumulators (rows × activation rows) stay at 64 registers.
+        // Up to 4 activation rows per lane; more split the warp's lanes into 2 or 4 segments,
+        // each taking 4 activation rows over a share of the columns, so that the accumulators
+        // stay at 32 registers and each weight chunk a lane loads feeds 4 activation rows.
         match (pass.count, sixteen_bytes) {
-            (1, true) => pass.run::<1, 8, 8>(),
-            (2, true) => pass.run::<2, 8, 8>(),
-            (3..=4, true) => pass.run::<4, 8, 8>(),
-            (5..=8, true) => pass.run::<8, 8, 8>(),
-            (_, true) => pass.run::<16, 8, 4>(),
-            (1, false) => pass.run::<1, 1, 8>(),
-            (2, false) => pass.run::<2, 1, 8>(),
-            (3..=4, false) => pass.run::<4, 1, 8>(),
-            (5..=8, false) => pass.run::<8, 1, 8>(),
-            (_, false) => pass.run::<16, 1, 4>(),
+            (1, true) => pass.run::<1, 1, 8, 8, 2>(),
+            (2, true) => pass.run::<2, 1, 8, 8, 2>(),
+            (3..=4, true) => pass.run::<4, 1, 8, 8, 1>(),
+            (5..=8, true) => pass.run::<4, 2, 8, 8, 1>(),
+            (_, true) => pass.run::<4, 4, 8, 8, 1>(),
+            (1, false) => pass.run::<1, 1, 1, 8, 2>(),
+            (2, false) => pass.run::<2, 1, 1, 8, 2>(),
+            (3..=4, false) => pass.run::<4, 1, 1, 8, 1>(),
+            (5..=8, false) => pass.run::<4, 2, 1, 8, 1>(),
+            (_, false) => pass.run::<4, 4, 1, 8, 1>(),
         }
         first += pass.count;
     }
@@ -201,16 +205,36 @@ struct Pass {
 }
 
 impl Pass {
-    /// The pass with `BATCH >= count` accumulator slots per weight row, `WIDTH` columns per
-    /// load (8: the 16-byte path; 1: one weight at a time) and `ROWS` weight rows per warp.
+    /// The pass with the warp's lanes in `SEGMENTS` segments of `32 / SEGMENTS` lanes, segment
+    /// `s` taking activation rows `s * PER_LANE ..` (`PER_LANE * SEGMENTS >= count`) over
+    /// `ROWS` weight rows, `WIDTH` columns per load (8: the 16-byte path; 1: one weight at a
+    /// time). A segment's lanes stride over the column chunks together; the segments load the
+    /// same weight chunks, which the memory system serves once per warp instruction.
     ///
-    /// The loop over chunk indices takes one at a time ([`strided_by`] with one in flight):
-    /// the loads in flight are the group's rows, issued together before any is used.
+    /// The loop over chunk indices takes `IN_FLIGHT` at a time ([`strided_by`]): the loads in
+    /// flight are the group's rows at that many chunk indices, issued together before any is
+    /// used. Two for 1 or 2 activation rows per lane, whose accumulators leave the registers
+    /// for them (with few weight rows in all, few warps must keep the memory busy); one above.
     #[inline(always)]
-    fn run<const BATCH: usize, const WIDTH: usize, const ROWS: usize>(&self) {
+    fn run<
+        const PER_LANE: usize,
+        const SEGMENTS: usize,
+        const WIDTH: usize,
+        const ROWS: usize,
+        const IN_FLIGHT: usize,
+    >(
+        &self,
+    ) {
         let Pass { weights, x, y, rows, cols, count } = *self;
         let warps = (block_dim_x() / WARP_SIZE) as usize;
-        let lane = lane_id() as usize;
+        let segment_lanes = WARP_SIZE as usize / SEGMENTS;
+        let (segment, column_lane) = (lane_id() as usize / segment_lanes, lane_id() as usize % segment_lanes);
+        // Activation rows past `count` reload the last one; their sums are never stored.
+        let first_activation = segment * PER_LANE;
+        let mut x_rows = [x; PER_LANE];
+        unrolled!(P < PER_LANE => {
+            x_rows[P] = x.wrapping_add((first_activation + P).min(count - 1) * cols);
+        });
         let mut group = block_idx_x() as usize * warps + warp_id() as usize;
         while group * ROWS < rows {
             let first_row = group * ROWS;
@@ -219,11 +243,11 @@ impl Pass {
             unrolled!(R < ROWS => {
                 w_rows[R] = weights.wrapping_add((first_row + R).min(rows - 1) * cols);
             });
-            let mut acc = [[0.0f32; BATCH]; ROWS];
-            strided_by::<1, GroupChunk<WIDTH, ROWS>>(
-                lane,
+            let mut acc = [[0.0f32; PER_LANE]; ROWS];
+            strided_by::<IN_FLIGHT, GroupChunk<WIDTH, ROWS>>(
+                column_lane,
                 cols / WIDTH,
-                WARP_SIZE as usize,
+                segment_lanes,
                 |chunk| {
                     let mut halves = GroupChunk::default();
                     unrolled!(R < ROWS => {
@@ -240,27 +264,26 @@ impl Pass {
                             w[R][k] = f16_bits_to_f32(halves[R][k]);
                         }
                     });
-                    unrolled!(B < BATCH => {
-                        // SAFETY: the row is below `count`, `chunk * WIDTH + WIDTH <= cols`;
+                    unrolled!(P < PER_LANE => {
+                        // SAFETY: the row is one of `x`'s, `chunk * WIDTH + WIDTH <= cols`;
                         // on the 16-byte path every row of `x` starts 16-byte aligned.
-                        // (Clippy sees the written-out `B = 0`, for which the `min` is moot.)
-                        #[allow(clippy::unnecessary_min_or_max)]
-                        let xs = unsafe { load_floats::<WIDTH>(x.wrapping_add(B.min(count - 1) * cols), chunk) };
+                        let xs = unsafe { load_floats::<WIDTH>(x_rows[P], chunk) };
                         unrolled!(R < ROWS => {
                             for k in 0..WIDTH {
-                                acc[R][B] = fma(w[R][k], xs[k], acc[R][B]);
+                                acc[R][P] = fma(w[R][k], xs[k], acc[R][P]);
                             }
                         });
                     });
                 },
             );
             unrolled!(R < ROWS => {
-                unrolled!(B < BATCH => {
-                    let total = warp_sum(acc[R][B]);
-                    // Spread the stores over the lanes.
-                    if lane == (R * BATCH + B) % WARP_SIZE as usize && B < count && first_row + R < rows {
-                        // SAFETY: `B < count` and `first_row + R < rows`.
-                        unsafe { *y.add(B * rows + first_row + R) = total };
+                unrolled!(P < PER_LANE => {
+                    let total = segment_sum(acc[R][P], segment_lanes as u32);
+                    let activation = first_activation + P;
+                    // Spread the stores over the segment's lanes.
+                    if column_lane == (R * PER_LANE + P) % segment_lanes && activation < count && first_row + R < rows {
+                        // SAFETY: `activation < count` and `first_row + R < rows`.
+                        unsafe { *y.add(activation * rows + first_row + R) = total };
                     }
                 });
             });

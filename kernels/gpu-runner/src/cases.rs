@@ -349,9 +349,9 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
             Launch::linear(grid.unwrap_or(rows), block, 128)
         }
         (Kernel::GemvF16, Shape::Matrix { rows, .. }) => Launch::linear(grid.unwrap_or(rows), block, 128),
-        (Kernel::GemvF16Batched, Shape::Batched { batch, rows, .. }) => {
+        (Kernel::GemvF16Batched, Shape::Batched { rows, .. }) => {
             // A warp per group of weight rows: the grid that gives each warp one group.
-            let groups = rows.div_ceil(gemv_batched_rows_per_warp(batch));
+            let groups = rows.div_ceil(GEMV_BATCHED_ROWS_PER_WARP);
             Launch::linear(grid.unwrap_or(groups.div_ceil(block as usize / 32).max(1)), block, 0)
         }
         (Kernel::GemmTiled, Shape::Gemm { m, n, .. }) => {
@@ -386,10 +386,18 @@ pub fn dynamic_shared_limit(kernel: Kernel) -> Option<u32> {
     kernel.wgmma_epilogue().map(|_| gemm_wgmma::SHARED_BYTES)
 }
 
-/// Weight rows a warp of `gemv_f16_batched` takes at once (its first pass's): 8, or 4 when the
-/// pass has more than 8 activation rows (`kernels/src/gemv.rs`, `gemv_f16_batched`'s dispatch).
-pub fn gemv_batched_rows_per_warp(batch: usize) -> usize {
-    if batch.min(16) > 8 { 4 } else { 8 }
+/// Weight rows a warp of `gemv_f16_batched` takes at once (`kernels/src/gemv.rs`).
+pub const GEMV_BATCHED_ROWS_PER_WARP: usize = 8;
+
+/// The lanes of `gemv_f16_batched` that share one activation row of a pass of `count` (1..=16)
+/// activation rows, and sum it together: the whole warp up to 4, 16 lanes up to 8, else 8
+/// (`kernels/src/gemv.rs`, `gemv_f16_batched`'s dispatch).
+pub fn gemv_batched_segment_lanes(count: usize) -> usize {
+    match count {
+        0..=4 => 32,
+        5..=8 => 16,
+        _ => 8,
+    }
 }
 
 /// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block

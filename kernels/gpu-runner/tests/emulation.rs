@@ -5,17 +5,26 @@
 //! pass, and a one-ulp-scale corruption of any output must fail, so the tolerances can neither
 //! be too tight for the kernels' arithmetic nor too loose to notice a wrong element.
 
-use gpu_runner::cases::{Case, Inputs, Kernel, Shape, correctness_cases, expected, inputs, special_cases};
+use gpu_runner::cases::{
+    Case, Inputs, Kernel, Shape, correctness_cases, expected, gemv_batched_segment_lanes, inputs, special_cases,
+};
 use gpu_runner::compare::{Tolerance, compare, with_guard};
 use kernels_reference::PIPELINE_TILE_FLOATS;
 
 const WARP: usize = 32;
 
 /// `__shfl_xor` butterfly: every lane ends with the same sum, added in the kernel's order.
-fn warp_reduce(mut lanes: [f32; WARP], op: impl Fn(f32, f32) -> f32) -> f32 {
-    let mut mask = WARP / 2;
+fn warp_reduce(lanes: [f32; WARP], op: impl Fn(f32, f32) -> f32) -> f32 {
+    segment_reduce(&lanes, op)
+}
+
+/// `device::reduce::segment_sum`'s butterfly over one segment of lanes (a power of two of
+/// them): the value its first lane ends with.
+fn segment_reduce(lanes: &[f32], op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut lanes = lanes.to_vec();
+    let mut mask = lanes.len() / 2;
     while mask > 0 {
-        let before = lanes;
+        let before = lanes.clone();
         for (lane, value) in lanes.iter_mut().enumerate() {
             *value = op(before[lane], before[lane ^ mask]);
         }
@@ -240,7 +249,12 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
         }
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => gemv(case, data, &f[0], rows, cols),
         (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => (0..batch)
-            .flat_map(|b| gemv_warp(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols))
+            .flat_map(|b| {
+                // Passes of 16 activation rows; the pass's count sets the lanes per row.
+                let in_pass = (batch - b / 16 * 16).min(16);
+                let lanes = gemv_batched_segment_lanes(in_pass);
+                gemv_segment(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols, lanes)
+            })
             .collect(),
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
             let mut c = vec![0.0f32; m * n];
@@ -313,26 +327,28 @@ fn gemv(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize) -> Vec<
         .collect()
 }
 
-/// `gemv_f16_batched` for one activation row `x`: a warp per weight row (whichever group it
-/// falls in), each lane's fused multiply-adds over its strided chunks (eight weights each on the
-/// 16-byte path), then the warp butterfly.
-fn gemv_warp(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+/// `gemv_f16_batched` for one activation row `x`: the `lanes` lanes that share it (the warp
+/// or a segment of it) per weight row, each lane's fused multiply-adds over its strided chunks
+/// (eight weights each on the 16-byte path), then the segment's butterfly.
+fn gemv_segment(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize, lanes: usize) -> Vec<f32> {
     let weights = data.halves.as_ref().unwrap();
     let weight = |i: usize| half::f16::from_bits(weights[i]).to_f32();
     let width = if cols.is_multiple_of(8) && case.offset.is_multiple_of(8) { 8 } else { 1 };
     (0..rows)
         .map(|r| {
-            let lanes: [f32; WARP] = std::array::from_fn(|lane| {
-                let mut acc = 0.0f32;
-                for chunk in strided(lane, cols / width, WARP) {
-                    let columns = chunk * width..(chunk + 1) * width;
-                    for (c, x_c) in columns.clone().zip(&x[columns]) {
-                        acc = weight(r * cols + c).mul_add(*x_c, acc);
+            let sums: Vec<f32> = (0..lanes)
+                .map(|lane| {
+                    let mut acc = 0.0f32;
+                    for chunk in strided(lane, cols / width, lanes) {
+                        let columns = chunk * width..(chunk + 1) * width;
+                        for (c, x_c) in columns.clone().zip(&x[columns]) {
+                            acc = weight(r * cols + c).mul_add(*x_c, acc);
+                        }
                     }
-                }
-                acc
-            });
-            warp_reduce(lanes, |a, b| a + b)
+                    acc
+                })
+                .collect();
+            segment_reduce(&sums, |a, b| a + b)
         })
         .collect()
 }

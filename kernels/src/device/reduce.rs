@@ -30,8 +30,15 @@ fn shuffle_xor(value: f32, lane_mask: u32) -> f32 {
 
 /// Sum over the 32 lanes of a warp; every lane receives it.
 #[inline(always)]
-pub fn warp_sum(mut value: f32) -> f32 {
-    let mut lane_mask = WARP_SIZE / 2;
+pub fn warp_sum(value: f32) -> f32 {
+    segment_sum(value, WARP_SIZE)
+}
+
+/// Sum over each aligned segment of `lanes` consecutive lanes (`lanes` a power of two, at most
+/// 32): every lane receives its own segment's sum. All 32 lanes take part, as in [`warp_sum`].
+#[inline(always)]
+pub fn segment_sum(mut value: f32, lanes: u32) -> f32 {
+    let mut lane_mask = lanes / 2;
     while lane_mask > 0 {
         value += shuffle_xor(value, lane_mask);
         lane_mask /= 2;
