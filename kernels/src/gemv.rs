@@ -121,41 +121,126 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
 /// `y[b][r] = sum_c f16(weights[r][c]) * x[b][c]` for `b < batch`, `r < rows`: the same
 /// projection for `batch` activation rows at once (speculative decoding, a few sequences
 /// decoded together). `x` is row-major `batch × cols` floats, `y` row-major `batch × rows`.
-/// Each weight is read once for up to 16 activation rows; larger batches run in passes of 16.
+/// Each weight is read once per pass of 16 activation rows; larger batches take more passes.
+/// [`gemv_f16_batched_1`], `_2`, `_4` and `_8` compute the same for smaller batches (passes of
+/// 1, 2, 4 and 8 activation rows), faster: a host picks the narrowest entry whose width holds
+/// its batch.
+///
+/// Why five entries: ptxas gives an entry the registers of its largest body, and registers
+/// decide how many warps (so how many loads) an SM holds at once. One entry with a body per
+/// width gave the one-row body the sixteen-row body's 255 registers, and 82 % of copy on
+/// 14336 × 4096; in an entry of its own it takes 96 and reaches 92-94 %, PyTorch's time
+/// (`kernels/gpu-runner/results/h200-gemv-batched.txt`).
 ///
 /// A warp per group of 8 weight rows, grid-stride over the groups: at each chunk index a lane
 /// loads the 16-byte chunk of every row of its group (all in flight at once), widens them once,
 /// and multiplies each into one accumulator per (row, activation row) it owns; then a sum over
-/// the lanes that share the activation row. A lane owns up to 4 activation rows: a pass of up
-/// to 4 gives each lane all of them, a pass of 5 to 8 splits the warp into two segments of 16
-/// lanes (4 activation rows each), 9 to 16 into four of 8 lanes. Each activation chunk (from
-/// L1) thus serves the group's 8 rows, and the accumulators stay at 32 registers; the segments
-/// load the same weight chunks, fetched once per warp instruction. The pass's count picks a
-/// monomorphised body (1, 2 or 4 activation rows per lane, 1, 2 or 4 segments), so the
-/// accumulators are constant-indexed registers; slots past the count read the last activation
-/// row and are never stored.
+/// the lanes that share the activation row. This entry splits the warp into two segments of
+/// 16 lanes, each taking 8 of the 16 activation rows over a share of the columns (the segments
+/// load the same weight chunks, fetched once per warp instruction), so that the accumulators
+/// stay at 64 registers and each activation chunk (from L1) serves the group's 8 rows; `_2`
+/// splits it the same way, one activation row per segment; `_1`, `_4` and `_8` give each lane
+/// every activation row of the pass. Accumulator slots past the pass's count read the last
+/// activation row and are never stored.
 ///
 /// Special values: as [`gemv_f16`], for each activation row (PyTorch's
 /// `x @ weights.float().T`): an infinite or NaN weight widens exactly, so `y[b][r]` is NaN
 /// where a product is NaN or the products hold both infinities, ±inf where they hold one.
 /// `batch = 0` or `rows = 0` writes nothing; `cols = 0` gives 0.
 ///
-/// Not yet at the roofline: on the H200, 14336 × 4096 in 34 us for one activation row (80 % of
-/// copy, PyTorch 30 us) to 115 us for sixteen; ptxas gives the one entry its largest body's 255
-/// registers, with 8 bytes spilled (`kernels/gpu-runner/results/h200-gemv-batched.txt`).
+/// Sixteen activation rows in `f32` fused multiply-adds are near the H200's FP32 limit
+/// (16 · 14336 · 4096 FMAs take about 28 us), so a pass of 16 stays well below the memory
+/// roofline that the narrow entries reach.
 ///
-/// Launch: one-dimensional; `blockDim.x` a multiple of 32, at most 256 (255 registers per
-/// thread); any grid (a grid of
-/// `rows / (rows per group · warps per block)` blocks, rounded up, gives each warp one group);
-/// no shared memory. The 16-byte path needs `cols` a multiple of 8 and `weights` and `x` 16-byte
-/// aligned, as [`gemv_f16`]; otherwise one weight at a time (any half-aligned `weights`,
-/// `f32`-aligned `x`).
+/// Launch (every width): one-dimensional; `blockDim.x` a multiple of 32, at most 256 (up to 255
+/// registers per thread); any grid (a grid of `rows / (8 · warps per block)` blocks, rounded
+/// up, gives each warp one group); no shared memory. The 16-byte path needs `cols` a multiple
+/// of 8 and `weights` and `x` 16-byte aligned, as [`gemv_f16`]; otherwise one weight at a time
+/// (any half-aligned `weights`, `f32`-aligned `x`).
 ///
 /// # Safety
 /// `weights` points to `rows * cols` halves, `x` to `batch * cols` floats and `y` to
 /// `batch * rows` floats of device memory.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<8, 2>(weights, x, y, rows, cols, batch);
+}
+
+/// [`gemv_f16_batched`] in passes of one activation row: the entry for a batch of 1.
+///
+/// # Safety
+/// As [`gemv_f16_batched`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemv_f16_batched_1(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<1, 1>(weights, x, y, rows, cols, batch);
+}
+
+/// [`gemv_f16_batched`] in passes of two activation rows: the entry for a batch of 2.
+///
+/// # Safety
+/// As [`gemv_f16_batched`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemv_f16_batched_2(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<1, 2>(weights, x, y, rows, cols, batch);
+}
+
+/// [`gemv_f16_batched`] in passes of four activation rows: the entry for a batch of 3 or 4.
+///
+/// # Safety
+/// As [`gemv_f16_batched`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemv_f16_batched_4(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<4, 1>(weights, x, y, rows, cols, batch);
+}
+
+/// [`gemv_f16_batched`] in passes of eight activation rows: the entry for a batch of 5 to 8.
+///
+/// # Safety
+/// As [`gemv_f16_batched`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemv_f16_batched_8(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<8, 1>(weights, x, y, rows, cols, batch);
+}
+
+/// The batched product in passes of `PER_LANE · SEGMENTS` activation rows (the last may have
+/// fewer), each pass over all the weights ([`Pass::run`]).
+#[inline(always)]
+fn in_passes<const PER_LANE: usize, const SEGMENTS: usize>(
     weights: *const u16,
     x: *const f32,
     y: *mut f32,
@@ -172,29 +257,22 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
             y: y.wrapping_add(first * rows),
             rows,
             cols,
-            count: (batch - first).min(16),
+            count: (batch - first).min(PER_LANE * SEGMENTS),
         };
-        // Up to 4 activation rows per lane; more split the warp's lanes into 2 or 4 segments,
-        // each taking 4 activation rows over a share of the columns, so that the accumulators
-        // stay at 32 registers and each weight chunk a lane loads feeds 4 activation rows.
-        match (pass.count, sixteen_bytes) {
-            (1, true) => pass.run::<1, 1, 8, 8, 2>(),
-            (2, true) => pass.run::<2, 1, 8, 8, 2>(),
-            (3..=4, true) => pass.run::<4, 1, 8, 8, 1>(),
-            (5..=8, true) => pass.run::<4, 2, 8, 8, 1>(),
-            (_, true) => pass.run::<4, 4, 8, 8, 1>(),
-            (1, false) => pass.run::<1, 1, 1, 8, 2>(),
-            (2, false) => pass.run::<2, 1, 1, 8, 2>(),
-            (3..=4, false) => pass.run::<4, 1, 1, 8, 1>(),
-            (5..=8, false) => pass.run::<4, 2, 1, 8, 1>(),
-            (_, false) => pass.run::<4, 4, 1, 8, 1>(),
+        if sixteen_bytes {
+            pass.run::<PER_LANE, SEGMENTS, 8>();
+        } else {
+            pass.run::<PER_LANE, SEGMENTS, 1>();
         }
         first += pass.count;
     }
 }
 
-/// One pass of [`gemv_f16_batched`] over the weights: `count` (1..=16) activation rows of `x`
-/// into as many rows of `y` (`y` row-major with `rows` columns).
+/// Weight rows a warp takes at once in the batched product.
+const GROUP_ROWS: usize = 8;
+
+/// One pass of the batched product over the weights: `count` (at least 1) activation rows of
+/// `x` into as many rows of `y` (`y` row-major with `rows` columns).
 struct Pass {
     weights: *const u16,
     x: *const f32,
@@ -207,24 +285,14 @@ struct Pass {
 impl Pass {
     /// The pass with the warp's lanes in `SEGMENTS` segments of `32 / SEGMENTS` lanes, segment
     /// `s` taking activation rows `s * PER_LANE ..` (`PER_LANE * SEGMENTS >= count`) over
-    /// `ROWS` weight rows, `WIDTH` columns per load (8: the 16-byte path; 1: one weight at a
-    /// time). A segment's lanes stride over the column chunks together; the segments load the
-    /// same weight chunks, which the memory system serves once per warp instruction.
+    /// [`GROUP_ROWS`] weight rows, `WIDTH` columns per load (8: the 16-byte path; 1: one weight
+    /// at a time). A segment's lanes stride over the column chunks together.
     ///
-    /// The loop over chunk indices takes `IN_FLIGHT` at a time ([`strided_by`]): the loads in
-    /// flight are the group's rows at that many chunk indices, issued together before any is
-    /// used. Two for 1 or 2 activation rows per lane, whose accumulators leave the registers
-    /// for them (with few weight rows in all, few warps must keep the memory busy); one above.
+    /// The loop over chunk indices takes one at a time ([`strided_by`] with one in flight):
+    /// the loads in flight are the group's rows, issued together before any is used. (Two
+    /// chunk indices at a time measured slower: the loads' registers cost more warps.)
     #[inline(always)]
-    fn run<
-        const PER_LANE: usize,
-        const SEGMENTS: usize,
-        const WIDTH: usize,
-        const ROWS: usize,
-        const IN_FLIGHT: usize,
-    >(
-        &self,
-    ) {
+    fn run<const PER_LANE: usize, const SEGMENTS: usize, const WIDTH: usize>(&self) {
         let Pass { weights, x, y, rows, cols, count } = *self;
         let warps = (block_dim_x() / WARP_SIZE) as usize;
         let segment_lanes = WARP_SIZE as usize / SEGMENTS;
@@ -236,47 +304,26 @@ impl Pass {
             x_rows[P] = x.wrapping_add((first_activation + P).min(count - 1) * cols);
         });
         let mut group = block_idx_x() as usize * warps + warp_id() as usize;
-        while group * ROWS < rows {
-            let first_row = group * ROWS;
+        while group * GROUP_ROWS < rows {
+            let first_row = group * GROUP_ROWS;
             // Rows past the end reload the last row; their sums are never stored.
-            let mut w_rows = [weights; ROWS];
-            unrolled!(R < ROWS => {
+            let mut w_rows = [weights; GROUP_ROWS];
+            unrolled!(R < GROUP_ROWS => {
                 w_rows[R] = weights.wrapping_add((first_row + R).min(rows - 1) * cols);
             });
-            let mut acc = [[0.0f32; PER_LANE]; ROWS];
-            strided_by::<IN_FLIGHT, GroupChunk<WIDTH, ROWS>>(
+            let mut acc = [[0.0f32; PER_LANE]; GROUP_ROWS];
+            strided_by::<1, GroupChunk<WIDTH, GROUP_ROWS>>(
                 column_lane,
                 cols / WIDTH,
                 segment_lanes,
-                |chunk| {
-                    let mut halves = GroupChunk::default();
-                    unrolled!(R < ROWS => {
-                        // SAFETY: `chunk * WIDTH + WIDTH <= cols`; the row is one of the
-                        // matrix's; on the 16-byte path every row starts 16-byte aligned.
-                        halves.0[R] = unsafe { load_halves::<WIDTH>(w_rows[R], chunk) };
-                    });
-                    halves
-                },
-                |chunk, GroupChunk(halves)| {
-                    let mut w = [[0.0f32; WIDTH]; ROWS];
-                    unrolled!(R < ROWS => {
-                        for k in 0..WIDTH {
-                            w[R][k] = f16_bits_to_f32(halves[R][k]);
-                        }
-                    });
-                    unrolled!(P < PER_LANE => {
-                        // SAFETY: the row is one of `x`'s, `chunk * WIDTH + WIDTH <= cols`;
-                        // on the 16-byte path every row of `x` starts 16-byte aligned.
-                        let xs = unsafe { load_floats::<WIDTH>(x_rows[P], chunk) };
-                        unrolled!(R < ROWS => {
-                            for k in 0..WIDTH {
-                                acc[R][P] = fma(w[R][k], xs[k], acc[R][P]);
-                            }
-                        });
-                    });
-                },
+                // SAFETY: `chunk * WIDTH + WIDTH <= cols`; the rows are the matrix's; on the
+                // 16-byte path every row starts 16-byte aligned.
+                |chunk| unsafe { load_group::<WIDTH, GROUP_ROWS>(&w_rows, chunk) },
+                // SAFETY: as for the loads; the rows are `x`'s, which on the 16-byte path
+                // start 16-byte aligned too.
+                |chunk, GroupChunk(halves)| unsafe { accumulate(&mut acc, &halves, &x_rows, chunk) },
             );
-            unrolled!(R < ROWS => {
+            unrolled!(R < GROUP_ROWS => {
                 unrolled!(P < PER_LANE => {
                     let total = segment_sum(acc[R][P], segment_lanes as u32);
                     let activation = first_activation + P;
@@ -292,6 +339,23 @@ impl Pass {
     }
 }
 
+/// Columns `WIDTH * chunk ..` of each of the rows `w_rows`, all loads issued before any is used.
+///
+/// # Safety
+/// Each row holds at least `WIDTH * chunk + WIDTH` halves; 16-byte aligned when `WIDTH` is 8.
+#[inline(always)]
+unsafe fn load_group<const WIDTH: usize, const ROWS: usize>(
+    w_rows: &[*const u16; ROWS],
+    chunk: usize,
+) -> GroupChunk<WIDTH, ROWS> {
+    let mut halves = GroupChunk::default();
+    unrolled!(R < ROWS => {
+        // SAFETY: the caller's contract.
+        halves.0[R] = unsafe { load_halves::<WIDTH>(w_rows[R], chunk) };
+    });
+    halves
+}
+
 /// The halves a lane loads at one chunk index: `WIDTH` columns of each of `ROWS` rows.
 #[derive(Clone, Copy)]
 struct GroupChunk<const WIDTH: usize, const ROWS: usize>([[u16; WIDTH]; ROWS]);
@@ -300,6 +364,36 @@ impl<const WIDTH: usize, const ROWS: usize> Default for GroupChunk<WIDTH, ROWS> 
     fn default() -> Self {
         GroupChunk([[0; WIDTH]; ROWS])
     }
+}
+
+/// Adds the products of one chunk into `acc[row][activation]`: each weight half of `halves`
+/// widened once, times the same columns of each activation row of `x_rows`.
+///
+/// # Safety
+/// Each row of `x_rows` holds at least `WIDTH * chunk + WIDTH` floats; 16-byte aligned when
+/// `WIDTH` is 8.
+#[inline(always)]
+unsafe fn accumulate<const WIDTH: usize, const ROWS: usize, const PER_LANE: usize>(
+    acc: &mut [[f32; PER_LANE]; ROWS],
+    halves: &[[u16; WIDTH]; ROWS],
+    x_rows: &[*const f32; PER_LANE],
+    chunk: usize,
+) {
+    let mut w = [[0.0f32; WIDTH]; ROWS];
+    unrolled!(R < ROWS => {
+        for k in 0..WIDTH {
+            w[R][k] = f16_bits_to_f32(halves[R][k]);
+        }
+    });
+    unrolled!(P < PER_LANE => {
+        // SAFETY: the caller's contract.
+        let xs = unsafe { load_floats::<WIDTH>(x_rows[P], chunk) };
+        unrolled!(R < ROWS => {
+            for k in 0..WIDTH {
+                acc[R][P] = fma(w[R][k], xs[k], acc[R][P]);
+            }
+        });
+    });
 }
 
 /// Columns `WIDTH * chunk ..` of a weight row: one 16-byte load when `WIDTH` is 8, one half

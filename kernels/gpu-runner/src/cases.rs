@@ -84,6 +84,15 @@ impl Kernel {
         }
     }
 
+    /// Every PTX entry the kernel's cases launch: its own, and for `gemv_f16_batched` the
+    /// narrower widths a case picks by its batch ([`Case::entry`]).
+    pub fn entries(self) -> Vec<&'static str> {
+        match self {
+            Kernel::GemvF16Batched => GEMV_BATCHED_WIDTHS.iter().map(|(_, entry, _)| *entry).collect(),
+            _ => vec![self.entry()],
+        }
+    }
+
     pub fn from_entry(name: &str) -> Option<Kernel> {
         Kernel::ALL.into_iter().find(|k| k.entry() == name)
     }
@@ -318,6 +327,15 @@ impl Case {
         Case { kernel, shape, launch, values: Values::Random, offset: 0 }
     }
 
+    /// The PTX entry the case launches: the kernel's, or for `gemv_f16_batched` the narrowest
+    /// width that holds the batch ([`gemv_batched_entry`]).
+    pub fn entry(&self) -> &'static str {
+        match (self.kernel, self.shape) {
+            (Kernel::GemvF16Batched, Shape::Batched { batch, .. }) => gemv_batched_entry(batch),
+            _ => self.kernel.entry(),
+        }
+    }
+
     /// How the table names the case's shape: the shape, and what is special about its inputs.
     pub fn label(&self) -> String {
         let mut label = self.shape.to_string();
@@ -389,15 +407,32 @@ pub fn dynamic_shared_limit(kernel: Kernel) -> Option<u32> {
 /// Weight rows a warp of `gemv_f16_batched` takes at once (`kernels/src/gemv.rs`).
 pub const GEMV_BATCHED_ROWS_PER_WARP: usize = 8;
 
-/// The lanes of `gemv_f16_batched` that share one activation row of a pass of `count` (1..=16)
-/// activation rows, and sum it together: the whole warp up to 4, 16 lanes up to 8, else 8
-/// (`kernels/src/gemv.rs`, `gemv_f16_batched`'s dispatch).
-pub fn gemv_batched_segment_lanes(count: usize) -> usize {
-    match count {
-        0..=4 => 32,
-        5..=8 => 16,
-        _ => 8,
-    }
+/// The entries of `gemv_f16_batched` (`kernels/src/gemv.rs`), narrowest first: the activation
+/// rows each takes per pass, its name, and the lanes of a warp that share one activation row
+/// and sum it together. A host launches the first whose width holds its batch.
+pub const GEMV_BATCHED_WIDTHS: [(usize, &str, usize); 5] = [
+    (1, "gemv_f16_batched_1", 32),
+    (2, "gemv_f16_batched_2", 16),
+    (4, "gemv_f16_batched_4", 32),
+    (8, "gemv_f16_batched_8", 32),
+    (16, "gemv_f16_batched", 16),
+];
+
+/// The [`GEMV_BATCHED_WIDTHS`] row for `batch` activation rows: the narrowest width that holds
+/// it, the 16-wide entry (in passes) beyond 16; an empty batch takes the narrowest.
+fn gemv_batched_width(batch: usize) -> (usize, &'static str, usize) {
+    let widest = GEMV_BATCHED_WIDTHS[GEMV_BATCHED_WIDTHS.len() - 1];
+    *GEMV_BATCHED_WIDTHS.iter().find(|(width, ..)| batch <= *width).unwrap_or(&widest)
+}
+
+/// The entry of `gemv_f16_batched` that a batch of `batch` activation rows launches.
+pub fn gemv_batched_entry(batch: usize) -> &'static str {
+    gemv_batched_width(batch).1
+}
+
+/// The lanes that share one activation row in the entry [`gemv_batched_entry`] picks.
+pub fn gemv_batched_segment_lanes(batch: usize) -> usize {
+    gemv_batched_width(batch).2
 }
 
 /// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block
@@ -488,14 +523,17 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
             }
         }
         Kernel::GemvF16Batched => {
-            // No activations; one; every monomorphised batch (1, 2, 4, 8, 16), full and partly
-            // used, on the 16-byte and the one-weight path, with rows that leave a group partly
-            // filled; 17 (two passes of the kernel's 16); a grid smaller than the groups.
+            // No activations; one; every entry's width (1, 2, 4, 8, 16), full and partly used,
+            // on the 16-byte and the one-weight path, with rows that leave a group partly
+            // filled; 17 (two passes of the widest entry's 16); a grid smaller than the groups.
             for (batch, rows, cols, grid) in [
                 (0, 5, 8, None),
                 (1, 1, 1, None),
                 (1, 5, 13, None),
+                (1, 9, 4096, None),
+                (2, 5, 13, None),
                 (2, 9, 4096, None),
+                (4, 6, 999, None),
                 (3, 33, 4096, None),
                 (5, 17, 1000, None),
                 (8, 20, 999, None),

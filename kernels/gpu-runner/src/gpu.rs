@@ -33,7 +33,8 @@ const HALF_POISON: u16 = 0x7e01;
 /// `--compare`: old, then new).
 pub struct Gpu {
     stream: Arc<CudaStream>,
-    modules: Vec<HashMap<Kernel, CudaFunction>>,
+    /// Per module, its loaded functions by entry name.
+    modules: Vec<HashMap<&'static str, CudaFunction>>,
     pub name: String,
     pub multiprocessors: usize,
     pub l2_bytes: usize,
@@ -101,19 +102,17 @@ impl Gpu {
             })?;
             let mut functions = HashMap::new();
             for &kernel in kernels {
-                let function = module.load_function(kernel.entry()).with_context(|| {
-                    format!(
-                        "{} has no entry `{}`: rebuild it with `just kernels`",
-                        ptx.display(),
-                        kernel.entry()
-                    )
-                })?;
-                if let Some(bytes) = cases::dynamic_shared_limit(kernel) {
-                    raise_dynamic_shared(&function, bytes).with_context(|| {
-                        format!("raising {kernel}'s dynamic shared memory to {bytes} bytes")
+                for entry in kernel.entries() {
+                    let function = module.load_function(entry).with_context(|| {
+                        format!("{} has no entry `{entry}`: rebuild it with `just kernels`", ptx.display())
                     })?;
+                    if let Some(bytes) = cases::dynamic_shared_limit(kernel) {
+                        raise_dynamic_shared(&function, bytes).with_context(|| {
+                            format!("raising {entry}'s dynamic shared memory to {bytes} bytes")
+                        })?;
+                    }
+                    functions.insert(entry, function);
                 }
-                functions.insert(kernel, function);
             }
             loaded.push(functions);
         }
@@ -176,7 +175,7 @@ impl Gpu {
         if case.launch.cluster > 1 {
             return self.launch_in_clusters(module, case, buffers);
         }
-        let function = &self.modules[module][&case.kernel];
+        let function = &self.modules[module][case.entry()];
         let config = LaunchConfig {
             grid_dim: (case.launch.grid.0, case.launch.grid.1, 1),
             block_dim: (case.launch.block.0, case.launch.block.1, 1),
@@ -332,7 +331,7 @@ impl Gpu {
         unsafe {
             sys::cuLaunchKernelEx(
                 &config,
-                self.modules[module][&case.kernel].cu_function(),
+                self.modules[module][case.entry()].cu_function(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )

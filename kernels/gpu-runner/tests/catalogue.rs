@@ -2,7 +2,8 @@
 //! the length the kernel writes, and a launch its contract allows.
 
 use gpu_runner::cases::{
-    Kernel, Launch, Shape, correctness_cases, decode_cases, expected, inputs, output_len, timing_cases, work,
+    GEMV_BATCHED_WIDTHS, Kernel, Launch, Shape, correctness_cases, decode_cases, expected, inputs,
+    output_len, timing_cases, work,
 };
 
 #[test]
@@ -87,6 +88,34 @@ fn every_entry_name_round_trips() {
     assert_eq!(Kernel::from_entry("no_such_kernel"), None);
 }
 
+#[test]
+fn a_batched_gemv_launches_the_narrowest_entry_that_holds_its_batch_and_every_entry_is_tried() {
+    let pick = |batch| {
+        let case = correctness_cases(Kernel::GemvF16Batched, 132).into_iter().next().unwrap();
+        gpu_runner::cases::Case { shape: Shape::Batched { batch, rows: 1, cols: 1 }, ..case }.entry()
+    };
+    assert_eq!(pick(0), "gemv_f16_batched_1");
+    assert_eq!(pick(1), "gemv_f16_batched_1");
+    assert_eq!(pick(2), "gemv_f16_batched_2");
+    assert_eq!(pick(3), "gemv_f16_batched_4");
+    assert_eq!(pick(5), "gemv_f16_batched_8");
+    assert_eq!(pick(9), "gemv_f16_batched");
+    assert_eq!(pick(40), "gemv_f16_batched");
+    // Each entry on both of its paths: the 16-byte one and one weight at a time.
+    let cases = correctness_cases(Kernel::GemvF16Batched, 132);
+    for (_, entry, _) in GEMV_BATCHED_WIDTHS {
+        for sixteen_bytes in [true, false] {
+            assert!(
+                cases.iter().any(|c| {
+                    let Shape::Batched { batch, cols, .. } = c.shape else { unreachable!() };
+                    c.entry() == entry && batch > 0 && cols.is_multiple_of(8) == sixteen_bytes
+                }),
+                "no correctness case runs {entry} with sixteen_bytes = {sixteen_bytes}"
+            );
+        }
+    }
+}
+
 /// The registers per thread of each kernel entry in the last `ptxas -arch=sm_90 -v` report
 /// recorded on the H200 (`regress/ptxas-sm90.tsv`).
 fn recorded_registers() -> Vec<(String, u32)> {
@@ -109,20 +138,24 @@ fn every_launch_fits_the_registers_ptxas_gave_its_kernel() {
     // that needs more fails here (once the ptxas figures are re-recorded) instead of as a
     // launch the GPU refuses.
     let registers = recorded_registers();
-    for kernel in Kernel::ALL {
-        let used = registers
+    let used_by = |entry: &str| {
+        registers
             .iter()
-            .find(|(name, _)| name == kernel.entry())
-            .unwrap_or_else(|| panic!("regress/ptxas-sm90.tsv has no row for {kernel}"))
-            .1;
+            .find(|(name, _)| name == entry)
+            .unwrap_or_else(|| panic!("regress/ptxas-sm90.tsv has no row for {entry}"))
+            .1
+    };
+    for kernel in Kernel::ALL {
         let cases = correctness_cases(kernel, 132)
             .into_iter()
             .chain(timing_cases(kernel, 132))
             .chain(decode_cases(kernel));
         for case in cases {
+            let used = used_by(case.entry());
             assert!(
                 case.launch.fits_registers(used),
-                "{kernel} uses {used} registers: {} cannot launch",
+                "{} uses {used} registers: {} cannot launch",
+                case.entry(),
                 case.launch
             );
         }

@@ -6,7 +6,8 @@
 //! be too tight for the kernels' arithmetic nor too loose to notice a wrong element.
 
 use gpu_runner::cases::{
-    Case, Inputs, Kernel, Shape, correctness_cases, expected, gemv_batched_segment_lanes, inputs, special_cases,
+    Case, Inputs, Kernel, Shape, correctness_cases, expected, gemv_batched_segment_lanes, inputs,
+    special_cases,
 };
 use gpu_runner::compare::{Tolerance, compare, with_guard};
 use kernels_reference::PIPELINE_TILE_FLOATS;
@@ -250,9 +251,7 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => gemv(case, data, &f[0], rows, cols),
         (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => (0..batch)
             .flat_map(|b| {
-                // Passes of 16 activation rows; the pass's count sets the lanes per row.
-                let in_pass = (batch - b / 16 * 16).min(16);
-                let lanes = gemv_batched_segment_lanes(in_pass);
+                let lanes = gemv_batched_segment_lanes(batch);
                 gemv_segment(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols, lanes)
             })
             .collect(),
