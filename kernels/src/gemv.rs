@@ -260,9 +260,9 @@ fn in_passes<const PER_LANE: usize, const SEGMENTS: usize>(
             count: (batch - first).min(PER_LANE * SEGMENTS),
         };
         if sixteen_bytes {
-            pass.run::<PER_LANE, SEGMENTS, 8>();
+            pass.run::<PER_LANE, SEGMENTS, 8, GROUP_ROWS>();
         } else {
-            pass.run::<PER_LANE, SEGMENTS, 1>();
+            pass.run::<PER_LANE, SEGMENTS, 1, GROUP_ROWS>();
         }
         first += pass.count;
     }
@@ -291,8 +291,12 @@ impl Pass {
     /// The loop over chunk indices takes one at a time ([`strided_by`] with one in flight):
     /// the loads in flight are the group's rows, issued together before any is used. (Two
     /// chunk indices at a time measured slower: the loads' registers cost more warps.)
+    ///
+    /// `ROWS` is always [`GROUP_ROWS`]; a parameter so that the written-out slot loops past it
+    /// (`unrolled!` writes 16, each behind `if R < ROWS`) index a generic length, which clippy
+    /// does not take for out-of-bounds indexing.
     #[inline(always)]
-    fn run<const PER_LANE: usize, const SEGMENTS: usize, const WIDTH: usize>(&self) {
+    fn run<const PER_LANE: usize, const SEGMENTS: usize, const WIDTH: usize, const ROWS: usize>(&self) {
         let Pass { weights, x, y, rows, cols, count } = *self;
         let warps = (block_dim_x() / WARP_SIZE) as usize;
         let segment_lanes = WARP_SIZE as usize / SEGMENTS;
@@ -304,26 +308,26 @@ impl Pass {
             x_rows[P] = x.wrapping_add((first_activation + P).min(count - 1) * cols);
         });
         let mut group = block_idx_x() as usize * warps + warp_id() as usize;
-        while group * GROUP_ROWS < rows {
-            let first_row = group * GROUP_ROWS;
+        while group * ROWS < rows {
+            let first_row = group * ROWS;
             // Rows past the end reload the last row; their sums are never stored.
-            let mut w_rows = [weights; GROUP_ROWS];
-            unrolled!(R < GROUP_ROWS => {
+            let mut w_rows = [weights; ROWS];
+            unrolled!(R < ROWS => {
                 w_rows[R] = weights.wrapping_add((first_row + R).min(rows - 1) * cols);
             });
-            let mut acc = [[0.0f32; PER_LANE]; GROUP_ROWS];
-            strided_by::<1, GroupChunk<WIDTH, GROUP_ROWS>>(
+            let mut acc = [[0.0f32; PER_LANE]; ROWS];
+            strided_by::<1, GroupChunk<WIDTH, ROWS>>(
                 column_lane,
                 cols / WIDTH,
                 segment_lanes,
                 // SAFETY: `chunk * WIDTH + WIDTH <= cols`; the rows are the matrix's; on the
                 // 16-byte path every row starts 16-byte aligned.
-                |chunk| unsafe { load_group::<WIDTH, GROUP_ROWS>(&w_rows, chunk) },
+                |chunk| unsafe { load_group::<WIDTH, ROWS>(&w_rows, chunk) },
                 // SAFETY: as for the loads; the rows are `x`'s, which on the 16-byte path
                 // start 16-byte aligned too.
                 |chunk, GroupChunk(halves)| unsafe { accumulate(&mut acc, &halves, &x_rows, chunk) },
             );
-            unrolled!(R < GROUP_ROWS => {
+            unrolled!(R < ROWS => {
                 unrolled!(P < PER_LANE => {
                     let total = segment_sum(acc[R][P], segment_lanes as u32);
                     let activation = first_activation + P;
@@ -351,7 +355,7 @@ unsafe fn load_group<const WIDTH: usize, const ROWS: usize>(
     let mut halves = GroupChunk::default();
     unrolled!(R < ROWS => {
         // SAFETY: the caller's contract.
-        halves.0[R] = unsafe { load_halves::<WIDTH>(w_rows[R], chunk) };
+        halves.0[R] = unsafe { load_chunk::<u16, WIDTH>(w_rows[R], chunk) };
     });
     halves
 }
@@ -387,7 +391,7 @@ unsafe fn accumulate<const WIDTH: usize, const ROWS: usize, const PER_LANE: usiz
     });
     unrolled!(P < PER_LANE => {
         // SAFETY: the caller's contract.
-        let xs = unsafe { load_floats::<WIDTH>(x_rows[P], chunk) };
+        let xs = unsafe { load_chunk::<f32, WIDTH>(x_rows[P], chunk) };
         unrolled!(R < ROWS => {
             for k in 0..WIDTH {
                 acc[R][P] = fma(w[R][k], xs[k], acc[R][P]);
@@ -396,51 +400,52 @@ unsafe fn accumulate<const WIDTH: usize, const ROWS: usize, const PER_LANE: usiz
     });
 }
 
-/// Columns `WIDTH * chunk ..` of a weight row: one 16-byte load when `WIDTH` is 8, one half
-/// when it is 1.
-///
-/// # Safety
-/// `row` holds at least `WIDTH * chunk + WIDTH` halves; 16-byte aligned when `WIDTH` is 8.
-#[inline(always)]
-unsafe fn load_halves<const WIDTH: usize>(row: *const u16, chunk: usize) -> [u16; WIDTH] {
-    let mut halves = [0u16; WIDTH];
-    // SAFETY: the caller's contract.
-    unsafe {
-        if WIDTH == 8 {
-            let eight = eight_halves(row, chunk);
-            // Element by element: `copy_from_slice` brings a length check (and its panic path)
-            // into a generic body where only `WIDTH == 8` reaches this line.
-            #[allow(clippy::manual_memcpy)]
-            for k in 0..WIDTH {
-                halves[k] = eight[k];
-            }
-        } else {
-            halves[0] = *row.add(chunk);
-        }
-    }
-    halves
+/// An element type of the batched product's rows: weight halves and activation floats.
+trait RowElement: Copy + Default {
+    /// Elements `8 * chunk .. 8 * chunk + 8` of `row`, in 16-byte loads.
+    ///
+    /// # Safety
+    /// `row` is 16-byte aligned and holds at least `8 * chunk + 8` elements.
+    unsafe fn eight(row: *const Self, chunk: usize) -> [Self; 8];
 }
 
-/// Columns `WIDTH * chunk ..` of an activation row, as [`load_halves`].
+impl RowElement for u16 {
+    #[inline(always)]
+    unsafe fn eight(row: *const u16, chunk: usize) -> [u16; 8] {
+        // SAFETY: the caller's contract.
+        unsafe { eight_halves(row, chunk) }
+    }
+}
+
+impl RowElement for f32 {
+    #[inline(always)]
+    unsafe fn eight(row: *const f32, chunk: usize) -> [f32; 8] {
+        // SAFETY: the caller's contract.
+        unsafe { eight_floats(row, chunk) }
+    }
+}
+
+/// Elements `WIDTH * chunk ..` of a row: 16-byte loads when `WIDTH` is 8, one element when
+/// it is 1.
 ///
 /// # Safety
-/// `row` holds at least `WIDTH * chunk + WIDTH` floats; 16-byte aligned when `WIDTH` is 8.
+/// `row` holds at least `WIDTH * chunk + WIDTH` elements; 16-byte aligned when `WIDTH` is 8.
 #[inline(always)]
-unsafe fn load_floats<const WIDTH: usize>(row: *const f32, chunk: usize) -> [f32; WIDTH] {
-    let mut floats = [0.0f32; WIDTH];
+unsafe fn load_chunk<T: RowElement, const WIDTH: usize>(row: *const T, chunk: usize) -> [T; WIDTH] {
+    let mut values = [T::default(); WIDTH];
     // SAFETY: the caller's contract.
     unsafe {
         if WIDTH == 8 {
-            let eight = eight_floats(row, chunk);
+            let eight = T::eight(row, chunk);
             // Element by element: `copy_from_slice` brings a length check (and its panic path)
             // into a generic body where only `WIDTH == 8` reaches this line.
             #[allow(clippy::manual_memcpy)]
             for k in 0..WIDTH {
-                floats[k] = eight[k];
+                values[k] = eight[k];
             }
         } else {
-            floats[0] = *row.add(chunk);
+            values[0] = *row.add(chunk);
         }
     }
-    floats
+    values
 }
