@@ -9,6 +9,13 @@
 /// Runs `$body` with `$index` bound to each constant `0..$bound`, in order; `$bound` is a
 /// constant expression of at most 16 (a const generic parameter, say). The iterations at or past
 /// `$bound` are written too and fold away.
+///
+/// Every level writes 16 copies of its body before anything folds, so nesting multiplies:
+/// three levels in one function are 4,096 bodies, which took rustc minutes for the kernel crate
+/// (`gemv.rs` once). Put the inner levels in an `#[inline(always)]` helper instead: each copy is
+/// then a call, and the inlining happens after the copies past the bound are gone. A bound
+/// that is a plain constant (not a generic parameter) also makes clippy read the copies past it
+/// as out-of-bounds indexing of an array of that length.
 macro_rules! unrolled {
     ($index:ident < $bound:expr => $body:block) => {{
         $crate::device::unrolled::unrolled!(@ $index $bound, $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
