@@ -150,7 +150,8 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
 ///
 /// Sixteen activation rows in `f32` fused multiply-adds are near the H200's FP32 limit
 /// (16 · 14336 · 4096 FMAs take about 28 us), so a pass of 16 stays well below the memory
-/// roofline that the narrow entries reach.
+/// roofline. Only the one-row entry reaches it; on 14336 × 4096, `_2` runs at about 81 % of
+/// copy, `_4` 68 %, `_8` 50 % and this entry 36 %.
 ///
 /// Launch (every width): one-dimensional; `blockDim.x` a multiple of 32, at most 256 (up to 255
 /// registers per thread); any grid (a grid of `rows / (8 · warps per block)` blocks, rounded
