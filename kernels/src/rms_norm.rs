@@ -1,6 +1,7 @@
 //! RMSNorm over the rows of a matrix, as in Llama-style transformer blocks.
 
 use crate::device::cluster::{ClusterExchange, cluster_count_x, cluster_idx_x};
+use crate::device::dependent::{allow_dependent_launch, wait_for_prior_grid};
 use crate::device::math::rsqrt;
 use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_sum};
 use crate::device::row::{RowLayout, RowSegment};
@@ -24,6 +25,11 @@ use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 /// `blockDim.x` a multiple of 32, at most 1024; dynamic shared memory 128 bytes (the block
 /// reduction's scratch). Pointers need only `f32` alignment.
 ///
+/// May be launched with programmatic dependent launch (a launch attribute): it waits for the
+/// previous kernel in the stream before touching memory and lets the next one launch at once
+/// ([`crate::device::dependent`]), so back-to-back launches overlap their start with the
+/// previous kernel's tail.
+///
 /// Few long rows (decode): launched in clusters of `n` blocks (2 to 16, a launch attribute),
 /// a cluster takes a row (grid-stride over rows by cluster) and each block a segment of it
 /// ([`RowSegment`]); the blocks add their sums of squares through distributed shared memory
@@ -44,6 +50,9 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
     cols: usize,
     eps: f32,
 ) {
+    // Everything below reads or writes memory the kernel before this one may touch.
+    wait_for_prior_grid();
+    allow_dependent_launch();
     let scratch = dynamic_shared_base::<f32>();
     let mut exchange = ClusterExchange::new(scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS));
     // This block's columns of every row, and the pointers moved to their start: from here on a

@@ -1,6 +1,7 @@
 //! Numerically safe softmax over the rows of a matrix.
 
 use crate::device::cluster::{ClusterExchange, cluster_count_x, cluster_idx_x};
+use crate::device::dependent::{allow_dependent_launch, wait_for_prior_grid};
 use crate::device::math::exp;
 use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_max, block_sum};
 use crate::device::row::{RowLayout, RowSegment};
@@ -26,6 +27,11 @@ use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 /// Launch: one-dimensional; a block per row (grid-stride over rows); `blockDim.x` a multiple
 /// of 32, at most 1024; dynamic shared memory 128 bytes. Pointers need only `f32` alignment.
 ///
+/// May be launched with programmatic dependent launch (a launch attribute): it waits for the
+/// previous kernel in the stream before touching memory and lets the next one launch at once
+/// ([`crate::device::dependent`]), so back-to-back launches overlap their start with the
+/// previous kernel's tail.
+///
 /// Few long rows (decode): launched in clusters of `n` blocks (2 to 16, a launch attribute),
 /// a cluster takes a row (grid-stride over rows by cluster) and each block a segment of it
 /// ([`RowSegment`]); the blocks combine their maxima, then their sums, through distributed
@@ -38,6 +44,9 @@ use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 /// `x` and `out` point to `rows * cols` floats of device memory and do not overlap.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, rows: usize, cols: usize) {
+    // Everything below reads or writes memory the kernel before this one may touch.
+    wait_for_prior_grid();
+    allow_dependent_launch();
     let scratch = dynamic_shared_base::<f32>();
     let mut exchange = ClusterExchange::new(scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS));
     // This block's columns of every row, and the pointers moved to their start: from here on a

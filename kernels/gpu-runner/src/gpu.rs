@@ -21,6 +21,7 @@ use cudarc::nvrtc::Ptx;
 
 use crate::cases::{self, Case, Inputs, Kernel, Shape, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
+use crate::dependent_launch;
 use crate::gemm_wgmma::GemmShape;
 use crate::gemm_wgmma_gpu::{BF16_POISON, WgmmaOperands, widen_bf16_output};
 use crate::module_compare::{Paired, Side, interleaved_order};
@@ -33,11 +34,19 @@ const HALF_POISON: u16 = 0x7e01;
 /// `--compare`: old, then new).
 pub struct Gpu {
     stream: Arc<CudaStream>,
-    /// Per module, its loaded functions by entry name.
-    modules: Vec<HashMap<&'static str, CudaFunction>>,
+    /// Per module, its loaded entries by name.
+    modules: Vec<HashMap<&'static str, Entry>>,
     pub name: String,
     pub multiprocessors: usize,
     pub l2_bytes: usize,
+}
+
+/// A loaded entry of a module.
+struct Entry {
+    function: CudaFunction,
+    /// Its PTX waits for the prior grid, so it is launched with programmatic dependent launch
+    /// ([`crate::dependent_launch`]).
+    dependent: bool,
 }
 
 /// One case's buffers on the device: inputs and output, each with [`GUARD`] poisoned elements
@@ -97,7 +106,8 @@ impl Gpu {
         let l2_bytes = context.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize;
         let mut loaded = Vec::new();
         for ptx in modules {
-            let module = context.load_module(Ptx::from_file(ptx)).with_context(|| {
+            let text = std::fs::read_to_string(ptx).with_context(|| format!("reading {}", ptx.display()))?;
+            let module = context.load_module(Ptx::from_src(text.as_str())).with_context(|| {
                 format!("the driver could not load {} (ptxas rejected it?)", ptx.display())
             })?;
             let mut functions = HashMap::new();
@@ -111,7 +121,8 @@ impl Gpu {
                             format!("raising {entry}'s dynamic shared memory to {bytes} bytes")
                         })?;
                     }
-                    functions.insert(entry, function);
+                    let dependent = dependent_launch::waits_for_prior_grid(&text, entry);
+                    functions.insert(entry, Entry { function, dependent });
                 }
             }
             loaded.push(functions);
@@ -172,10 +183,11 @@ impl Gpu {
     }
 
     fn launch(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
-        if case.launch.cluster > 1 {
-            return self.launch_in_clusters(module, case, buffers);
+        let entry = &self.modules[module][case.entry()];
+        if case.launch.cluster > 1 || entry.dependent {
+            return self.launch_with_attributes(module, case, buffers);
         }
-        let function = &self.modules[module][case.entry()];
+        let function = &entry.function;
         let config = LaunchConfig {
             grid_dim: (case.launch.grid.0, case.launch.grid.1, 1),
             block_dim: (case.launch.block.0, case.launch.block.1, 1),
@@ -269,13 +281,16 @@ impl Gpu {
         Ok(())
     }
 
-    /// Launches a row kernel (`rms_norm`, `softmax_rows`) in clusters of `case.launch.cluster`
-    /// blocks, with the arguments [`Gpu::launch`] would pass. cudarc's launch builder has no
-    /// launch attributes, so this goes through `cuLaunchKernelEx` with the cluster dimension.
-    fn launch_in_clusters(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
+    /// Launches a row kernel (`rms_norm`, `softmax_rows`) with launch attributes: in clusters of
+    /// `case.launch.cluster` blocks when that is more than one, and with programmatic dependent
+    /// launch when its entry waits for the prior grid; the arguments are those [`Gpu::launch`]
+    /// would pass. cudarc's launch builder has no launch attributes, so this goes through
+    /// `cuLaunchKernelEx`.
+    fn launch_with_attributes(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
         let crate::cases::Shape::Matrix { rows, cols } = case.shape else {
-            bail!("{} {}: only row kernels are launched in clusters", case.kernel, case.launch)
+            bail!("{} {}: only row kernels are launched with attributes", case.kernel, case.launch)
         };
+        let entry = &self.modules[module][case.entry()];
         let offset_bytes = 4 * case.offset as u64;
         let (x, _x_sync) = buffers.floats[0].device_ptr(&self.stream);
         let (out, _out_sync) = buffers.output.device_ptr_mut(&self.stream);
@@ -298,19 +313,29 @@ impl Gpu {
                 param(&mut eps),
             ],
             Kernel::SoftmaxRows => vec![param(&mut x), param(&mut out), param(&mut rows), param(&mut cols)],
-            kernel => bail!("{kernel} is not launched in clusters"),
+            kernel => bail!("{kernel} is not launched with attributes"),
         };
-        let mut cluster = sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-            pad: [0; 4],
-            value: sys::CUlaunchAttributeValue {
-                clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
-                    x: case.launch.cluster,
-                    y: 1,
-                    z: 1,
+        let mut attributes = Vec::new();
+        if case.launch.cluster > 1 {
+            attributes.push(sys::CUlaunchAttribute {
+                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                pad: [0; 4],
+                value: sys::CUlaunchAttributeValue {
+                    clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                        x: case.launch.cluster,
+                        y: 1,
+                        z: 1,
+                    },
                 },
-            },
-        };
+            });
+        }
+        if entry.dependent {
+            attributes.push(sys::CUlaunchAttribute {
+                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                value: sys::CUlaunchAttributeValue { programmaticStreamSerializationAllowed: 1 },
+            });
+        }
         let config = sys::CUlaunchConfig {
             gridDimX: case.launch.grid.0,
             gridDimY: case.launch.grid.1,
@@ -320,18 +345,19 @@ impl Gpu {
             blockDimZ: 1,
             sharedMemBytes: case.launch.shared_bytes,
             hStream: self.stream.cu_stream(),
-            attrs: &mut cluster,
-            numAttrs: 1,
+            attrs: attributes.as_mut_ptr(),
+            numAttrs: attributes.len() as u32,
         };
         self.stream.context().bind_to_thread()?;
         // SAFETY: `params` holds one pointer per kernel parameter, in order, each to a live value
         // of the parameter's type (device pointers as u64, `usize` counts, `f32` eps); the
         // buffers hold what the kernel's contract asks (see `launch`); the grid is a multiple
-        // of the cluster size (`cases::cluster_launch`).
+        // of the cluster size (`cases::cluster_launch`); the programmatic dependent launch is
+        // given only to an entry that waits for the prior grid before touching memory.
         unsafe {
             sys::cuLaunchKernelEx(
                 &config,
-                self.modules[module][case.entry()].cu_function(),
+                entry.function.cu_function(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )

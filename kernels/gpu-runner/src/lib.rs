@@ -19,6 +19,7 @@
 
 pub mod cases;
 pub mod compare;
+pub mod dependent_launch;
 pub mod gemm_wgmma;
 pub mod gemm_wgmma_gpu;
 pub mod gpu;

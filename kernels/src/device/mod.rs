@@ -1,6 +1,6 @@
 //! The device API shared by every kernel: thread geometry, dynamic shared memory, barriers,
 //! warp, block and cluster reductions, fast math, strided loops with batched loads, loops written out, rows held in registers,
-//! the mbarrier pipeline protocol, and the launch contract a kernel declares for the verifier.
+//! the mbarrier pipeline protocol, programmatic dependent launch, and the launch contract a kernel declares for the verifier.
 //!
 //! Kernels call these functions instead of writing `asm!` themselves, so that the instructions a
 //! kernel depends on live in one place and the compiler-pass plugin can recognise the calls that
@@ -8,6 +8,7 @@
 //! Everything here is `#[inline(always)]` except where a call boundary is the point.
 
 pub mod cluster;
+pub mod dependent;
 pub mod geometry;
 pub mod launch;
 pub mod math;
