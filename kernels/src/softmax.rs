@@ -34,11 +34,12 @@ use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 ///
 /// Few long rows (decode): launched in clusters of `n` blocks (2 to 16, a launch attribute),
 /// a cluster takes a row (grid-stride over rows by cluster) and each block a segment of it
-/// ([`RowSegment`]); the blocks combine their maxima, then their sums, through distributed
-/// shared memory ([`ClusterExchange`], one cluster barrier each), so the row is still read
-/// once (or twice on the two-read path) by `n` times the threads. Dynamic shared memory is
-/// then 256 bytes (the exchange's 32 floats after the scratch). The one-read condition
-/// applies to each segment.
+/// ([`RowSegment`]); each block takes its exponentials relative to its own maximum, and the
+/// blocks combine their (maximum, sum) pairs through distributed shared memory in one cluster
+/// barrier ([`ClusterExchange::max_and_sum`]), each then rescaling its exponentials by
+/// `e^(block max - row max) / row sum`; so the row is still read once (or twice on the
+/// two-read path) by `n` times the threads. Dynamic shared memory is then 384 bytes (the
+/// exchange's 64 floats after the scratch). The one-read condition applies to each segment.
 ///
 /// # Safety
 /// `x` and `out` point to `rows * cols` floats of device memory and do not overlap.
@@ -48,7 +49,7 @@ pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, row
     wait_for_prior_grid();
     allow_dependent_launch();
     let scratch = dynamic_shared_base::<f32>();
-    let mut exchange = ClusterExchange::new(scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS));
+    let mut exchange = ClusterExchange::<2>::new(scratch.wrapping_add(BLOCK_REDUCE_SCRATCH_FLOATS));
     // This block's columns of every row, and the pointers moved to their start: from here on a
     // row is `segment.len` floats, `cols` apart.
     let segment = RowSegment::of_this_block(cols);
@@ -62,13 +63,17 @@ pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, row
             let mut values = unsafe { layout.load(x.wrapping_add(row * cols), f32::NEG_INFINITY) };
             let mut local_max = f32::NEG_INFINITY;
             layout.for_each(&values, |v| local_max = local_max.max(v));
-            let row_max = exchange.max(block_max(local_max, scratch));
-            // A fully masked row has maximum -inf: e^(-inf - -inf) = e^NaN makes it NaN.
-            RowLayout::map(&mut values, |v| exp(v - row_max));
+            let segment_max = block_max(local_max, scratch);
+            // Exponentials relative to this block's maximum; a block of -inf only (masked, or
+            // past the row's end) takes them relative to 0, so they are 0, not e^NaN.
+            let base = if segment_max == f32::NEG_INFINITY { 0.0 } else { segment_max };
+            RowLayout::map(&mut values, |v| exp(v - base));
             let mut local_sum = 0.0f32;
             layout.for_each(&values, |e| local_sum += e);
-            let inverse_sum = 1.0 / exchange.sum(block_sum(local_sum, scratch));
-            RowLayout::map(&mut values, |e| e * inverse_sum);
+            let segment_sum = block_sum(local_sum, scratch);
+            let (row_max, row_sum) = exchange.max_and_sum(segment_max, segment_sum);
+            let scale = segment_scale(segment_max, row_max, row_sum);
+            RowLayout::map(&mut values, |e| e * scale);
             // SAFETY: `out` holds the segment too, aligned as `x`.
             unsafe { layout.store(out.wrapping_add(row * cols), &values, None) };
             row += row_step;
@@ -82,6 +87,17 @@ pub unsafe extern "ptx-kernel" fn softmax_rows(x: *const f32, out: *mut f32, row
     }
 }
 
+/// What a block multiplies its exponentials `e^(v - segment_max)` by: `e^(segment_max -
+/// row_max) / row_sum`. Where the block holds the row's maximum (always, without clusters)
+/// that is `1 / row_sum` itself, so a block per row gives the bits of exponentials taken
+/// relative to the row's maximum; a fully masked row (`-inf` maxima, sum 0) gets `inf`, and
+/// its zeros become NaN, as PyTorch's do.
+#[inline(always)]
+fn segment_scale(segment_max: f32, row_max: f32, row_sum: f32) -> f32 {
+    let inverse_sum = 1.0 / row_sum;
+    if segment_max == row_max { inverse_sum } else { exp(segment_max - row_max) * inverse_sum }
+}
+
 /// The two-read softmax of one row's segment of `len` floats (see [`softmax_rows`]).
 #[inline(always)]
 fn two_reads(
@@ -89,7 +105,7 @@ fn two_reads(
     out_row: *mut f32,
     len: usize,
     scratch: *mut f32,
-    exchange: &mut ClusterExchange,
+    exchange: &mut ClusterExchange<2>,
 ) {
     let (first, step) = (thread_idx_x() as usize, block_dim_x() as usize);
     // This thread's maximum and its sum of e^(v - maximum); e^-inf = 0 starts both.
@@ -113,11 +129,15 @@ fn two_reads(
             }
         },
     );
-    let row_max = exchange.max(block_max(local_max, scratch));
-    // A thread that saw no element, or only -inf, has sum 0 and maximum -inf: it adds
-    // 0 · e^-inf = 0, unless the whole row is -inf, when e^(-inf - -inf) = NaN makes it NaN.
-    let block_total = block_sum(local_sum * exp(local_max - row_max), scratch);
-    let inverse_sum = 1.0 / exchange.sum(block_total);
+    let segment_max = block_max(local_max, scratch);
+    // A thread that saw no element, or only -inf, has sum 0 (NaN if it saw a NaN) and maximum
+    // -inf: it adds its sum times 0, also where the whole segment is -inf (a masked prefix
+    // can cover a block's segment), where e^(-inf - -inf) would be NaN. A fully masked row
+    // still ends NaN: its second read takes e^(v - -inf).
+    let weight = |max: f32| if max == f32::NEG_INFINITY { 0.0 } else { exp(max - segment_max) };
+    let segment_sum = block_sum(local_sum * weight(local_max), scratch);
+    let (row_max, row_sum) = exchange.max_and_sum(segment_max, segment_sum);
+    let inverse_sum = 1.0 / row_sum;
     strided(
         first,
         len,

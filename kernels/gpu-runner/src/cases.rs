@@ -84,11 +84,13 @@ impl Kernel {
         }
     }
 
-    /// Every PTX entry the kernel's cases launch: its own, and for `gemv_f16_batched` the
-    /// narrower widths a case picks by its batch ([`Case::entry`]).
+    /// Every PTX entry the kernel's cases launch: its own, for `gemv_f16_batched` the
+    /// narrower widths a case picks by its batch, for `rms_norm` the held-weight entry of
+    /// cluster launches ([`Case::entry`]).
     pub fn entries(self) -> Vec<&'static str> {
         match self {
             Kernel::GemvF16Batched => GEMV_BATCHED_WIDTHS.iter().map(|(_, entry, _)| *entry).collect(),
+            Kernel::RmsNorm => vec![self.entry(), RMS_NORM_HELD_WEIGHT],
             _ => vec![self.entry()],
         }
     }
@@ -327,11 +329,18 @@ impl Case {
         Case { kernel, shape, launch, values: Values::Random, offset: 0 }
     }
 
-    /// The PTX entry the case launches: the kernel's, or for `gemv_f16_batched` the narrowest
-    /// width that holds the batch ([`gemv_batched_entry`]).
+    /// The PTX entry the case launches: the kernel's; for `gemv_f16_batched` the narrowest
+    /// width that holds the batch ([`gemv_batched_entry`]); for `rms_norm` split across
+    /// clusters in blocks of at most [`RMS_NORM_HELD_WEIGHT_MAX_BLOCK`] threads, the entry that
+    /// holds the weight in registers.
     pub fn entry(&self) -> &'static str {
         match (self.kernel, self.shape) {
             (Kernel::GemvF16Batched, Shape::Batched { batch, .. }) => gemv_batched_entry(batch),
+            (Kernel::RmsNorm, _)
+                if self.launch.cluster > 1 && self.launch.block.0 <= RMS_NORM_HELD_WEIGHT_MAX_BLOCK =>
+            {
+                RMS_NORM_HELD_WEIGHT
+            }
             _ => self.kernel.entry(),
         }
     }
@@ -435,10 +444,23 @@ pub fn gemv_batched_segment_lanes(batch: usize) -> usize {
     gemv_batched_width(batch).2
 }
 
+/// `rms_norm`'s entry for rows split across clusters: the block's share of the weight held in
+/// registers, loaded with the row instead of after its reduction (`kernels/src/rms_norm.rs`).
+pub const RMS_NORM_HELD_WEIGHT: &str = "rms_norm_held_weight";
+
+/// The largest block [`RMS_NORM_HELD_WEIGHT`]'s contract allows: its registers do not fit a
+/// block of 1024 threads.
+pub const RMS_NORM_HELD_WEIGHT_MAX_BLOCK: u32 = 512;
+
 /// Dynamic shared memory of `rms_norm` and `softmax_rows` launched in clusters: the block
-/// reduction's 32 floats, then the 32 floats (two sets of a slot per block of up to 16) through
-/// which the cluster's blocks exchange their partial results (`device::cluster::ClusterExchange`).
-pub const ROW_CLUSTER_SHARED_BYTES: u32 = 256;
+/// reduction's 32 floats, then the slots through which the cluster's blocks exchange their
+/// partial results (`device::cluster::ClusterExchange`, two sets of a slot per block of up to
+/// 16): a float per slot for `rms_norm`'s sum (256 bytes in all), a (maximum, sum) pair for
+/// `softmax_rows` (384 bytes).
+pub fn row_cluster_shared_bytes(kernel: Kernel) -> u32 {
+    let slot_floats = if kernel == Kernel::SoftmaxRows { 2 } else { 1 };
+    4 * (32 + slot_floats * 2 * 16)
+}
 
 /// A row kernel (`rms_norm`, `softmax_rows`) launched in clusters of `cluster` blocks, each
 /// cluster splitting a row: a cluster per row, or `clusters` clusters striding over the rows.
@@ -453,7 +475,8 @@ pub fn cluster_launch(
         panic!("{kernel} on {shape:?} is not a row kernel that can split rows across a cluster")
     };
     let clusters = clusters.unwrap_or(rows).max(1);
-    Launch { cluster, ..Launch::linear(clusters * cluster as usize, block, ROW_CLUSTER_SHARED_BYTES) }
+    let shared_bytes = row_cluster_shared_bytes(kernel);
+    Launch { cluster, ..Launch::linear(clusters * cluster as usize, block, shared_bytes) }
 }
 
 /// The correctness cases of a kernel: sizes that are not multiples of the block, empty and
@@ -662,6 +685,27 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
             // Bulk copies need 16-byte aligned sources: no misaligned case.
             let shape = Shape::Tiles(16);
             cases.push(special(shape, launch_for(kernel, shape, 160, Some(8)), 0));
+        }
+    }
+    cases
+}
+
+/// Cases a row kernel runs as a chain of two launches, the second reading the first's output
+/// (`Gpu::run_chained`), with programmatic dependent launch and without: the two must give the
+/// same bits. Few blocks, so that the second launch's blocks find free multiprocessors while
+/// the first still runs: a block per row with large and small blocks and a short grid, and
+/// rows split across clusters on the one-read and two-read paths (the held-weight entry of
+/// `rms_norm` among them).
+pub fn chained_cases(kernel: Kernel) -> Vec<Case> {
+    let mut cases = Vec::new();
+    if let Kernel::RmsNorm | Kernel::SoftmaxRows = kernel {
+        for (rows, cols, block, grid) in [(4, 4096, 1024, None), (300, 128, 128, Some(16))] {
+            let shape = Shape::Matrix { rows, cols };
+            cases.push(Case::new(kernel, shape, launch_for(kernel, shape, block, grid)));
+        }
+        for (rows, cols, block, cluster) in [(4, 32768, 256, 8), (7, 4099, 256, 4), (4, 32768, 1024, 8)] {
+            let shape = Shape::Matrix { rows, cols };
+            cases.push(Case::new(kernel, shape, cluster_launch(kernel, shape, block, cluster, None)));
         }
     }
     cases

@@ -21,10 +21,10 @@ use cudarc::nvrtc::Ptx;
 
 use crate::cases::{self, Case, Inputs, Kernel, Shape, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
-use crate::dependent_launch;
 use crate::gemm_wgmma::GemmShape;
 use crate::gemm_wgmma_gpu::{BF16_POISON, WgmmaOperands, widen_bf16_output};
 use crate::module_compare::{Paired, Side, interleaved_order};
+use crate::ptx_entries;
 use crate::timing::{Method, Spread, per_launch};
 
 /// The binary16 NaN that pads the half-precision buffers.
@@ -45,8 +45,17 @@ pub struct Gpu {
 struct Entry {
     function: CudaFunction,
     /// Its PTX waits for the prior grid, so it is launched with programmatic dependent launch
-    /// ([`crate::dependent_launch`]).
+    /// ([`crate::ptx_entries`]).
     dependent: bool,
+}
+
+/// How [`Gpu::launch_with_attributes`] launches a row kernel.
+#[derive(Clone, Copy)]
+struct RowLaunch {
+    /// With programmatic dependent launch.
+    dependent: bool,
+    /// Reading the case's output buffer and writing its input buffer (a chain's second launch).
+    swapped: bool,
 }
 
 /// One case's buffers on the device: inputs and output, each with [`GUARD`] poisoned elements
@@ -84,7 +93,8 @@ impl Gpu {
     }
 
     /// Opens device 0 and loads `kernels` from each of `modules` (module `i` is the one
-    /// `*_in(i, …)` launches from); a module may lack entries the run does not use.
+    /// `*_in(i, …)` launches from); a module may lack entries the run does not use, and entries
+    /// added after it was built (the kernel's own entry is launched in their place).
     pub fn open_modules(modules: &[&Path], kernels: &[Kernel]) -> Result<Gpu> {
         // SAFETY: only tries to open libcuda; cudarc would panic at the first call without it.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
@@ -113,6 +123,11 @@ impl Gpu {
             let mut functions = HashMap::new();
             for &kernel in kernels {
                 for entry in kernel.entries() {
+                    // A module from before an entry was added (the old side of `--compare`)
+                    // launches the kernel's own entry in its place (`Gpu::entry`).
+                    if entry != kernel.entry() && !ptx_entries::has_entry(&text, entry) {
+                        continue;
+                    }
                     let function = module.load_function(entry).with_context(|| {
                         format!("{} has no entry `{entry}`: rebuild it with `just kernels`", ptx.display())
                     })?;
@@ -121,7 +136,7 @@ impl Gpu {
                             format!("raising {entry}'s dynamic shared memory to {bytes} bytes")
                         })?;
                     }
-                    let dependent = dependent_launch::waits_for_prior_grid(&text, entry);
+                    let dependent = ptx_entries::waits_for_prior_grid(&text, entry);
                     functions.insert(entry, Entry { function, dependent });
                 }
             }
@@ -183,9 +198,10 @@ impl Gpu {
     }
 
     fn launch(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
-        let entry = &self.modules[module][case.entry()];
+        let entry = self.entry(module, case);
         if case.launch.cluster > 1 || entry.dependent {
-            return self.launch_with_attributes(module, case, buffers);
+            let row_launch = RowLaunch { dependent: entry.dependent, swapped: false };
+            return self.launch_with_attributes(module, case, buffers, row_launch);
         }
         let function = &entry.function;
         let config = LaunchConfig {
@@ -283,18 +299,26 @@ impl Gpu {
 
     /// Launches a row kernel (`rms_norm`, `softmax_rows`) with launch attributes: in clusters of
     /// `case.launch.cluster` blocks when that is more than one, and with programmatic dependent
-    /// launch when its entry waits for the prior grid; the arguments are those [`Gpu::launch`]
-    /// would pass. cudarc's launch builder has no launch attributes, so this goes through
-    /// `cuLaunchKernelEx`.
-    fn launch_with_attributes(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
+    /// launch when `row_launch.dependent`; the arguments are those [`Gpu::launch`] would pass,
+    /// with input and output exchanged when `row_launch.swapped`. cudarc's launch builder has no
+    /// launch attributes, so this goes through `cuLaunchKernelEx`.
+    fn launch_with_attributes(
+        &self,
+        module: usize,
+        case: &Case,
+        buffers: &mut DeviceCase,
+        row_launch: RowLaunch,
+    ) -> Result<()> {
         let crate::cases::Shape::Matrix { rows, cols } = case.shape else {
             bail!("{} {}: only row kernels are launched with attributes", case.kernel, case.launch)
         };
-        let entry = &self.modules[module][case.entry()];
         let offset_bytes = 4 * case.offset as u64;
         let (x, _x_sync) = buffers.floats[0].device_ptr(&self.stream);
         let (out, _out_sync) = buffers.output.device_ptr_mut(&self.stream);
         let (mut x, mut out) = (x + offset_bytes, out + offset_bytes);
+        if row_launch.swapped {
+            std::mem::swap(&mut x, &mut out);
+        }
         let (mut rows, mut cols, mut eps) = (rows, cols, buffers.scalar);
         let mut weight = match buffers.floats.get(1) {
             Some(weight) => weight.device_ptr(&self.stream).0 + offset_bytes,
@@ -329,7 +353,7 @@ impl Gpu {
                 },
             });
         }
-        if entry.dependent {
+        if row_launch.dependent {
             attributes.push(sys::CUlaunchAttribute {
                 id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                 pad: [0; 4],
@@ -357,7 +381,7 @@ impl Gpu {
         unsafe {
             sys::cuLaunchKernelEx(
                 &config,
-                entry.function.cu_function(),
+                self.entry(module, case).function.cu_function(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )
@@ -365,6 +389,42 @@ impl Gpu {
         .result()
         .with_context(|| format!("launching {} {} in clusters", case.kernel, case.launch))?;
         Ok(())
+    }
+
+    /// The entry `case` launches from `module`: [`Case::entry`], or the kernel's own entry in a
+    /// module that lacks it (one built before that entry was added).
+    fn entry(&self, module: usize, case: &Case) -> &Entry {
+        let functions = &self.modules[module];
+        // `open_modules` loaded every kernel's own entry or failed.
+        functions.get(case.entry()).unwrap_or_else(|| &functions[case.kernel.entry()])
+    }
+
+    /// Whether the runner launches `case`'s entry (from the first module) with programmatic
+    /// dependent launch: its PTX waits for the prior grid.
+    pub fn launches_dependent(&self, case: &Case) -> bool {
+        self.entry(0, case).dependent
+    }
+
+    /// Runs a row kernel's case as a chain of two launches, the second reading the first's
+    /// output as its input and writing over the first's input (the same buffers, exchanged),
+    /// and returns the second's output (guard elements included). With `dependent`, the second
+    /// launch (and the first) is a programmatic dependent launch, which may start while the
+    /// first is still running: only the entry's wait for the prior grid keeps it from reading
+    /// the first's output before it is written. Without, the stream orders them.
+    pub fn run_chained(&self, case: &Case, inputs: &Inputs, dependent: bool) -> Result<Vec<f32>> {
+        if dependent && !self.launches_dependent(case) {
+            bail!("{} does not wait for the prior grid: no programmatic dependent launch", case.entry());
+        }
+        let mut buffers = self.upload(case, inputs)?;
+        for swapped in [false, true] {
+            self.launch_with_attributes(0, case, &mut buffers, RowLaunch { dependent, swapped })
+                .with_context(|| format!("launching {} {} in a chain", case.kernel, case.launch))?;
+        }
+        self.stream
+            .synchronize()
+            .with_context(|| format!("{} {} failed on the device in a chain", case.kernel, case.launch))?;
+        let mut second = self.stream.clone_dtoh(&buffers.floats[0])?;
+        Ok(second.split_off(case.offset))
     }
 
     /// Launches a case once on its uploaded buffers, waits for it and returns its output

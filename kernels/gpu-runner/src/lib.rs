@@ -19,11 +19,11 @@
 
 pub mod cases;
 pub mod compare;
-pub mod dependent_launch;
 pub mod gemm_wgmma;
 pub mod gemm_wgmma_gpu;
 pub mod gpu;
 pub mod module_compare;
 pub mod peer;
+pub mod ptx_entries;
 pub mod report;
 pub mod timing;

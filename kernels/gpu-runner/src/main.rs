@@ -154,6 +154,18 @@ fn main() -> Result<()> {
                 }
             }
         }
+        if !cli.profile_launches {
+            for case in cases::chained_cases(kernel) {
+                let inputs = cases::inputs(&case, &mut rng);
+                rows.push(match check_chained(&gpu, &case, &inputs) {
+                    Ok(row) => row,
+                    Err(error) => {
+                        eprintln!("{kernel} chained on {} with {}: {error:#}", case.label(), case.launch);
+                        failed_row(&case, CaseKind::Correctness, &error)
+                    }
+                });
+            }
+        }
         eprintln!(
             "[{}/{}] {kernel}: {} cases in {:.1} s",
             number + 1,
@@ -322,6 +334,37 @@ fn run_case(
         same_bytes_copy_ms,
     };
     Ok((row, output))
+}
+
+/// A chained case ([`cases::chained_cases`]): the chain with programmatic dependent launch
+/// must give the bits of the same chain in stream order, guard elements included.
+fn check_chained(gpu: &Gpu, case: &Case, inputs: &cases::Inputs) -> Result<Row> {
+    if !gpu.launches_dependent(case) {
+        bail!("{} does not wait for the prior grid, so it is not launched dependent", case.entry());
+    }
+    let ordered = gpu.run_chained(case, inputs, false)?;
+    let dependent = gpu.run_chained(case, inputs, true)?;
+    let differing = ordered.iter().zip(&dependent).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+    let work = cases::work(case.kernel, case.shape);
+    Ok(Row {
+        kernel: case.kernel.entry().to_owned(),
+        shape: format!("{} chained", case.label()),
+        dims: case.shape.dims(),
+        launch: case.launch.to_string(),
+        passed: differing == 0,
+        result: if differing == 0 {
+            "a dependent launch after a launch of the same kernel: the stream-ordered bits".to_owned()
+        } else {
+            format!("FAIL: {differing} of {} elements differ from the stream-ordered chain", ordered.len())
+        },
+        median_ms: f64::NAN,
+        bytes: work.bytes,
+        flops: work.flops,
+        timing_shape: false,
+        decode: false,
+        method: None,
+        same_bytes_copy_ms: None,
+    })
 }
 
 /// How a case of `kind` is timed: graphs of how many launches, replayed how often.

@@ -100,9 +100,13 @@ pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: 
     let header = ["shape", "launch", "result", "median", "rate", "of copy", "peer", "ours/peer"];
     let mut lines: Vec<[String; 8]> = vec![header.map(str::to_owned)];
     for row in rows.iter().filter(|r| r.kernel == kernel.entry()) {
+        // An untimed row (a launch-once run, a chained check) shows dashes, not NaN.
+        let timed = !row.median_ms.is_nan();
         let fraction = match kernel.roofline() {
-            Roofline::Bandwidth { .. } => format!("{:.0} %", 100.0 * row.fraction_of_copy(copy_bytes_per_s)),
-            Roofline::Arithmetic => "—".to_owned(),
+            Roofline::Bandwidth { .. } if timed => {
+                format!("{:.0} %", 100.0 * row.fraction_of_copy(copy_bytes_per_s))
+            }
+            _ => "—".to_owned(),
         };
         let (peer, ratio) = match peer_for(row, peers) {
             Some(p) if row.timing_shape => {
@@ -114,8 +118,8 @@ pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: 
             row.shape.clone(),
             row.launch.clone(),
             row.result.clone(),
-            format!("{:.4} ms", row.median_ms),
-            human_rate(kernel, row),
+            if timed { format!("{:.4} ms", row.median_ms) } else { "—".to_owned() },
+            if timed { human_rate(kernel, row) } else { "—".to_owned() },
             fraction,
             peer,
             ratio,
@@ -295,6 +299,18 @@ mod tests {
             method: Some(Method { launches: 10, repeats: 30 }),
             same_bytes_copy_ms: None,
         }
+    }
+
+    #[test]
+    fn an_untimed_row_shows_dashes_not_nan() {
+        let untimed = Row {
+            timing_shape: false,
+            method: None,
+            ..row(Kernel::RmsNorm, "4×32768 chained", vec![4, 32768], "<<<32, 256>>>", f64::NAN, 1 << 20)
+        };
+        let table = kernel_table(Kernel::RmsNorm, &[untimed], 4e12, &[]);
+        assert!(!table.contains("NaN"), "{table}");
+        assert!(table.contains("4×32768 chained"), "{table}");
     }
 
     #[test]

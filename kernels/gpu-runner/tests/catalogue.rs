@@ -2,8 +2,9 @@
 //! the length the kernel writes, and a launch its contract allows.
 
 use gpu_runner::cases::{
-    GEMV_BATCHED_WIDTHS, Kernel, Launch, Shape, correctness_cases, decode_cases, expected, inputs,
-    output_len, timing_cases, work,
+    GEMV_BATCHED_WIDTHS, Kernel, Launch, RMS_NORM_HELD_WEIGHT, RMS_NORM_HELD_WEIGHT_MAX_BLOCK, Shape,
+    chained_cases, correctness_cases, decode_cases, expected, inputs, output_len, special_cases,
+    timing_cases, work,
 };
 
 #[test]
@@ -33,10 +34,12 @@ fn launches_follow_the_contracts() {
                 }
                 Kernel::RmsNorm | Kernel::SoftmaxRows if case.launch.cluster > 1 => {
                     // Clusters of at most 8 blocks (the portable limit), the grid whole clusters,
-                    // and the exchange slot after the block reduction's scratch.
+                    // and the exchange's slots after the block reduction's scratch: a float per
+                    // block and set for rms_norm's sum, a pair for softmax's maximum and sum.
                     let cluster = case.launch.cluster;
                     assert!(cluster <= 8 && grid.0.is_multiple_of(cluster), "{kernel} {}", case.launch);
-                    assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 256)
+                    let exchange = if kernel == Kernel::SoftmaxRows { 256 } else { 128 };
+                    assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 128 + exchange)
                 }
                 Kernel::RmsNorm | Kernel::SoftmaxRows | Kernel::GemvF16 => {
                     assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 128)
@@ -116,6 +119,50 @@ fn a_batched_gemv_launches_the_narrowest_entry_that_holds_its_batch_and_every_en
     }
 }
 
+#[test]
+fn rms_norm_split_across_clusters_launches_the_held_weight_entry_where_its_registers_fit() {
+    let cases: Vec<_> = correctness_cases(Kernel::RmsNorm, 132)
+        .into_iter()
+        .chain(special_cases(Kernel::RmsNorm))
+        .chain(decode_cases(Kernel::RmsNorm))
+        .collect();
+    for case in &cases {
+        let held = case.launch.cluster > 1 && case.launch.block.0 <= RMS_NORM_HELD_WEIGHT_MAX_BLOCK;
+        let expected = if held { RMS_NORM_HELD_WEIGHT } else { "rms_norm" };
+        assert_eq!(case.entry(), expected, "{} {}", case.shape, case.launch);
+    }
+    // Both entries run, the held-weight one in correctness cases whose segments take its
+    // one-read path (the only path where it differs) and in special-value cases.
+    let one_read_segment = |case: &&gpu_runner::cases::Case| {
+        let Shape::Matrix { cols, .. } = case.shape else { unreachable!() };
+        let segment = cols.div_ceil(case.launch.cluster as usize).next_multiple_of(4);
+        cols.is_multiple_of(4) && segment <= 16 * case.launch.block.0 as usize
+    };
+    let held_weight = |case: &&gpu_runner::cases::Case| case.entry() == RMS_NORM_HELD_WEIGHT;
+    let checked = correctness_cases(Kernel::RmsNorm, 132);
+    assert!(checked.iter().filter(held_weight).any(|c| one_read_segment(&c)));
+    assert!(checked.iter().any(|c| c.entry() == "rms_norm"));
+    assert!(special_cases(Kernel::RmsNorm).iter().any(|c| held_weight(&c)));
+}
+
+#[test]
+fn the_row_kernels_are_chained_on_each_entry_and_path_they_launch() {
+    for kernel in [Kernel::RmsNorm, Kernel::SoftmaxRows] {
+        let chained = chained_cases(kernel);
+        // A block per row and rows split across clusters, one-read and two-read (4099 columns).
+        assert!(chained.iter().any(|c| c.launch.cluster == 1), "{kernel}");
+        assert!(
+            chained.iter().any(|c| c.launch.cluster > 1 && c.shape == Shape::Matrix { rows: 7, cols: 4099 })
+        );
+        for entry in kernel.entries() {
+            assert!(chained.iter().any(|c| c.entry() == entry), "{entry} is never chained");
+        }
+    }
+    for kernel in Kernel::ALL.into_iter().filter(|k| !matches!(k, Kernel::RmsNorm | Kernel::SoftmaxRows)) {
+        assert!(chained_cases(kernel).is_empty(), "{kernel} waits for no prior grid");
+    }
+}
+
 /// The registers per thread of each kernel entry in the last `ptxas -arch=sm_90 -v` report
 /// recorded on the H200 (`regress/ptxas-sm90.tsv`).
 fn recorded_registers() -> Vec<(String, u32)> {
@@ -149,7 +196,9 @@ fn every_launch_fits_the_registers_ptxas_gave_its_kernel() {
         let cases = correctness_cases(kernel, 132)
             .into_iter()
             .chain(timing_cases(kernel, 132))
-            .chain(decode_cases(kernel));
+            .chain(decode_cases(kernel))
+            .chain(special_cases(kernel))
+            .chain(chained_cases(kernel));
         for case in cases {
             let used = used_by(case.entry());
             assert!(

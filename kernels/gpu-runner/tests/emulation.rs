@@ -149,47 +149,72 @@ fn rms_norm_row(case: &Case, row: &[f32], weight: &[f32], eps: f32) -> Vec<f32> 
     row.iter().zip(weight).map(|(v, w)| v * inverse_rms * w).collect()
 }
 
-/// `softmax_rows` on one row: each block's maximum over its segment, the cluster's maximum,
-/// then each block's sum (on its path: exponentials held in registers, or the threads' online
-/// pairs rescaled), the cluster's sum.
+/// `softmax_rows` on one row: each block's maximum over its segment and its sum of
+/// exponentials relative to it (on its path: exponentials held in registers, taken from 0 in a
+/// block of `-inf` only, or the threads' online pairs rescaled to the block's maximum, a
+/// thread without a finite maximum weighing 0), combined across the cluster as
+/// `ClusterExchange::max_and_sum` does; then each block scales its exponentials
+/// (`segment_scale`), or reads its segment again.
 fn softmax_row(case: &Case, row: &[f32]) -> Vec<f32> {
     let block = case.launch.block.0 as usize;
-    let parts: Vec<(&[f32], bool)> = segments(case, row.len())
+    let parts: Vec<(usize, &[f32], bool)> = segments(case, row.len())
         .into_iter()
-        .map(|(s, len)| (&row[s..s + len], one_read(case, row.len(), len)))
+        .map(|(s, len)| (s, &row[s..s + len], one_read(case, row.len(), len)))
         .collect();
+    let weight = |max: f32, relative_to: f32| {
+        if max == f32::NEG_INFINITY { 0.0 } else { device_exp(max - relative_to) }
+    };
     // Both paths' thread maxima ignore NaN (`max`, and `v > max` is false for NaN).
-    let block_maxima: Vec<f32> = parts
+    let blocks: Vec<(f32, f32)> = parts
         .iter()
-        .map(|(segment, _)| {
+        .map(|(_, segment, one_read)| {
             let maxima: Vec<f32> = (0..block)
                 .map(|t| {
                     row_columns(case, row.len(), segment.len(), t)
                         .fold(f32::NEG_INFINITY, |m, c| m.max(segment[c]))
                 })
                 .collect();
-            block_reduce(&maxima, f32::NEG_INFINITY, f32::max)
-        })
-        .collect();
-    let row_max = cluster_reduce(&block_maxima, f32::NEG_INFINITY, f32::max);
-    let block_sums: Vec<f32> = parts
-        .iter()
-        .map(|(segment, one_read)| {
+            let segment_max = block_reduce(&maxima, f32::NEG_INFINITY, f32::max);
+            let base = if segment_max == f32::NEG_INFINITY { 0.0 } else { segment_max };
             let sums: Vec<f32> = if *one_read {
                 (0..block)
                     .map(|t| {
                         row_columns(case, row.len(), segment.len(), t)
-                            .fold(0.0, |s, c| s + device_exp(segment[c] - row_max))
+                            .fold(0.0, |s, c| s + device_exp(segment[c] - base))
                     })
                     .collect()
             } else {
-                online_pairs(segment, block, true).iter().map(|(m, s)| s * device_exp(m - row_max)).collect()
+                online_pairs(segment, block, true).iter().map(|(m, s)| s * weight(*m, segment_max)).collect()
             };
-            block_reduce(&sums, 0.0, |a, b| a + b)
+            (segment_max, block_reduce(&sums, 0.0, |a, b| a + b))
         })
         .collect();
-    let inverse_sum = 1.0 / cluster_reduce(&block_sums, 0.0, |a, b| a + b);
-    row.iter().map(|v| device_exp(v - row_max) * inverse_sum).collect()
+    let maxima: Vec<f32> = blocks.iter().map(|b| b.0).collect();
+    let row_max = cluster_reduce(&maxima, f32::NEG_INFINITY, f32::max);
+    let row_sum = if let [(_, sum)] = blocks[..] {
+        sum
+    } else {
+        let weighted: Vec<f32> = blocks.iter().map(|(m, s)| s * weight(*m, row_max)).collect();
+        cluster_reduce(&weighted, 0.0, |a, b| a + b)
+    };
+    let inverse_sum = 1.0 / row_sum;
+    let mut out = vec![0.0; row.len()];
+    for ((start, segment, one_read), (segment_max, _)) in parts.iter().zip(&blocks) {
+        for (c, v) in segment.iter().enumerate() {
+            out[start + c] = if *one_read {
+                let base = if *segment_max == f32::NEG_INFINITY { 0.0 } else { *segment_max };
+                let scale = if *segment_max == row_max {
+                    inverse_sum
+                } else {
+                    device_exp(segment_max - row_max) * inverse_sum
+                };
+                device_exp(v - base) * scale
+            } else {
+                device_exp(v - row_max) * inverse_sum
+            };
+        }
+    }
+    out
 }
 
 fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {

@@ -11,6 +11,7 @@
 use core::arch::asm;
 
 use super::geometry::{lane_id, thread_idx_x};
+use super::math::exp;
 use super::reduce::{warp_max, warp_sum};
 
 /// Reads one 32-bit special register.
@@ -106,6 +107,10 @@ pub const MAX_CLUSTER_BLOCKS: usize = 16;
 /// Floats of shared memory a [`ClusterExchange`] needs: two sets of one slot per block.
 pub const CLUSTER_EXCHANGE_FLOATS: usize = 2 * MAX_CLUSTER_BLOCKS;
 
+/// Floats of shared memory a [`ClusterExchange`] of pairs needs
+/// ([`ClusterExchange::max_and_sum`]): two sets of a two-float slot per block.
+pub const CLUSTER_PAIR_EXCHANGE_FLOATS: usize = 2 * CLUSTER_EXCHANGE_FLOATS;
+
 /// Combines one value per block across the blocks of a cluster with ONE cluster barrier per
 /// reduction: each block writes its value into its own slot of every block's shared memory
 /// (a remote store through [`map_shared_to_block`]), the barrier publishes the stores, and
@@ -125,21 +130,24 @@ pub const CLUSTER_EXCHANGE_FLOATS: usize = 2 * MAX_CLUSTER_BLOCKS;
 /// reaches only after reading set `s` of reduction `i - 2`. Without clusters (a cluster of one
 /// block) a reduction returns its value and touches no memory.
 ///
+/// `SLOT` floats per block and reduction: 1 for [`Self::sum`] and [`Self::max`], 2 for
+/// [`Self::max_and_sum`], which combines a softmax's maximum and sum in one barrier.
+///
 /// Contract: every thread of every block of the cluster makes the same sequence of
-/// reductions; `slots` is this block's [`CLUSTER_EXCHANGE_FLOATS`] floats of shared memory,
-/// at the same offset in every block, used by nothing else; at most [`MAX_CLUSTER_BLOCKS`]
-/// blocks per cluster, at least 32 threads per block.
-pub struct ClusterExchange {
+/// reductions; `slots` is this block's `SLOT ·` [`CLUSTER_EXCHANGE_FLOATS`] floats of shared
+/// memory, at the same offset in every block, used by nothing else; at most
+/// [`MAX_CLUSTER_BLOCKS`] blocks per cluster, at least 32 threads per block.
+pub struct ClusterExchange<const SLOT: usize = 1> {
     slots: *mut f32,
     set: usize,
     /// Arrived at the start barrier and not yet waited (only in clusters of several blocks).
     start_pending: bool,
 }
 
-impl ClusterExchange {
+impl<const SLOT: usize> ClusterExchange<SLOT> {
     /// Made by every thread of the cluster, in uniform control flow (it arrives at a barrier).
     #[inline(always)]
-    pub fn new(slots: *mut f32) -> ClusterExchange {
+    pub fn new(slots: *mut f32) -> ClusterExchange<SLOT> {
         let start_pending = cluster_block_count() > 1;
         if start_pending {
             cluster_arrive_relaxed();
@@ -147,6 +155,60 @@ impl ClusterExchange {
         ClusterExchange { slots, set: 0, start_pending }
     }
 
+    /// Before a reduction's remote stores: waits for the start barrier (once), and returns
+    /// the next set of slots.
+    #[inline(always)]
+    fn next_set(&mut self) -> *mut f32 {
+        if self.start_pending {
+            cluster_wait();
+            self.start_pending = false;
+        }
+        let set = self.slots.wrapping_add(self.set * SLOT * MAX_CLUSTER_BLOCKS);
+        self.set ^= 1;
+        set
+    }
+}
+
+impl ClusterExchange<2> {
+    /// The maximum over the blocks of the cluster of each block's `block_max`, and the sum of
+    /// each block's `block_sum` of exponentials taken relative to its own maximum,
+    /// `Σ_b block_sum_b · e^(block_max_b - max)`: softmax's two reductions in one barrier.
+    /// Every thread of the cluster receives the same bits (one warp butterfly per block, in
+    /// rank order). A block whose maximum is `-inf` (all masked, or no elements) adds
+    /// `block_sum · 0`: nothing, unless its sum is NaN; when every block's is `-inf` the sum
+    /// is 0.
+    #[inline(always)]
+    pub fn max_and_sum(&mut self, block_max: f32, block_sum: f32) -> (f32, f32) {
+        let blocks = cluster_block_count();
+        if blocks == 1 {
+            return (block_max, block_sum);
+        }
+        let set = self.next_set();
+        // SAFETY: as in `reduce`, with two floats per slot: thread `r < blocks` writes slot
+        // `rank` of block `r`, lane `r` reads local slot `r`.
+        unsafe {
+            let thread = thread_idx_x();
+            if thread < blocks {
+                let slot = set.add(2 * block_rank_in_cluster() as usize);
+                *map_shared_to_block(slot, thread) = block_max;
+                *map_shared_to_block(slot.add(1), thread) = block_sum;
+            }
+            cluster_barrier();
+            let lane = lane_id() as usize;
+            let (max, sum) = if lane < blocks as usize {
+                (*set.add(2 * lane), *set.add(2 * lane + 1))
+            } else {
+                (f32::NEG_INFINITY, 0.0)
+            };
+            let row_max = warp_max(max);
+            // e^(-inf - -inf) would be NaN: a block with no finite maximum weighs 0.
+            let weight = if max == f32::NEG_INFINITY { 0.0 } else { exp(max - row_max) };
+            (row_max, warp_sum(sum * weight))
+        }
+    }
+}
+
+impl ClusterExchange {
     /// Sum over the blocks of the cluster of each block's `block_total` (a value every thread
     /// of the block holds, such as [`super::reduce::block_sum`]'s result); every thread of the
     /// cluster receives the same, bitwise identical sum (added in rank order by one warp
@@ -168,12 +230,7 @@ impl ClusterExchange {
         if blocks == 1 {
             return value;
         }
-        if self.start_pending {
-            cluster_wait();
-            self.start_pending = false;
-        }
-        let set = self.slots.wrapping_add(self.set * MAX_CLUSTER_BLOCKS);
-        self.set ^= 1;
+        let set = self.next_set();
         // SAFETY: the contract gives both sets in every block of the cluster; thread `r <
         // blocks` writes slot `rank` of block `r`, which cannot have exited: it waits at the
         // barrier below. Lane `r` then reads local slot `r < blocks`, written before the barrier.
@@ -190,7 +247,7 @@ impl ClusterExchange {
     }
 }
 
-impl Drop for ClusterExchange {
+impl<const SLOT: usize> Drop for ClusterExchange<SLOT> {
     /// Waits at the start barrier if no reduction did, so that no thread leaves an arrive
     /// without its wait.
     #[inline(always)]

@@ -109,6 +109,17 @@ impl RowLayout {
         }
     }
 
+    /// Replaces every element `v` of `values` by `f(v, w)`, `w` the element of `others` in the
+    /// same place.
+    #[inline(always)]
+    pub fn zip_map(values: &mut RowValues, others: &RowValues, f: impl Fn(f32, f32) -> f32) {
+        for (chunk, other) in values.iter_mut().zip(others) {
+            for (value, w) in chunk.iter_mut().zip(other) {
+                *value = f(*value, *w);
+            }
+        }
+    }
+
     /// Replaces every element `v` of `values` by `f(v)` (chunks past the row's end too: they
     /// are never stored).
     #[inline(always)]

@@ -1,8 +1,10 @@
-//! Which entries of a module may be launched with programmatic dependent launch: those whose
-//! PTX waits for the prior grid (`griddepcontrol.wait`) before touching memory
-//! (`kernels::device::dependent`). The runner launches exactly those with the attribute, so
-//! an older module whose entry lacks the wait (a `--compare` baseline) keeps its ordinary
-//! launch instead of racing with the launch before it.
+//! What the runner reads from a module's PTX text about its entries: whether it has one (a
+//! module built before an entry was added, the old side of `--compare`, launches the kernel's
+//! own entry in its place), and which may be launched with programmatic dependent launch:
+//! those whose PTX waits for the prior grid (`griddepcontrol.wait`) before touching memory
+//! (`kernels::device::dependent`). The runner launches exactly those with the attribute, so an
+//! older module whose entry lacks the wait keeps its ordinary launch instead of racing with the
+//! launch before it.
 
 /// The text of entry `name`'s body in `ptx`: from its `.entry name(` line to the next
 /// `.entry` (or the end); `None` when the module has no such entry.
@@ -12,6 +14,11 @@ fn entry_body<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
     let rest = &ptx[start..];
     let end = rest.find(".entry ").unwrap_or(rest.len());
     Some(&rest[..end])
+}
+
+/// Whether the PTX module `ptx` has an entry `name`.
+pub fn has_entry(ptx: &str, name: &str) -> bool {
+    entry_body(ptx, name).is_some()
 }
 
 /// Whether entry `name` of the PTX module `ptx` waits for the prior grid, and so may be
@@ -48,6 +55,8 @@ mod tests {
         assert!(!waits_for_prior_grid(MODULE, "absent"));
         // A name that is a prefix of another entry's is not that entry.
         assert!(!waits_for_prior_grid(MODULE, "firs"));
+        assert!(has_entry(MODULE, "first") && has_entry(MODULE, "second"));
+        assert!(!has_entry(MODULE, "firs") && !has_entry(MODULE, "absent"));
     }
 
     /// The snapshots of the built kernels: the row kernels wait, the element-wise ones do not
