@@ -462,6 +462,13 @@ pub fn row_cluster_shared_bytes(kernel: Kernel) -> u32 {
     4 * (32 + slot_floats * 2 * 16)
 }
 
+/// Whether `kernel` can split its rows across the blocks of a cluster (`rms_norm`,
+/// `softmax_rows`, in clusters of up to 16 blocks: more than 8 needs the function's opt-in,
+/// which the GPU side gives them).
+pub fn splits_rows_across_clusters(kernel: Kernel) -> bool {
+    matches!(kernel, Kernel::RmsNorm | Kernel::SoftmaxRows)
+}
+
 /// A row kernel (`rms_norm`, `softmax_rows`) launched in clusters of `cluster` blocks, each
 /// cluster splitting a row: a cluster per row, or `clusters` clusters striding over the rows.
 pub fn cluster_launch(
@@ -471,7 +478,7 @@ pub fn cluster_launch(
     cluster: u32,
     clusters: Option<usize>,
 ) -> Launch {
-    let (Kernel::RmsNorm | Kernel::SoftmaxRows, Shape::Matrix { rows, .. }) = (kernel, shape) else {
+    let (true, Shape::Matrix { rows, .. }) = (splits_rows_across_clusters(kernel), shape) else {
         panic!("{kernel} on {shape:?} is not a row kernel that can split rows across a cluster")
     };
     let clusters = clusters.unwrap_or(rows).max(1);
@@ -525,6 +532,8 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
                 (7, 4099, 256, 4, None),
                 (5, 32768, 256, 8, None),
                 (4, 32768, 128, 4, None),
+                (3, 32768, 128, 16, None),
+                (2, 100, 32, 16, None),
                 (64, 2048, 128, 2, Some(8)),
             ] {
                 let shape = Shape::Matrix { rows, cols };
@@ -714,9 +723,10 @@ pub fn chained_cases(kernel: Kernel) -> Vec<Case> {
 /// Decode shapes: few rows, as a model generating one token at a time sees them (1–64 rows of
 /// 4,096–32,768 columns). They fit in the L2 and last a few microseconds, so they are timed
 /// over graphs of [`crate::timing::DECODE_LAUNCHES`] launches and judged against a copy of
-/// their own bytes timed the same way; the table reports them apart. Each is tried with a block per row and with each row split across a
-/// cluster of 4 or 8 blocks (8 is the largest cluster every sm_90 part runs without an
-/// opt-in).
+/// their own bytes timed the same way; the table reports them apart. Each is tried with a
+/// block per row and with each row split across a cluster of 4, 8 or 16 blocks (16, the
+/// H200's largest, needs the function's opt-in to non-portable cluster sizes: the H200's
+/// processor clusters hold 16 or more multiprocessors, not every sm_90 part's do).
 pub fn decode_cases(kernel: Kernel) -> Vec<Case> {
     let mut cases = Vec::new();
     if let Kernel::RmsNorm | Kernel::SoftmaxRows = kernel {
@@ -725,7 +735,8 @@ pub fn decode_cases(kernel: Kernel) -> Vec<Case> {
             for block in [256, 1024] {
                 cases.push(Case::new(kernel, shape, launch_for(kernel, shape, block, None)));
             }
-            for (block, cluster) in [(256, 4), (1024, 4), (256, 8), (512, 8), (1024, 8)] {
+            for (block, cluster) in [(256, 4), (1024, 4), (256, 8), (512, 8), (1024, 8), (128, 16), (256, 16)]
+            {
                 cases.push(Case::new(kernel, shape, cluster_launch(kernel, shape, block, cluster, None)));
             }
         }

@@ -136,6 +136,10 @@ impl Gpu {
                             format!("raising {entry}'s dynamic shared memory to {bytes} bytes")
                         })?;
                     }
+                    if cases::splits_rows_across_clusters(kernel) {
+                        allow_large_clusters(&function)
+                            .with_context(|| format!("letting {entry} run in clusters of 16 blocks"))?;
+                    }
                     let dependent = ptx_entries::waits_for_prior_grid(&text, entry);
                     functions.insert(entry, Entry { function, dependent });
                 }
@@ -602,6 +606,21 @@ impl Gpu {
 
 /// Raises `function`'s limit of dynamic shared memory to `bytes` (the driver refuses launches
 /// asking more than 48 KiB otherwise).
+/// Lets `function` run in clusters of more than 8 blocks (up to the device's largest, 16 on
+/// the H200): larger clusters are "non-portable" and refused unless the function opts in.
+fn allow_large_clusters(function: &CudaFunction) -> Result<()> {
+    // SAFETY: a valid function handle and an attribute the driver documents.
+    unsafe {
+        sys::cuFuncSetAttribute(
+            function.cu_function(),
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )
+    }
+    .result()?;
+    Ok(())
+}
+
 fn raise_dynamic_shared(function: &CudaFunction, bytes: u32) -> Result<()> {
     let bytes = i32::try_from(bytes).context("a shared-memory size in i32")?;
     // SAFETY: a valid function handle and an attribute the driver documents.
