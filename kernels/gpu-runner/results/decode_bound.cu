@@ -120,3 +120,38 @@ __device__ void grid_body(const float* x, const float* w, float* out, unsigned l
 #define GKALL(CH) GK(CH,0,false,rmsg##CH) GK(CH,1,false,rmsg##CH##_pdl) GK(CH,2,false,rmsg##CH##_pdl_early) \
   GK(CH,0,true,rmsg_pre##CH) GK(CH,1,true,rmsg_pre##CH##_pdl) GK(CH,2,true,rmsg_pre##CH##_pdl_early)
 GKALL(1) GKALL(2) GKALL(4)
+
+// Warp push: every warp stores its warp sum into its slot of every block of the cluster (no
+// block-level stage), one cluster barrier, then every warp sums all nb * warps partials itself.
+template <int CH, int PDL>
+__device__ void warp_push_body(const float* x, const float* w, float* out, unsigned long long cols, float eps) {
+  __shared__ float slots[16 * 32];
+  cg::cluster_group cluster = cg::this_cluster();
+  unsigned nb = cluster.num_blocks(), rank = cluster.block_rank();
+  unsigned warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  unsigned long long seg = cols / nb, row = blockIdx.x / nb;
+  const float4* xr = (const float4*)(x + row * cols + rank * seg);
+  const float4* wr = (const float4*)(w + rank * seg);
+  float4* orow = (float4*)(out + row * cols + rank * seg);
+  pdl_start<PDL>();
+  float4 v[CH], wv[CH];
+  #pragma unroll
+  for (int k = 0; k < CH; k++) { v[k] = xr[threadIdx.x + k * blockDim.x]; wv[k] = wr[threadIdx.x + k * blockDim.x]; }
+  float s = 0;
+  #pragma unroll
+  for (int k = 0; k < CH; k++) s += v[k].x*v[k].x + v[k].y*v[k].y + v[k].z*v[k].z + v[k].w*v[k].w;
+  s = warp_sum(s);
+  if (lane < nb) *cluster.map_shared_rank(&slots[rank * warps + warp], lane) = s;
+  cluster.sync();
+  unsigned n = nb * warps;
+  float t = 0;
+  for (unsigned i = lane; i < n; i += 32) t += slots[i];
+  t = warp_sum(t);
+  float inv = rsqrtf(t / cols + eps);
+  #pragma unroll
+  for (int k = 0; k < CH; k++) { float4 f = wv[k]; float4 q = v[k];
+    q.x *= inv * f.x; q.y *= inv * f.y; q.z *= inv * f.z; q.w *= inv * f.w; orow[threadIdx.x + k * blockDim.x] = q; }
+  pdl_end<PDL>();
+}
+#define WK(CH, PDL, NAME) extern "C" __global__ void NAME(const float* x, const float* w, float* o, unsigned long long c, float e) { warp_push_body<CH, PDL>(x, w, o, c, e); }
+WK(1,2,rmsw1_pdl_early) WK(2,2,rmsw2_pdl_early) WK(4,2,rmsw4_pdl_early) WK(4,0,rmsw4)
