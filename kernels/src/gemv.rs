@@ -6,7 +6,8 @@ use crate::device::row::FourFloats;
 use crate::device::strided::{strided, strided_by};
 use crate::device::unrolled::unrolled;
 use crate::device::{
-    WARP_SIZE, block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, lane_id, thread_idx_x, warp_id,
+    WARP_SIZE, barrier, block_dim_x, block_idx_x, dynamic_shared_base, grid_dim_x, lane_id, thread_idx_x,
+    warp_id,
 };
 
 /// Eight IEEE binary16 values, aligned so that one 16-byte load fetches them.
@@ -155,7 +156,8 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
 ///
 /// Launch (every width): one-dimensional; `blockDim.x` a multiple of 32, at most 256 (up to 255
 /// registers per thread); any grid (a grid of `rows / (8 · warps per block)` blocks, rounded
-/// up, gives each warp one group); no shared memory. The 16-byte path needs `cols` a multiple
+/// up, gives each warp one group); no shared memory. (`_1_split`, `_2_split` and `_4_split`
+/// differ: a block per group, see [`gemv_f16_batched_1_split`].) The 16-byte path needs `cols` a multiple
 /// of 8 and `weights` and `x` 16-byte aligned, as [`gemv_f16`]; otherwise one weight at a time
 /// (any half-aligned `weights`, `f32`-aligned `x`).
 ///
@@ -171,7 +173,7 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
     cols: usize,
     batch: usize,
 ) {
-    in_passes::<8, 2>(weights, x, y, rows, cols, batch);
+    in_passes::<8, 2, false>(weights, x, y, rows, cols, batch);
 }
 
 /// [`gemv_f16_batched`] in passes of one activation row: the entry for a batch of 1.
@@ -187,7 +189,7 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched_1(
     cols: usize,
     batch: usize,
 ) {
-    in_passes::<1, 1>(weights, x, y, rows, cols, batch);
+    in_passes::<1, 1, false>(weights, x, y, rows, cols, batch);
 }
 
 /// [`gemv_f16_batched`] in passes of two activation rows: the entry for a batch of 2.
@@ -203,7 +205,7 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched_2(
     cols: usize,
     batch: usize,
 ) {
-    in_passes::<1, 2>(weights, x, y, rows, cols, batch);
+    in_passes::<1, 2, false>(weights, x, y, rows, cols, batch);
 }
 
 /// [`gemv_f16_batched`] in passes of four activation rows: the entry for a batch of 3 or 4.
@@ -219,7 +221,7 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched_4(
     cols: usize,
     batch: usize,
 ) {
-    in_passes::<4, 1>(weights, x, y, rows, cols, batch);
+    in_passes::<4, 1, false>(weights, x, y, rows, cols, batch);
 }
 
 /// [`gemv_f16_batched`] in passes of eight activation rows: the entry for a batch of 5 to 8.
@@ -235,13 +237,72 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched_8(
     cols: usize,
     batch: usize,
 ) {
-    in_passes::<8, 1>(weights, x, y, rows, cols, batch);
+    in_passes::<8, 1, false>(weights, x, y, rows, cols, batch);
+}
+
+/// [`gemv_f16_batched_1`] for wide matrices: a block per group of 8 weight rows, all its warps
+/// splitting the group's columns (warp `w` takes every `warps`-th of the chunk indices a warp
+/// would take alone), their sums meeting in shared memory and added in warp order. A warp per
+/// group leaves too few warps on a wide matrix (4096 × 14336 has 512 groups: 4 warps per
+/// SM); split four ways it has 2048. Its own entry because ptxas gives an entry its largest
+/// body's registers: beside the warp-per-group body it raised `_1` from 96 registers to 134
+/// and `_2` from 110 to 230.
+///
+/// Launch: one-dimensional; `blockDim.x` a multiple of 32, at most 256; any grid (`rows / 8`
+/// blocks, rounded up, gives each block one group); dynamic shared memory `4 · warps · 8 ·
+/// width` bytes (`width` the entry's activation rows per pass: 1 here, 2 and 4 for `_2_split`
+/// and `_4_split`), none for one warp. Paths and special values as [`gemv_f16_batched`].
+///
+/// # Safety
+/// As [`gemv_f16_batched`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemv_f16_batched_1_split(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<1, 1, true>(weights, x, y, rows, cols, batch);
+}
+
+/// [`gemv_f16_batched_2`] with [`gemv_f16_batched_1_split`]'s column split.
+///
+/// # Safety
+/// As [`gemv_f16_batched`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemv_f16_batched_2_split(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<1, 2, true>(weights, x, y, rows, cols, batch);
+}
+
+/// [`gemv_f16_batched_4`] with [`gemv_f16_batched_1_split`]'s column split.
+///
+/// # Safety
+/// As [`gemv_f16_batched`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gemv_f16_batched_4_split(
+    weights: *const u16,
+    x: *const f32,
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) {
+    in_passes::<4, 1, true>(weights, x, y, rows, cols, batch);
 }
 
 /// The batched product in passes of `PER_LANE · SEGMENTS` activation rows (the last may have
 /// fewer), each pass over all the weights ([`Pass::run`]).
 #[inline(always)]
-fn in_passes<const PER_LANE: usize, const SEGMENTS: usize>(
+fn in_passes<const PER_LANE: usize, const SEGMENTS: usize, const SPLIT: bool>(
     weights: *const u16,
     x: *const f32,
     y: *mut f32,
@@ -261,9 +322,9 @@ fn in_passes<const PER_LANE: usize, const SEGMENTS: usize>(
             count: (batch - first).min(PER_LANE * SEGMENTS),
         };
         if sixteen_bytes {
-            pass.run::<PER_LANE, SEGMENTS, 8, GROUP_ROWS>();
+            pass.run::<PER_LANE, SEGMENTS, 8, GROUP_ROWS, SPLIT>();
         } else {
-            pass.run::<PER_LANE, SEGMENTS, 1, GROUP_ROWS>();
+            pass.run::<PER_LANE, SEGMENTS, 1, GROUP_ROWS, SPLIT>();
         }
         first += pass.count;
     }
@@ -297,9 +358,23 @@ impl Pass {
     /// (`unrolled!` writes 16, each behind `if R < ROWS`) index a generic length, which clippy
     /// does not take for out-of-bounds indexing.
     #[inline(always)]
-    fn run<const PER_LANE: usize, const SEGMENTS: usize, const WIDTH: usize, const ROWS: usize>(&self) {
+    fn run<
+        const PER_LANE: usize,
+        const SEGMENTS: usize,
+        const WIDTH: usize,
+        const ROWS: usize,
+        const SPLIT: bool,
+    >(
+        &self,
+    ) {
         let Pass { weights, x, y, rows, cols, count } = *self;
-        let warps = (block_dim_x() / WARP_SIZE) as usize;
+        let (warps, warp) = ((block_dim_x() / WARP_SIZE) as usize, warp_id() as usize);
+        // SPLIT: every warp of the block shares the block's group, warp `w` starting at chunk
+        // index `w · segment_lanes`, all striding by `warps · segment_lanes`. Otherwise a warp
+        // per group, striding by `segment_lanes` (constants here, so that the entries without
+        // the split keep their code).
+        let (groups_per_block, group_in_block, column_warps, column_warp) =
+            if SPLIT { (1, 0, warps, warp) } else { (warps, warp, 1, 0) };
         let segment_lanes = WARP_SIZE as usize / SEGMENTS;
         let (segment, column_lane) = (lane_id() as usize / segment_lanes, lane_id() as usize % segment_lanes);
         // Activation rows past `count` reload the last one; their sums are never stored.
@@ -308,7 +383,8 @@ impl Pass {
         unrolled!(P < PER_LANE => {
             x_rows[P] = x.wrapping_add((first_activation + P).min(count - 1) * cols);
         });
-        let mut group = block_idx_x() as usize * warps + warp_id() as usize;
+        let partials = dynamic_shared_base::<f32>();
+        let mut group = block_idx_x() as usize * groups_per_block + group_in_block;
         while group * ROWS < rows {
             let first_row = group * ROWS;
             // Rows past the end reload the last row; their sums are never stored.
@@ -318,9 +394,9 @@ impl Pass {
             });
             let mut acc = [[0.0f32; PER_LANE]; ROWS];
             strided_by::<1, GroupChunk<WIDTH, ROWS>>(
-                column_lane,
+                column_warp * segment_lanes + column_lane,
                 cols / WIDTH,
-                segment_lanes,
+                column_warps * segment_lanes,
                 // SAFETY: `chunk * WIDTH + WIDTH <= cols`; the rows are the matrix's; on the
                 // 16-byte path every row starts 16-byte aligned.
                 |chunk| unsafe { load_group::<WIDTH, ROWS>(&w_rows, chunk) },
@@ -328,20 +404,62 @@ impl Pass {
                 // start 16-byte aligned too.
                 |chunk, GroupChunk(halves)| unsafe { accumulate(&mut acc, &halves, &x_rows, chunk) },
             );
+            let slots = PER_LANE * SEGMENTS;
             unrolled!(R < ROWS => {
                 unrolled!(P < PER_LANE => {
                     let total = segment_sum(acc[R][P], segment_lanes as u32);
                     let activation = first_activation + P;
                     // Spread the stores over the segment's lanes.
-                    if column_lane == (R * PER_LANE + P) % segment_lanes && activation < count && first_row + R < rows {
-                        // SAFETY: `activation < count` and `first_row + R < rows`.
-                        unsafe { *y.add(activation * rows + first_row + R) = total };
+                    if column_lane == (R * PER_LANE + P) % segment_lanes {
+                        if column_warps == 1 {
+                            if activation < count && first_row + R < rows {
+                                // SAFETY: `activation < count` and `first_row + R < rows`.
+                                unsafe { *y.add(activation * rows + first_row + R) = total };
+                            }
+                        } else {
+                            // SAFETY: the contract gives `warps · ROWS · slots` floats.
+                            unsafe { *partials.add((column_warp * ROWS + R) * slots + activation) = total };
+                        }
                     }
                 });
             });
-            group += grid_dim_x() as usize * warps;
+            if column_warps > 1 {
+                let store = |item: usize, total: f32| {
+                    let (row, activation) = (first_row + item / slots, item % slots);
+                    if activation < count && row < rows {
+                        // SAFETY: `activation < count` and `row < rows`.
+                        unsafe { *y.add(activation * rows + row) = total };
+                    }
+                };
+                // SAFETY: every warp wrote its partials above; the contract's shared memory.
+                unsafe { store_warp_sums(partials, column_warps, ROWS * slots, store) };
+            }
+            group += grid_dim_x() as usize * groups_per_block;
         }
     }
+}
+
+/// After every warp of the block wrote its `items` partial sums at `partials[warp · items
+/// ..]`: `store(item, total)` for each item, the warps' partials added in warp order, the
+/// items spread over the block's threads; barriers before (the writes) and after (so the next
+/// group's writes wait for these reads). Every thread of the block calls it.
+///
+/// # Safety
+/// `partials` is this block's shared memory of at least `warps · items` floats.
+#[inline(always)]
+unsafe fn store_warp_sums(partials: *mut f32, warps: usize, items: usize, mut store: impl FnMut(usize, f32)) {
+    barrier();
+    let mut item = thread_idx_x() as usize;
+    while item < items {
+        let mut total = 0.0f32;
+        for warp in 0..warps {
+            // SAFETY: `warp · items + item < warps · items`, the caller's contract.
+            total += unsafe { *partials.add(warp * items + item) };
+        }
+        store(item, total);
+        item += block_dim_x() as usize;
+    }
+    barrier();
 }
 
 /// Columns `WIDTH * chunk ..` of each of the rows `w_rows`, all loads issued before any is used.

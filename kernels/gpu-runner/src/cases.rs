@@ -89,7 +89,11 @@ impl Kernel {
     /// cluster launches ([`Case::entry`]).
     pub fn entries(self) -> Vec<&'static str> {
         match self {
-            Kernel::GemvF16Batched => GEMV_BATCHED_WIDTHS.iter().map(|(_, entry, _)| *entry).collect(),
+            Kernel::GemvF16Batched => GEMV_BATCHED_WIDTHS
+                .iter()
+                .map(|(_, entry, _)| *entry)
+                .chain(GEMV_BATCHED_SPLIT_ENTRIES.iter().map(|(_, entry)| *entry))
+                .collect(),
             Kernel::RmsNorm => vec![self.entry(), RMS_NORM_HELD_WEIGHT],
             _ => vec![self.entry()],
         }
@@ -221,12 +225,15 @@ pub struct Launch {
     /// Blocks per cluster along x (a launch attribute; 1: no clusters). The grid's x is a
     /// multiple of it.
     pub cluster: u32,
+    /// `gemv_f16_batched` only: the `_split` entries' contract, a block per group of weight
+    /// rows whose warps split the columns ([`gemv_batched_split_launch`]).
+    pub column_split: bool,
 }
 
 impl Launch {
     fn linear(grid: usize, block: u32, shared_bytes: u32) -> Launch {
         let grid = u32::try_from(grid.max(1)).expect("grid fits in u32");
-        Launch { grid: (grid, 1), block: (block, 1), shared_bytes, cluster: 1 }
+        Launch { grid: (grid, 1), block: (block, 1), shared_bytes, cluster: 1, column_split: false }
     }
 }
 
@@ -254,6 +261,9 @@ impl fmt::Display for Launch {
         }
         if self.cluster > 1 {
             write!(f, ", cluster {}", self.cluster)?;
+        }
+        if self.column_split {
+            write!(f, ", split")?;
         }
         write!(f, ">>>")
     }
@@ -335,6 +345,9 @@ impl Case {
     /// holds the weight in registers.
     pub fn entry(&self) -> &'static str {
         match (self.kernel, self.shape) {
+            (Kernel::GemvF16Batched, Shape::Batched { batch, .. }) if self.launch.column_split => {
+                gemv_batched_split_entry(batch)
+            }
             (Kernel::GemvF16Batched, Shape::Batched { batch, .. }) => gemv_batched_entry(batch),
             (Kernel::RmsNorm, _)
                 if self.launch.cluster > 1 && self.launch.block.0 <= RMS_NORM_HELD_WEIGHT_MAX_BLOCK =>
@@ -383,7 +396,13 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
         }
         (Kernel::GemmTiled, Shape::Gemm { m, n, .. }) => {
             let tiles = |len: usize| u32::try_from(len.div_ceil(16).max(1)).expect("grid fits in u32");
-            Launch { grid: (tiles(n), tiles(m)), block: (16, 16), shared_bytes: 2048, cluster: 1 }
+            Launch {
+                grid: (tiles(n), tiles(m)),
+                block: (16, 16),
+                shared_bytes: 2048,
+                cluster: 1,
+                column_split: false,
+            }
         }
         (
             Kernel::GemmBf16Wgmma
@@ -398,6 +417,7 @@ pub fn launch_for(kernel: Kernel, shape: Shape, block: u32, grid: Option<usize>)
                 block: (gemm_wgmma::BLOCK_THREADS, 1),
                 shared_bytes: gemm_wgmma::SHARED_BYTES,
                 cluster: 1,
+                column_split: false,
             }
         }
         (Kernel::PipelineSum, Shape::Tiles(tiles)) => {
@@ -437,6 +457,41 @@ fn gemv_batched_width(batch: usize) -> (usize, &'static str, usize) {
 /// The entry of `gemv_f16_batched` that a batch of `batch` activation rows launches.
 pub fn gemv_batched_entry(batch: usize) -> &'static str {
     gemv_batched_width(batch).1
+}
+
+/// The entries of `gemv_f16_batched` that split each group's columns across the warps of a
+/// block (`kernels/src/gemv.rs`), narrowest first, with their activation rows per pass: for
+/// wide matrices, where a warp per group leaves too few warps.
+pub const GEMV_BATCHED_SPLIT_ENTRIES: [(usize, &str); 3] =
+    [(1, "gemv_f16_batched_1_split"), (2, "gemv_f16_batched_2_split"), (4, "gemv_f16_batched_4_split")];
+
+/// The split entry ([`GEMV_BATCHED_SPLIT_ENTRIES`]) for a batch: the narrowest that holds it,
+/// the widest (in passes) beyond; and its width.
+fn gemv_batched_split_width(batch: usize) -> (usize, &'static str) {
+    let widest = GEMV_BATCHED_SPLIT_ENTRIES[GEMV_BATCHED_SPLIT_ENTRIES.len() - 1];
+    *GEMV_BATCHED_SPLIT_ENTRIES.iter().find(|(width, _)| batch <= *width).unwrap_or(&widest)
+}
+
+/// The split entry of `gemv_f16_batched` that a batch of `batch` activation rows launches.
+pub fn gemv_batched_split_entry(batch: usize) -> &'static str {
+    gemv_batched_split_width(batch).1
+}
+
+/// A launch of `gemv_f16_batched`'s split entries on `shape`: a block of `block` threads per
+/// group of 8 weight rows (or `grid` blocks striding over the groups), its warps' partial sums
+/// meeting in `4 · warps · 8 · width` bytes of shared memory (none for one warp).
+pub fn gemv_batched_split_launch(shape: Shape, block: u32, grid: Option<usize>) -> Launch {
+    let Shape::Batched { batch, rows, .. } = shape else {
+        panic!("gemv_f16_batched takes a batch, not {shape:?}")
+    };
+    let warps = block as usize / 32;
+    let width = gemv_batched_split_width(batch).0;
+    let shared = if warps > 1 { 4 * warps * GEMV_BATCHED_ROWS_PER_WARP * width } else { 0 };
+    let groups = rows.div_ceil(GEMV_BATCHED_ROWS_PER_WARP);
+    Launch {
+        column_split: true,
+        ..Launch::linear(grid.unwrap_or(groups), block, u32::try_from(shared).expect("a few KiB"))
+    }
 }
 
 /// The lanes that share one activation row in the entry [`gemv_batched_entry`] picks.
@@ -579,6 +634,21 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
                 let shape = Shape::Batched { batch, rows, cols };
                 cases.push(case(shape, launch_for(kernel, shape, 256, grid)));
             }
+            // The split entries: each width full and partly used, both paths, one warp (no
+            // shared memory), two to eight, a grid smaller than the groups, a batch in passes.
+            for (batch, rows, cols, block, grid) in [
+                (1, 9, 4096, 128, None),
+                (1, 5, 13, 64, None),
+                (2, 17, 1001, 256, None),
+                (2, 9, 4096, 32, None),
+                (3, 33, 4104, 128, None),
+                (4, 6, 999, 64, None),
+                (4, 1000, 4096, 256, Some(7)),
+                (7, 20, 4096, 128, None),
+            ] {
+                let shape = Shape::Batched { batch, rows, cols };
+                cases.push(case(shape, gemv_batched_split_launch(shape, block, grid)));
+            }
         }
         Kernel::GemmTiled => {
             for (m, n, k) in [(1, 1, 1), (5, 7, 0), (17, 19, 23), (64, 64, 64), (100, 70, 300)] {
@@ -666,6 +736,7 @@ pub fn special_cases(kernel: Kernel) -> Vec<Case> {
             for (cols, offset) in [(1000, 0), (4096, 0), (4096, 1)] {
                 let shape = Shape::Batched { batch: 4, rows: 14, cols };
                 cases.push(special(shape, launch_for(kernel, shape, 128, None), offset));
+                cases.push(special(shape, gemv_batched_split_launch(shape, 128, None), offset));
             }
         }
         Kernel::GemmTiled => {
@@ -796,6 +867,9 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
                     let shape = Shape::Batched { batch, rows, cols };
                     for block in [128, 256] {
                         cases.push(case(shape, launch_for(kernel, shape, block, None)));
+                        if batch <= 4 {
+                            cases.push(case(shape, gemv_batched_split_launch(shape, block, None)));
+                        }
                     }
                 }
             }

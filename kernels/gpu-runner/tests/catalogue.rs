@@ -2,9 +2,9 @@
 //! the length the kernel writes, and a launch its contract allows.
 
 use gpu_runner::cases::{
-    GEMV_BATCHED_WIDTHS, Kernel, Launch, RMS_NORM_HELD_WEIGHT, RMS_NORM_HELD_WEIGHT_MAX_BLOCK, Shape,
-    chained_cases, correctness_cases, decode_cases, expected, inputs, output_len, special_cases,
-    timing_cases, work,
+    GEMV_BATCHED_SPLIT_ENTRIES, GEMV_BATCHED_WIDTHS, Kernel, Launch, RMS_NORM_HELD_WEIGHT,
+    RMS_NORM_HELD_WEIGHT_MAX_BLOCK, Shape, chained_cases, correctness_cases, decode_cases, expected, inputs,
+    output_len, special_cases, timing_cases, work,
 };
 
 #[test]
@@ -29,6 +29,9 @@ fn launches_follow_the_contracts() {
             assert!(grid.0 >= 1 && grid.1 >= 1, "{kernel}: empty grid");
             assert!(block.0 * block.1 <= 1024, "{kernel}: block too large");
             match kernel {
+                k if case.launch.column_split && k != Kernel::GemvF16Batched => {
+                    panic!("{kernel}: only gemv_f16_batched splits columns")
+                }
                 Kernel::BlockReduceSum => {
                     assert!(block.0.is_power_of_two() && case.launch.shared_bytes == 4 * block.0)
                 }
@@ -45,9 +48,19 @@ fn launches_follow_the_contracts() {
                 Kernel::RmsNorm | Kernel::SoftmaxRows | Kernel::GemvF16 => {
                     assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 128)
                 }
-                // Warp reductions only: no shared memory.
+                // Warp reductions only, no shared memory; the split entries add a float per
+                // (warp, weight row, activation row of a pass) where the warps' sums meet.
                 Kernel::GemvF16Batched => {
-                    assert!(block.0.is_multiple_of(32) && case.launch.shared_bytes == 0)
+                    let Shape::Batched { batch, .. } = case.shape else { panic!("{kernel} takes a batch") };
+                    let (warps, width) =
+                        (block.0 / 32, [1u32, 2, 4].into_iter().find(|w| batch <= *w as usize).unwrap_or(4));
+                    let split_bytes = if warps > 1 { 4 * warps * 8 * width } else { 0 };
+                    let shared = if case.launch.column_split { split_bytes } else { 0 };
+                    assert!(
+                        block.0.is_multiple_of(32) && case.launch.shared_bytes == shared,
+                        "{}",
+                        case.launch
+                    )
                 }
                 Kernel::PipelineSum => assert_eq!((block.0, case.launch.shared_bytes), (160, 16_576)),
                 Kernel::GemmBf16Wgmma => {
@@ -105,8 +118,27 @@ fn a_batched_gemv_launches_the_narrowest_entry_that_holds_its_batch_and_every_en
     assert_eq!(pick(5), "gemv_f16_batched_8");
     assert_eq!(pick(9), "gemv_f16_batched");
     assert_eq!(pick(40), "gemv_f16_batched");
-    // Each entry on both of its paths: the 16-byte one and one weight at a time.
+    // Each entry on both of its paths: the 16-byte one and one weight at a time; the split
+    // entries also with one warp and with several.
     let cases = correctness_cases(Kernel::GemvF16Batched, 132);
+    for (_, entry) in GEMV_BATCHED_SPLIT_ENTRIES {
+        let split = |c: &&gpu_runner::cases::Case| c.entry() == entry && c.launch.column_split;
+        assert!(cases.iter().filter(split).any(|c| c.launch.block.0 > 32), "{entry} never splits");
+        for sixteen_bytes in [true, false] {
+            let on_path = |c: &&gpu_runner::cases::Case| match c.shape {
+                Shape::Batched { batch, cols, .. } => batch > 0 && cols.is_multiple_of(8) == sixteen_bytes,
+                _ => unreachable!(),
+            };
+            assert!(
+                cases.iter().filter(split).any(|c| on_path(&c)),
+                "{entry}, sixteen_bytes = {sixteen_bytes}"
+            );
+        }
+    }
+    assert!(cases.iter().any(|c| c.launch.column_split && c.launch.block.0 == 32));
+    assert!(
+        !cases.iter().any(|c| c.launch.column_split && GEMV_BATCHED_WIDTHS.iter().any(|w| w.1 == c.entry()))
+    );
     for (_, entry, _) in GEMV_BATCHED_WIDTHS {
         for sixteen_bytes in [true, false] {
             assert!(
@@ -214,12 +246,19 @@ fn every_launch_fits_the_registers_ptxas_gave_its_kernel() {
 
 #[test]
 fn the_register_check_refuses_what_the_gpu_refuses() {
-    let block = |threads| Launch { grid: (1, 1), block: (threads, 1), shared_bytes: 0, cluster: 1 };
+    let block = |threads| Launch {
+        grid: (1, 1),
+        block: (threads, 1),
+        shared_bytes: 0,
+        cluster: 1,
+        column_split: false,
+    };
     assert!(block(1024).fits_registers(64));
     assert!(block(1024).fits_registers(57), "57 rounds up to 64");
     assert!(!block(1024).fits_registers(65), "65 rounds up to 72: 73,728 registers");
     assert!(block(256).fits_registers(255));
-    assert!(!Launch { grid: (1, 1), block: (16, 16), shared_bytes: 0, cluster: 1 }.fits_registers(256 + 8));
+    let square = Launch { grid: (1, 1), block: (16, 16), shared_bytes: 0, cluster: 1, column_split: false };
+    assert!(!square.fits_registers(256 + 8));
 }
 
 #[test]

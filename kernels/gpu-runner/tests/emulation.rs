@@ -276,8 +276,13 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
         (Kernel::GemvF16, Shape::Matrix { rows, cols }) => gemv(case, data, &f[0], rows, cols),
         (Kernel::GemvF16Batched, Shape::Batched { batch, rows, cols }) => (0..batch)
             .flat_map(|b| {
-                let lanes = gemv_batched_segment_lanes(batch);
-                gemv_segment(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols, lanes)
+                // The split entries have 32 lanes per activation row in every warp of the block.
+                let (lanes, warps) = if case.launch.column_split {
+                    (32, case.launch.block.0 as usize / 32)
+                } else {
+                    (gemv_batched_segment_lanes(batch), 1)
+                };
+                gemv_segment(case, data, &f[0][b * cols..(b + 1) * cols], rows, cols, lanes, warps)
             })
             .collect(),
         (Kernel::GemmTiled, Shape::Gemm { m, n, k }) => {
@@ -352,27 +357,40 @@ fn gemv(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize) -> Vec<
 }
 
 /// `gemv_f16_batched` for one activation row `x`: the `lanes` lanes that share it (the warp
-/// or a segment of it) per weight row, each lane's fused multiply-adds over its strided chunks
-/// (eight weights each on the 16-byte path), then the segment's butterfly.
-fn gemv_segment(case: &Case, data: &Inputs, x: &[f32], rows: usize, cols: usize, lanes: usize) -> Vec<f32> {
+/// or a segment of it) in each of `warps` warps per weight row, each lane's fused
+/// multiply-adds over its strided chunks (eight weights each on the 16-byte path; warp `w`'s
+/// lanes start at chunk `w · lanes` and stride by `warps · lanes`), the segment's butterfly in
+/// each warp, then the warps' sums added in warp order (the split entries).
+fn gemv_segment(
+    case: &Case,
+    data: &Inputs,
+    x: &[f32],
+    rows: usize,
+    cols: usize,
+    lanes: usize,
+    warps: usize,
+) -> Vec<f32> {
     let weights = data.halves.as_ref().unwrap();
     let weight = |i: usize| half::f16::from_bits(weights[i]).to_f32();
     let width = if cols.is_multiple_of(8) && case.offset.is_multiple_of(8) { 8 } else { 1 };
     (0..rows)
         .map(|r| {
-            let sums: Vec<f32> = (0..lanes)
-                .map(|lane| {
-                    let mut acc = 0.0f32;
-                    for chunk in strided(lane, cols / width, lanes) {
-                        let columns = chunk * width..(chunk + 1) * width;
-                        for (c, x_c) in columns.clone().zip(&x[columns]) {
-                            acc = weight(r * cols + c).mul_add(*x_c, acc);
+            let warp_sum = |warp: usize| {
+                let sums: Vec<f32> = (0..lanes)
+                    .map(|lane| {
+                        let mut acc = 0.0f32;
+                        for chunk in strided(warp * lanes + lane, cols / width, warps * lanes) {
+                            let columns = chunk * width..(chunk + 1) * width;
+                            for (c, x_c) in columns.clone().zip(&x[columns]) {
+                                acc = weight(r * cols + c).mul_add(*x_c, acc);
+                            }
                         }
-                    }
-                    acc
-                })
-                .collect();
-            segment_reduce(&sums, |a, b| a + b)
+                        acc
+                    })
+                    .collect();
+                segment_reduce(&sums, |a, b| a + b)
+            };
+            if warps == 1 { warp_sum(0) } else { (0..warps).fold(0.0, |total, warp| total + warp_sum(warp)) }
         })
         .collect()
 }
