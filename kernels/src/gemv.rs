@@ -157,9 +157,9 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
 /// Launch (every width): one-dimensional; `blockDim.x` a multiple of 32, at most 256 (up to 255
 /// registers per thread); any grid (a grid of `rows / (8 · warps per block)` blocks, rounded
 /// up, gives each warp one group); no shared memory. (`_1_split`, `_2_split` and `_4_split`
-/// differ: a block per group, see [`gemv_f16_batched_1_split`].) The 16-byte path needs `cols` a multiple
-/// of 8 and `weights` and `x` 16-byte aligned, as [`gemv_f16`]; otherwise one weight at a time
-/// (any half-aligned `weights`, `f32`-aligned `x`).
+/// differ: a block per group, see [`gemv_f16_batched_1_split`].) The 16-byte path needs `cols`
+/// a multiple of 8 and `weights` and `x` 16-byte aligned, as [`gemv_f16`]; otherwise one
+/// weight at a time (any half-aligned `weights`, `f32`-aligned `x`).
 ///
 /// # Safety
 /// `weights` points to `rows * cols` halves, `x` to `batch * cols` floats and `y` to
@@ -348,7 +348,9 @@ impl Pass {
     /// The pass with the warp's lanes in `SEGMENTS` segments of `32 / SEGMENTS` lanes, segment
     /// `s` taking activation rows `s * PER_LANE ..` (`PER_LANE * SEGMENTS >= count`) over
     /// [`GROUP_ROWS`] weight rows, `WIDTH` columns per load (8: the 16-byte path; 1: one weight
-    /// at a time). A segment's lanes stride over the column chunks together.
+    /// at a time). A segment's lanes stride over the column chunks together: a warp per group,
+    /// or with `SPLIT` every warp of the block on the block's group, each taking its share of
+    /// the chunk indices, their sums added through shared memory ([`store_warp_sums`]).
     ///
     /// The loop over chunk indices takes one at a time ([`strided_by`] with one in flight):
     /// the loads in flight are the group's rows, issued together before any is used. (Two
