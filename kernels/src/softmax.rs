@@ -2,7 +2,7 @@
 
 use crate::device::cluster::{ClusterExchange, cluster_count_x, cluster_idx_x};
 use crate::device::dependent::{allow_dependent_launch, wait_for_prior_grid};
-use crate::device::math::exp;
+use crate::device::math::{exp, rescale_factor};
 use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_max, block_sum};
 use crate::device::row::{RowLayout, RowSegment};
 use crate::device::strided::strided;
@@ -134,8 +134,7 @@ fn two_reads(
     // -inf: it adds its sum times 0, also where the whole segment is -inf (a masked prefix
     // can cover a block's segment), where e^(-inf - -inf) would be NaN. A fully masked row
     // still ends NaN: its second read takes e^(v - -inf).
-    let weight = |max: f32| if max == f32::NEG_INFINITY { 0.0 } else { exp(max - segment_max) };
-    let segment_sum = block_sum(local_sum * weight(local_max), scratch);
+    let segment_sum = block_sum(local_sum * rescale_factor(local_max, segment_max), scratch);
     let (row_max, row_sum) = exchange.max_and_sum(segment_max, segment_sum);
     let inverse_sum = 1.0 / row_sum;
     strided(

@@ -11,7 +11,7 @@
 use core::arch::asm;
 
 use super::geometry::{lane_id, thread_idx_x};
-use super::math::exp;
+use super::math::rescale_factor;
 use super::reduce::{warp_max, warp_sum};
 
 /// Reads one 32-bit special register.
@@ -107,10 +107,6 @@ pub const MAX_CLUSTER_BLOCKS: usize = 16;
 /// Floats of shared memory a [`ClusterExchange`] needs: two sets of one slot per block.
 pub const CLUSTER_EXCHANGE_FLOATS: usize = 2 * MAX_CLUSTER_BLOCKS;
 
-/// Floats of shared memory a [`ClusterExchange`] of pairs needs
-/// ([`ClusterExchange::max_and_sum`]): two sets of a two-float slot per block.
-pub const CLUSTER_PAIR_EXCHANGE_FLOATS: usize = 2 * CLUSTER_EXCHANGE_FLOATS;
-
 /// Combines one value per block across the blocks of a cluster with ONE cluster barrier per
 /// reduction: each block writes its value into its own slot of every block's shared memory
 /// (a remote store through [`map_shared_to_block`]), the barrier publishes the stores, and
@@ -167,6 +163,32 @@ impl<const SLOT: usize> ClusterExchange<SLOT> {
         self.set ^= 1;
         set
     }
+
+    /// One exchange, in a cluster of `blocks` (more than one): this block's `values` into its
+    /// slot (`rank`) of every block's next set, then one cluster barrier. Returns that set,
+    /// this block's: slot `r < blocks` now holds block `r`'s values, for lane `r` of a warp to
+    /// read and a warp butterfly to combine.
+    #[inline(always)]
+    fn publish(&mut self, blocks: u32, values: [f32; SLOT]) -> *const f32 {
+        let set = self.next_set();
+        // SAFETY: the contract gives both sets in every block of the cluster; thread `r <
+        // blocks` writes slot `rank` of block `r`, which cannot have exited: it waits at the
+        // barrier below.
+        unsafe {
+            let thread = thread_idx_x();
+            if thread < blocks {
+                let slot = set.add(SLOT * block_rank_in_cluster() as usize);
+                // Indexed: the iterator form left `values` in local memory (32 bytes of stack
+                // in `softmax_rows`, which the shape pins caught).
+                #[allow(clippy::needless_range_loop)]
+                for k in 0..SLOT {
+                    *map_shared_to_block(slot.add(k), thread) = values[k];
+                }
+            }
+        }
+        cluster_barrier();
+        set
+    }
 }
 
 impl ClusterExchange<2> {
@@ -183,28 +205,16 @@ impl ClusterExchange<2> {
         if blocks == 1 {
             return (block_max, block_sum);
         }
-        let set = self.next_set();
-        // SAFETY: as in `reduce`, with two floats per slot: thread `r < blocks` writes slot
-        // `rank` of block `r`, lane `r` reads local slot `r`.
-        unsafe {
-            let thread = thread_idx_x();
-            if thread < blocks {
-                let slot = set.add(2 * block_rank_in_cluster() as usize);
-                *map_shared_to_block(slot, thread) = block_max;
-                *map_shared_to_block(slot.add(1), thread) = block_sum;
-            }
-            cluster_barrier();
-            let lane = lane_id() as usize;
-            let (max, sum) = if lane < blocks as usize {
-                (*set.add(2 * lane), *set.add(2 * lane + 1))
-            } else {
-                (f32::NEG_INFINITY, 0.0)
-            };
-            let row_max = warp_max(max);
-            // e^(-inf - -inf) would be NaN: a block with no finite maximum weighs 0.
-            let weight = if max == f32::NEG_INFINITY { 0.0 } else { exp(max - row_max) };
-            (row_max, warp_sum(sum * weight))
-        }
+        let set = self.publish(blocks, [block_max, block_sum]);
+        let lane = lane_id() as usize;
+        // SAFETY: lane `r < blocks` reads local slot `r`, written before `publish`'s barrier.
+        let (max, sum) = if lane < blocks as usize {
+            unsafe { (*set.add(2 * lane), *set.add(2 * lane + 1)) }
+        } else {
+            (f32::NEG_INFINITY, 0.0)
+        };
+        let row_max = warp_max(max);
+        (row_max, warp_sum(sum * rescale_factor(max, row_max)))
     }
 }
 
@@ -230,20 +240,11 @@ impl ClusterExchange {
         if blocks == 1 {
             return value;
         }
-        let set = self.next_set();
-        // SAFETY: the contract gives both sets in every block of the cluster; thread `r <
-        // blocks` writes slot `rank` of block `r`, which cannot have exited: it waits at the
-        // barrier below. Lane `r` then reads local slot `r < blocks`, written before the barrier.
-        unsafe {
-            let thread = thread_idx_x();
-            if thread < blocks {
-                *map_shared_to_block(set.add(block_rank_in_cluster() as usize), thread) = value;
-            }
-            cluster_barrier();
-            let lane = lane_id();
-            let partial = if lane < blocks { *set.add(lane as usize) } else { identity };
-            warp_reduce(partial)
-        }
+        let set = self.publish(blocks, [value]);
+        let lane = lane_id();
+        // SAFETY: lane `r < blocks` reads local slot `r`, written before `publish`'s barrier.
+        let partial = if lane < blocks { unsafe { *set.add(lane as usize) } } else { identity };
+        warp_reduce(partial)
     }
 }
 

@@ -33,6 +33,14 @@ pub fn exp(x: f32) -> f32 {
     pure_instruction!("ex2.approx.f32 {result}, {input};", x * core::f32::consts::LOG2_E, reg32 => f32)
 }
 
+/// What turns a sum of exponentials taken relative to `max` into one relative to `new_max`
+/// (online softmax): `e^(max - new_max)`, and 0 where `max` is `-inf` (no finite element, so
+/// the sum is 0, or NaN, which stays NaN), where `e^(-inf - -inf)` would be NaN.
+#[inline(always)]
+pub fn rescale_factor(max: f32, new_max: f32) -> f32 {
+    if max == f32::NEG_INFINITY { 0.0 } else { exp(max - new_max) }
+}
+
 /// `1/sqrt(x)`, approximately (`rsqrt.approx`, relative error about 2^-23).
 #[inline(always)]
 pub fn rsqrt(x: f32) -> f32 {
