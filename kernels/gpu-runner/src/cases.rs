@@ -450,8 +450,14 @@ pub const GEMV_BATCHED_WIDTHS: [(usize, &str, usize); 5] = [
 /// The [`GEMV_BATCHED_WIDTHS`] row for `batch` activation rows: the narrowest width that holds
 /// it, the 16-wide entry (in passes) beyond 16; an empty batch takes the narrowest.
 fn gemv_batched_width(batch: usize) -> (usize, &'static str, usize) {
-    let widest = GEMV_BATCHED_WIDTHS[GEMV_BATCHED_WIDTHS.len() - 1];
-    *GEMV_BATCHED_WIDTHS.iter().find(|(width, ..)| batch <= *width).unwrap_or(&widest)
+    narrowest_holding(&GEMV_BATCHED_WIDTHS, |(width, ..)| *width, batch)
+}
+
+/// The first row of `table` (narrowest first) whose `width` holds `batch`, the last (the
+/// widest, run in passes) when none does.
+fn narrowest_holding<T: Copy>(table: &[T], width: impl Fn(&T) -> usize, batch: usize) -> T {
+    let widest = table[table.len() - 1];
+    *table.iter().find(|row| batch <= width(row)).unwrap_or(&widest)
 }
 
 /// The entry of `gemv_f16_batched` that a batch of `batch` activation rows launches.
@@ -468,8 +474,7 @@ pub const GEMV_BATCHED_SPLIT_ENTRIES: [(usize, &str); 3] =
 /// The split entry ([`GEMV_BATCHED_SPLIT_ENTRIES`]) for a batch: the narrowest that holds it,
 /// the widest (in passes) beyond; and its width.
 fn gemv_batched_split_width(batch: usize) -> (usize, &'static str) {
-    let widest = GEMV_BATCHED_SPLIT_ENTRIES[GEMV_BATCHED_SPLIT_ENTRIES.len() - 1];
-    *GEMV_BATCHED_SPLIT_ENTRIES.iter().find(|(width, _)| batch <= *width).unwrap_or(&widest)
+    narrowest_holding(&GEMV_BATCHED_SPLIT_ENTRIES, |(width, _)| *width, batch)
 }
 
 /// The split entry of `gemv_f16_batched` that a batch of `batch` activation rows launches.

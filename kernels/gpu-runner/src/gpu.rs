@@ -403,12 +403,6 @@ impl Gpu {
         functions.get(case.entry()).unwrap_or_else(|| &functions[case.kernel.entry()])
     }
 
-    /// Whether the runner launches `case`'s entry (from the first module) with programmatic
-    /// dependent launch: its PTX waits for the prior grid.
-    pub fn launches_dependent(&self, case: &Case) -> bool {
-        self.entry(0, case).dependent
-    }
-
     /// Runs a row kernel's case as a chain of two launches, the second reading the first's
     /// output as its input and writing over the first's input (the same buffers, exchanged),
     /// and returns the second's output (guard elements included). With `dependent`, the second
@@ -416,7 +410,7 @@ impl Gpu {
     /// first is still running: only the entry's wait for the prior grid keeps it from reading
     /// the first's output before it is written. Without, the stream orders them.
     pub fn run_chained(&self, case: &Case, inputs: &Inputs, dependent: bool) -> Result<Vec<f32>> {
-        if dependent && !self.launches_dependent(case) {
+        if dependent && !self.entry(0, case).dependent {
             bail!("{} does not wait for the prior grid: no programmatic dependent launch", case.entry());
         }
         let mut buffers = self.upload(case, inputs)?;
@@ -609,28 +603,14 @@ impl Gpu {
 /// Lets `function` run in clusters of more than 8 blocks (up to the device's largest, 16 on
 /// the H200): larger clusters are "non-portable" and refused unless the function opts in.
 fn allow_large_clusters(function: &CudaFunction) -> Result<()> {
-    // SAFETY: a valid function handle and an attribute the driver documents.
-    unsafe {
-        sys::cuFuncSetAttribute(
-            function.cu_function(),
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-            1,
-        )
-    }
-    .result()?;
+    function
+        .set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)?;
     Ok(())
 }
 
 fn raise_dynamic_shared(function: &CudaFunction, bytes: u32) -> Result<()> {
     let bytes = i32::try_from(bytes).context("a shared-memory size in i32")?;
-    // SAFETY: a valid function handle and an attribute the driver documents.
-    unsafe {
-        sys::cuFuncSetAttribute(
-            function.cu_function(),
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes,
-        )
-    }
-    .result()?;
+    function
+        .set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)?;
     Ok(())
 }

@@ -161,7 +161,13 @@ fn main() -> Result<()> {
                     Ok(row) => row,
                     Err(error) => {
                         eprintln!("{kernel} chained on {} with {}: {error:#}", case.label(), case.launch);
-                        failed_row(&case, CaseKind::Correctness, &error)
+                        untimed_row(
+                            &case,
+                            CaseKind::Correctness,
+                            chained_label(&case),
+                            false,
+                            did_not_run(&error),
+                        )
                     }
                 });
             }
@@ -339,32 +345,21 @@ fn run_case(
 /// A chained case ([`cases::chained_cases`]): the chain with programmatic dependent launch
 /// must give the bits of the same chain in stream order, guard elements included.
 fn check_chained(gpu: &Gpu, case: &Case, inputs: &cases::Inputs) -> Result<Row> {
-    if !gpu.launches_dependent(case) {
-        bail!("{} does not wait for the prior grid, so it is not launched dependent", case.entry());
-    }
-    let ordered = gpu.run_chained(case, inputs, false)?;
+    // The dependent chain first: it refuses an entry that does not wait for the prior grid.
     let dependent = gpu.run_chained(case, inputs, true)?;
+    let ordered = gpu.run_chained(case, inputs, false)?;
     let differing = ordered.iter().zip(&dependent).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
-    let work = cases::work(case.kernel, case.shape);
-    Ok(Row {
-        kernel: case.kernel.entry().to_owned(),
-        shape: format!("{} chained", case.label()),
-        dims: case.shape.dims(),
-        launch: case.launch.to_string(),
-        passed: differing == 0,
-        result: if differing == 0 {
-            "a dependent launch after a launch of the same kernel: the stream-ordered bits".to_owned()
-        } else {
-            format!("FAIL: {differing} of {} elements differ from the stream-ordered chain", ordered.len())
-        },
-        median_ms: f64::NAN,
-        bytes: work.bytes,
-        flops: work.flops,
-        timing_shape: false,
-        decode: false,
-        method: None,
-        same_bytes_copy_ms: None,
-    })
+    let result = if differing == 0 {
+        "a dependent launch after a launch of the same kernel: the stream-ordered bits".to_owned()
+    } else {
+        format!("FAIL: {differing} of {} elements differ from the stream-ordered chain", ordered.len())
+    };
+    Ok(untimed_row(case, CaseKind::Correctness, chained_label(case), differing == 0, result))
+}
+
+/// How the table names a chained case.
+fn chained_label(case: &Case) -> String {
+    format!("{} chained", case.label())
 }
 
 /// How a case of `kind` is timed: graphs of how many launches, replayed how often.
@@ -567,14 +562,24 @@ fn compare_case(
 
 /// The row of a case that could not run.
 fn failed_row(case: &Case, kind: CaseKind, error: &anyhow::Error) -> Row {
+    untimed_row(case, kind, case.label(), false, did_not_run(error))
+}
+
+/// The result of a case that could not run.
+fn did_not_run(error: &anyhow::Error) -> String {
+    format!("FAIL: did not run ({})", error.root_cause())
+}
+
+/// A row without a time: a case that could not run, or a chained check.
+fn untimed_row(case: &Case, kind: CaseKind, shape: String, passed: bool, result: String) -> Row {
     let work = cases::work(case.kernel, case.shape);
     Row {
         kernel: case.kernel.entry().to_owned(),
-        shape: case.label(),
+        shape,
         dims: case.shape.dims(),
         launch: case.launch.to_string(),
-        passed: false,
-        result: format!("FAIL: did not run ({})", error.root_cause()),
+        passed,
+        result,
         median_ms: f64::NAN,
         bytes: work.bytes,
         flops: work.flops,
