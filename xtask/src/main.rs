@@ -125,6 +125,10 @@ enum Task {
     /// Build the verifier corpus in report mode, judge its verdicts, then run every corpus kernel
     /// on the GPU (watchdog, compute-sanitizer): the verdict × outcome table.
     VerifierTruth {
+        /// Another corpus crate with the same contract (a blind round, e.g.
+        /// `plugin/driver/tests/blind/round-3`) instead of the verifier corpus.
+        #[arg(long)]
+        corpus: Option<std::path::PathBuf>,
         /// Instead of running, copy corpus-truth, the corpus PTX, expected.toml and the verdicts
         /// into this folder, for a GPU machine without Rust.
         #[arg(long)]
@@ -253,8 +257,8 @@ fn run(task: Task) -> Result<()> {
                 compare.map(|pair| xtask::gpu::ModulePair { old: pair[0].clone(), new: pair[1].clone() });
             xtask::gpu::gpu(&layout, bundle.as_deref(), pair.as_ref(), &runner_args)
         }
-        Task::VerifierTruth { bundle, runner_args } => {
-            xtask::verifier_truth::verifier_truth(&layout, bundle.as_deref(), &runner_args)
+        Task::VerifierTruth { corpus, bundle, runner_args } => {
+            xtask::verifier_truth::verifier_truth(&layout, corpus.as_deref(), bundle.as_deref(), &runner_args)
         }
         Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
         Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),

@@ -75,24 +75,45 @@ pub fn known_misjudged_path(layout: &Layout) -> PathBuf {
     layout.resolve(CORPUS).join("known-misjudged.toml")
 }
 
-/// `just verifier-truth`: build, judge, then run on the GPU or bundle.
-pub fn verifier_truth(layout: &Layout, bundle: Option<&Path>, runner_args: &[String]) -> Result<()> {
+/// `just verifier-truth`: build, judge, then run on the GPU or bundle. `corpus` is another
+/// crate with the corpus's contract and `expected.toml` (a blind round); without it, the corpus.
+pub fn verifier_truth(
+    layout: &Layout,
+    corpus: Option<&Path>,
+    bundle: Option<&Path>,
+    runner_args: &[String],
+) -> Result<()> {
     let root = layout.root();
     let mut steps = Steps::new(4);
-    let target = root.join("target/verifier-corpus");
+    let folder = corpus.map_or_else(|| layout.resolve(CORPUS), |corpus| layout.resolve(corpus));
+    if !folder.join("expected.toml").is_file() {
+        bail!(
+            "{} holds no expected.toml: a corpus folder is a crate with the corpus's contract and an expected.toml beside its Cargo.toml",
+            folder.display()
+        );
+    }
+    // One target folder per corpus crate: each is its own workspace with the same package name.
+    let target = match corpus {
+        None => root.join("target/verifier-corpus"),
+        Some(_) => root.join("target/verifier-truth").join(folder.file_name().unwrap_or_default()),
+    };
     let built = steps.step("the corpus, through the installed driver in report mode", || {
-        let kernel_build = KernelBuild::guarded(layout, layout.resolve(CORPUS), target.clone())?;
+        let kernel_build = KernelBuild::guarded(layout, folder.clone(), target.clone())?;
         build_corpus(|| kernel_build.cargo(), &target)
     })?;
     eprintln!("corpus build: {:.1} s, {} kernel scopes", built.seconds, built.report.scopes.len());
+    let expected = folder.join("expected.toml");
     steps.step("the verdicts against expected.toml", || {
-        let corpus = Corpus::read(&expected_path(layout))?;
-        let known = KnownMisjudged::read(&known_misjudged_path(layout))?;
-        let (judgements, unexpected) = judge(&corpus, &verdicts(&built.report));
+        let corpus_expectations = Corpus::read(&expected)?;
+        let (judgements, unexpected) = judge(&corpus_expectations, &verdicts(&built.report));
         println!("{}", confusion_matrix(&judgements));
-        let ratchet = Ratchet::of(&judgements, unexpected, &known);
-        if !ratchet.holds() {
-            eprintln!("the ratchet of known misjudgments does not hold:\n{}", ratchet.explain());
+        // The ratchet of known misjudgments belongs to the corpus; a blind round has none.
+        if corpus.is_none() {
+            let known = KnownMisjudged::read(&known_misjudged_path(layout))?;
+            let ratchet = Ratchet::of(&judgements, unexpected, &known);
+            if !ratchet.holds() {
+                eprintln!("the ratchet of known misjudgments does not hold:\n{}", ratchet.explain());
+            }
         }
         Ok(())
     })?;
@@ -103,7 +124,6 @@ pub fn verifier_truth(layout: &Layout, bundle: Option<&Path>, runner_args: &[Str
         )
     })?;
     let program = root.join("target/release/corpus-truth");
-    let expected = expected_path(layout);
     match bundle {
         Some(folder) => steps.step("bundle for a GPU machine", || {
             let folder = layout.resolve(folder);

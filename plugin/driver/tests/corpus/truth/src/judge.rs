@@ -92,7 +92,7 @@ pub fn judge(corpus: &Corpus, verdicts: &BTreeMap<String, Verdict>) -> (Vec<Judg
                 (Some(Verdict::Accepted), Expect::Reject) => Some(Misjudgment::AcceptedBroken),
                 (Some(Verdict::Rejected(_)), Expect::Accept) => Some(Misjudgment::RejectedCorrect),
                 (Some(Verdict::Rejected(rules)), Expect::Reject) => {
-                    if rules.iter().any(|rule| expectation.rules.contains(rule)) {
+                    if expectation.rules.is_empty() || rules.iter().any(|rule| expectation.rules.contains(rule)) {
                         None
                     } else {
                         Some(Misjudgment::WrongRule)
