@@ -812,6 +812,9 @@ impl FunctionRun<'_> {
             .iter()
             .filter(|(_, (s, _))| *s == state)
             .filter_map(|(n, _)| index.block_of_op(ctx, index.ops[*n]))
+            // Steps on the state in other functions (a helper's advance) are not blocks of
+            // this one; the walk stays inside the returning function.
+            .filter(|b| function.contains(b))
             .collect();
         while let Some(b) = pending.pop() {
             if std::mem::replace(&mut can_fix[b - function.start], true) {
