@@ -11,7 +11,10 @@
 //! parameters. Kernels take raw pointers to device memory and element counts; they never read
 //! or write outside `0..count` of a buffer.
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_float_math)]
+#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_float_math, register_tool)]
+// `#[kernel_verifier::unverified(reason = "…")]`: a kernel that accepts an unproven scope
+// (plugin/MODEL.md, "Verdicts").
+#![register_tool(kernel_verifier)]
 
 pub mod device;
 

@@ -35,6 +35,9 @@ const SCRATCH_OFFSET: u32 = BARRIERS_OFFSET + pipeline_barrier_bytes(STAGES);
 /// # Safety
 /// `input` points to `tiles * 1024` floats of device memory, 16-byte aligned; `partials` to
 /// `gridDim.x` floats.
+#[kernel_verifier::unverified(
+    reason = "the block reduction after the pipeline uses shared scratch the model cannot place, and no block size is declared: not proven by the current model"
+)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn pipeline_sum(input: *const f32, tiles: u32, partials: *mut f32) {
     let smem = dynamic_shared_window_address();

@@ -41,6 +41,9 @@ use crate::device::{block_dim_x, dynamic_shared_base, thread_idx_x};
 /// # Safety
 /// `x` and `out` point to `rows * cols` floats, `weight` to `cols` floats of device memory;
 /// `out` does not overlap the inputs.
+#[kernel_verifier::unverified(
+    reason = "cluster barriers, distributed shared memory and programmatic dependent launch are outside the current model"
+)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn rms_norm(
     x: *const f32,
@@ -65,6 +68,9 @@ pub unsafe extern "ptx-kernel" fn rms_norm(
 ///
 /// # Safety
 /// As [`rms_norm`].
+#[kernel_verifier::unverified(
+    reason = "cluster barriers, distributed shared memory and programmatic dependent launch are outside the current model"
+)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn rms_norm_held_weight(
     x: *const f32,

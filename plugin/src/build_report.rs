@@ -23,12 +23,32 @@ pub const MODE_VAR: &str = "KERNELS_VERIFY_MODE";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Verified and accepted.
+    /// Verified: the rules accepted it and everything in it is accounted for by the model.
     Verified,
-    /// No semantic operation in the scope: skipped by the scope guard.
+    /// Nothing in the scope can touch the protocol (no shared memory, barrier, copy, fence,
+    /// wgmma, inline assembly with memory effects or unknown callee): skipped by the scope guard.
     Skipped,
     /// The verifier rejected the scope; the rejections are rustc errors.
     Rejected,
+    /// No rule rejected the scope, but part of it is outside the model (its `gaps`): not a
+    /// proof, and an error in a kernels build unless the kernel opts out.
+    Unverified,
+    /// Unverified, and the kernel carries `#[kernel_verifier::unverified(reason = "…")]`: the
+    /// build goes on, and the reason is shown in the summary and the report.
+    OptedOut,
+}
+
+impl Verdict {
+    /// The verdict's name in summaries and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::Skipped => "skipped",
+            Verdict::Rejected => "rejected",
+            Verdict::Unverified => "unverified",
+            Verdict::OptedOut => "opted out",
+        }
+    }
 }
 
 /// One kernel scope: its size, its verdict and the time spent on it.
@@ -52,13 +72,18 @@ pub struct ScopeReport {
     pub findings: Vec<Finding>,
     pub import_seconds: f64,
     pub verify_seconds: f64,
-    /// What the scope holds that the verifier's model does not check (`plugin/MODEL.md`).
-    #[serde(default)]
-    pub not_checked: Vec<String>,
+    /// What the scope holds that the verifier's model does not account for (`plugin/MODEL.md`,
+    /// "What makes a scope unverified"); empty for a verified scope.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<Finding>,
+    /// The reason the kernel's opt-out attribute states, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opt_out: Option<String>,
 }
 
-/// One rejection of a scope: the rule's stable name (`consumer-order`, or `import` where the
-/// scope could not be imported at all), the message, and where it points.
+/// One rejection of a scope (the rule's stable name, `consumer-order`, or `import` where the
+/// scope could not be imported at all) or one gap (the gap kind's name, `opaque-operation`):
+/// the message, and where it points.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub rule: String,
@@ -138,7 +163,8 @@ mod tests {
             findings: Vec::new(),
             import_seconds: 0.5,
             verify_seconds,
-            not_checked: vec!["pipeline identity".into()],
+            gaps: Vec::new(),
+            opt_out: None,
         }
     }
 

@@ -63,17 +63,32 @@ pub fn render(file: &Path, verdict: &FileVerdict) -> String {
     let mut out = String::new();
     match verdict {
         FileVerdict::Verified(reports) => {
-            let _ = writeln!(out, "{}: verified", file.display());
+            let proven =
+                reports.iter().all(|report| report.status == ScopeStatus::Skipped || report.is_proven());
+            let _ = writeln!(
+                out,
+                "{}: {}",
+                file.display(),
+                if proven {
+                    "verified"
+                } else {
+                    "unverified (no rule rejects it, but parts are outside the model)"
+                }
+            );
             for report in reports {
                 let status = match report.status {
-                    ScopeStatus::Verified => "verified",
-                    ScopeStatus::Skipped => "skipped (no semantic operation, no shared pointer)",
+                    ScopeStatus::Verified if report.gaps.is_empty() => "verified",
+                    ScopeStatus::Verified => "unverified",
+                    ScopeStatus::Skipped => "skipped (no semantic operation, no shared pointer, no assembly)",
                 };
                 let _ = writeln!(
                     out,
                     "  kernel `{}`: {status}; {} functions, {} blocks, {} semantic ops, {} facts",
                     report.kernel, report.functions, report.blocks, report.semantic_ops, report.facts
                 );
+                for gap in &report.gaps {
+                    let _ = writeln!(out, "  {gap}");
+                }
             }
         }
         FileVerdict::Rejected(rejections) => {

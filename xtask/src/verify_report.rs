@@ -50,14 +50,17 @@ pub struct Summary {
     pub verified: usize,
     pub skipped: usize,
     pub rejected: usize,
+    pub unverified: usize,
+    /// Kernels that accepted an unverified scope, with the reason their attribute states.
+    pub opted_out: Vec<(String, String)>,
     pub adaptations: usize,
     pub verify_seconds: f64,
     pub import_seconds: f64,
     pub compile_seconds: f64,
     /// The scope the verifier spent longest on: (kernel, seconds).
     pub slowest: Option<(String, f64)>,
-    /// What verified scopes hold outside the verifier's model: (what, scopes holding it).
-    pub not_checked: Vec<(String, usize)>,
+    /// Why the unverified and opted-out scopes are not proven: (gap kind, scopes holding it).
+    pub gaps: Vec<(String, usize)>,
 }
 
 impl Summary {
@@ -68,6 +71,11 @@ impl Summary {
             verified: count(Verdict::Verified),
             skipped: count(Verdict::Skipped),
             rejected: count(Verdict::Rejected),
+            unverified: count(Verdict::Unverified),
+            opted_out: scopes()
+                .filter(|scope| scope.verdict == Verdict::OptedOut)
+                .map(|scope| (scope.kernel.clone(), scope.opt_out.clone().unwrap_or_default()))
+                .collect(),
             adaptations: scopes().map(|scope| scope.adaptations).sum(),
             verify_seconds: reports.iter().map(|report| report.verify_seconds).sum(),
             import_seconds: reports.iter().map(|report| report.import_seconds).sum(),
@@ -75,18 +83,32 @@ impl Summary {
             slowest: scopes()
                 .max_by(|a, b| a.verify_seconds.total_cmp(&b.verify_seconds))
                 .map(|scope| (scope.kernel.clone(), scope.verify_seconds)),
-            not_checked: not_checked(scopes()),
+            gaps: gap_kinds(scopes()),
         }
     }
 
     /// The lines printed at the end of a kernels build.
     pub fn lines(&self) -> Vec<String> {
+        let mut counts = vec![
+            format!("{} kernel scopes verified", self.verified),
+            format!(
+                "{} skipped (no shared memory, barrier, copy, fence or assembly: irrelevant)",
+                self.skipped
+            ),
+        ];
+        if self.unverified > 0 {
+            counts.push(format!("{} unverified", self.unverified));
+        }
+        if !self.opted_out.is_empty() {
+            counts.push(format!("{} opted out", self.opted_out.len()));
+        }
+        if self.rejected > 0 {
+            counts.push(format!("{} rejected", self.rejected));
+        }
         let mut lines = vec![format!(
-            "verifier: {} kernel scopes verified, {} skipped (no semantic operation){}; {} shared-memory adaptations accepted",
-            self.verified,
-            self.skipped,
-            if self.rejected > 0 { format!(", {} rejected", self.rejected) } else { String::new() },
-            self.adaptations,
+            "verifier: {}; {} shared-memory adaptations accepted",
+            counts.join(", "),
+            self.adaptations
         )];
         let mut timing = format!(
             "verifier: {:.4} s verifying, {:.4} s importing MIR, of {:.1} s compiling the kernel crates",
@@ -96,26 +118,32 @@ impl Summary {
             timing.push_str(&format!(" (slowest scope: {kernel}, {seconds:.4} s)"));
         }
         lines.push(timing);
-        if !self.not_checked.is_empty() {
+        if !self.gaps.is_empty() {
             let items: Vec<String> =
-                self.not_checked.iter().map(|(what, scopes)| format!("{what} ({scopes} scopes)")).collect();
-            lines.push(format!("verifier: not checked: {}", items.join("; ")));
+                self.gaps.iter().map(|(kind, scopes)| format!("{kind} ({scopes} scopes)")).collect();
+            lines.push(format!("verifier: unverified by reason: {}", items.join(", ")));
+        }
+        for (kernel, reason) in &self.opted_out {
+            lines.push(format!("verifier: opted out: {kernel}: {reason}"));
         }
         lines
     }
 }
 
-/// Each kind of "not checked" line of the scopes, in first-seen order, with how many scopes
-/// reported it (the count stripped of a leading number, so "3 opaque operations" and "5 opaque
-/// operations" are one kind).
-fn not_checked<'a>(scopes: impl Iterator<Item = &'a ScopeReport>) -> Vec<(String, usize)> {
+/// Each gap kind of the unverified and opted-out scopes, in first-seen order, with how many
+/// scopes hold it.
+fn gap_kinds<'a>(scopes: impl Iterator<Item = &'a ScopeReport>) -> Vec<(String, usize)> {
     let mut kinds: Vec<(String, usize)> = Vec::new();
     for scope in scopes {
-        for line in &scope.not_checked {
-            let kind = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ').to_string();
-            match kinds.iter_mut().find(|(known, _)| *known == kind) {
+        let mut seen: Vec<&str> = Vec::new();
+        for gap in &scope.gaps {
+            if seen.contains(&gap.rule.as_str()) {
+                continue;
+            }
+            seen.push(&gap.rule);
+            match kinds.iter_mut().find(|(known, _)| *known == gap.rule) {
                 Some((_, count)) => *count += 1,
-                None => kinds.push((kind, 1)),
+                None => kinds.push((gap.rule.clone(), 1)),
             }
         }
     }
@@ -139,8 +167,15 @@ mod tests {
       "crate": "kernels",
       "scopes": [
         {"kernel": "pipeline_sum", "functions": 14, "blocks": 80, "operations": 400, "opaque_operations": 2,
-         "verdict": "verified", "adaptations": 0, "rejections": 0, "import_seconds": 0.002, "verify_seconds": 0.004,
-         "not_checked": ["pipeline identity (which pipeline's barriers each operation uses)", "2 operations the import left opaque"]},
+         "verdict": "verified", "adaptations": 0, "rejections": 0, "import_seconds": 0.002, "verify_seconds": 0.004},
+        {"kernel": "row_cluster", "functions": 9, "blocks": 40, "operations": 200, "opaque_operations": 1,
+         "verdict": "unverified", "adaptations": 0, "rejections": 0, "import_seconds": 0.001, "verify_seconds": 0.001,
+         "gaps": [{"rule": "inline-assembly", "message": "the import does not model `inline assembly`", "file": "src/device/cluster.rs", "line": 64},
+                  {"rule": "undecided", "message": "no launch contract", "file": "", "line": 0}]},
+        {"kernel": "gemm_hand_rolled", "functions": 9, "blocks": 40, "operations": 200, "opaque_operations": 1,
+         "verdict": "opted_out", "adaptations": 0, "rejections": 0, "import_seconds": 0.001, "verify_seconds": 0.001,
+         "gaps": [{"rule": "inline-assembly", "message": "the import does not model `inline assembly`", "file": "src/gemm.rs", "line": 9}],
+         "opt_out": "tensor-memory accumulators are not modelled"},
         {"kernel": "saxpy", "functions": 4, "blocks": 9, "operations": 30, "opaque_operations": 0,
          "verdict": "skipped", "adaptations": 0, "rejections": 0, "import_seconds": 0.001, "verify_seconds": 0.0},
         {"kernel": "shared_memory_helper_local", "functions": 7, "blocks": 20, "operations": 90, "opaque_operations": 0,
@@ -160,15 +195,25 @@ mod tests {
         std::fs::write(dir.path().join(".tmpXYZ"), "{").unwrap();
         let summary = Summary::of(&read_reports(dir.path()).unwrap());
         assert_eq!((summary.verified, summary.skipped, summary.rejected, summary.adaptations), (2, 1, 0, 1));
+        assert_eq!(summary.unverified, 1);
         assert!((summary.compile_seconds - 10.0).abs() < 1e-9);
         assert_eq!(summary.slowest, Some(("pipeline_sum".to_string(), 0.004)));
         let lines = summary.lines();
         assert!(lines[0].starts_with("verifier: 2 kernel scopes verified, 1 skipped"), "{}", lines[0]);
+        assert!(lines[0].contains("1 unverified, 1 opted out"), "{}", lines[0]);
         assert!(lines[1].contains("of 10.0 s compiling"), "{}", lines[1]);
-        // What the model leaves out is said, never passed silently; older reports have none.
-        assert_eq!(summary.not_checked.len(), 2);
-        assert!(lines[2].starts_with("verifier: not checked: pipeline identity"), "{}", lines[2]);
-        assert!(lines[2].contains("operations the import left opaque (1 scopes)"), "{}", lines[2]);
+        // What the model leaves out is counted by reason, never passed silently.
+        assert_eq!(summary.gaps, vec![("inline-assembly".to_string(), 2), ("undecided".to_string(), 1)]);
+        assert!(
+            lines[2].starts_with("verifier: unverified by reason: inline-assembly (2 scopes)"),
+            "{}",
+            lines[2]
+        );
+        // An opt-out is shown with its reason.
+        assert_eq!(
+            lines[3],
+            "verifier: opted out: gemm_hand_rolled: tensor-memory accumulators are not modelled"
+        );
     }
 
     #[test]

@@ -84,7 +84,19 @@ const PATHS: &[(&str, DeviceOp)] = &[
     ("device::pipeline::fence_proxy_async_shared", DeviceOp::ProxyFence),
 ];
 
+/// Device-API functions that the scope follows and whose own assembly is part of the model:
+/// `Pipeline::init` initialises the ring's mbarriers (one arrival for *full*, the consumer count
+/// for *empty*) and fences them for the async proxy, which is what the rules assume of a
+/// pipeline; `mbarrier_init` is its private step.
+const MODELLED_BODIES: &[&str] = &["device::pipeline::Pipeline::init", "device::pipeline::mbarrier_init"];
+
 impl DeviceOp {
+    /// Whether `def_id` is a device-API function whose inline assembly the model accounts for.
+    pub fn is_modelled_body(tcx: TyCtxt<'_>, def_id: DefId) -> bool {
+        let path = path_below_crate_root(tcx, def_id).join("::");
+        MODELLED_BODIES.contains(&path.as_str())
+    }
+
     /// The operation a callee stands for, if it is one of the device API's protocol functions.
     pub fn of_callee(tcx: TyCtxt<'_>, callee: DefId) -> Option<DeviceOp> {
         let path = path_below_crate_root(tcx, callee).join("::");

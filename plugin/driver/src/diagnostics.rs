@@ -2,7 +2,7 @@
 //! (for a call, the call expression), with notes naming the story, the rule and the related
 //! operations at their own spans ("the state was created here").
 
-use plugin::verify::{Rejection, Rule};
+use plugin::verify::{Gap, Rejection, Rule};
 use rustc_middle::ty::TyCtxt;
 use rustc_span::DUMMY_SP;
 
@@ -48,6 +48,12 @@ pub fn story(rule: Rule) -> &'static str {
         Rule::WgmmaFence => {
             "the wgmma story: a wgmma fence separates ordinary writes from the next mma_async"
         }
+        Rule::PipelineInit => {
+            "the pipeline story: one thread initialises the barriers, and a block barrier publishes them before any use"
+        }
+        Rule::SharedLayout => {
+            "the pipeline story: each pipeline's barriers and ring have shared memory of their own, and a copy fills one stage"
+        }
         Rule::ProxyFence => {
             "the async proxy: fence.proxy.async separates ordinary shared stores from copies and mma_async"
         }
@@ -79,3 +85,45 @@ pub fn emit(tcx: TyCtxt<'_>, kernel: &str, rejection: &Rejection, locations: &Lo
     }
     diagnostic.emit();
 }
+
+/// Emits an unverified scope as one rustc error at the kernel, with a note per gap at its own
+/// span: the build stops on it unless the kernel opts out (`plugin/MODEL.md`).
+pub fn emit_unverified(
+    tcx: TyCtxt<'_>,
+    kernel: rustc_span::Span,
+    name: &str,
+    gaps: &[Gap],
+    locations: &Locations,
+) {
+    let mut diagnostic = tcx.dcx().struct_span_err(
+        kernel,
+        format!(
+            "kernel verifier [unverified]: the scope of `{name}` is not proven: {} part{} outside the model",
+            gaps.len(),
+            if gaps.len() == 1 { " is" } else { "s are" }
+        ),
+    );
+    for gap in gaps.iter().take(MAX_GAP_NOTES) {
+        let message = format!("unverified [{}]: {}", gap.kind, gap.message);
+        match gap.location.as_ref().and_then(|location| locations.span(location)) {
+            Some(span) => {
+                diagnostic.span_note(span, message);
+            }
+            None => {
+                diagnostic.note(message);
+            }
+        }
+    }
+    if gaps.len() > MAX_GAP_NOTES {
+        diagnostic
+            .note(format!("and {} more (the crate report lists every one)", gaps.len() - MAX_GAP_NOTES));
+    }
+    diagnostic.help(
+        "rewrite the part in terms the model accounts for (plugin/MODEL.md), or accept an unproven kernel \
+         with `#[kernel_verifier::unverified(reason = \"why\")]` on it",
+    );
+    diagnostic.emit();
+}
+
+/// Gaps shown one by one in an error; the crate report holds all of them.
+const MAX_GAP_NOTES: usize = 12;

@@ -42,6 +42,7 @@ use plugin::ir::semantic::pipeline::PipelineRole;
 use plugin::ir::types::{
     AddressSpace, AdtType, Mutability as IrMutability, PointerKind, PointerType, shorthand,
 };
+use plugin::verify::accounting;
 use rustc_abi::{FieldIdx, Size};
 use rustc_hir::attrs::lang_items::LangItem;
 use rustc_index::IndexVec;
@@ -1041,7 +1042,12 @@ impl<'tcx> Importer<'_, 'tcx> {
                 builder.goto(self.ctx, function.blocks[*target], &[], at);
             }
             TerminatorKind::Drop { place, target, .. } => {
-                self.opaque(builder, &format!("drop({place:?})"), &[], &[], at);
+                // A drop of a type without drop glue does nothing; one with glue runs code the
+                // scope does not hold (a `Drop` impl may wait at a barrier): outside the model.
+                let ty = place.ty(function.body, self.tcx).ty;
+                if ty.needs_drop(self.tcx, TypingEnv::fully_monomorphized()) {
+                    self.opaque(builder, &format!("drop({place:?})"), &[], &[], at);
+                }
                 builder.goto(self.ctx, function.blocks[*target], &[], at);
             }
             TerminatorKind::SwitchInt { discr, targets } => {
@@ -1118,8 +1124,20 @@ impl<'tcx> Importer<'_, 'tcx> {
                     None => builder.unreachable(self.ctx, at),
                 };
             }
-            TerminatorKind::InlineAsm { targets, .. } => {
-                self.opaque(builder, "inline assembly", &[], &[], at);
+            TerminatorKind::InlineAsm { targets, options, .. } => {
+                let what = if options.contains(rustc_ast::InlineAsmOptions::NOMEM) {
+                    // Declared to touch no memory (`nomem`): it reads and writes registers only
+                    // (special registers, fast math, shuffles), so it cannot touch shared
+                    // memory, a barrier or a copy.
+                    accounting::REGISTER_ONLY_ASSEMBLY
+                } else if DeviceOp::is_modelled_body(self.tcx, function.instance.def_id()) {
+                    // The device API's own assembly whose meaning the model states (the
+                    // mbarrier initialisation of `Pipeline::init`).
+                    accounting::MODELLED_ASSEMBLY
+                } else {
+                    "inline assembly"
+                };
+                self.opaque(builder, what, &[], &[], at);
                 match targets.first() {
                     Some(target) => builder.goto(self.ctx, function.blocks[*target], &[], at),
                     None => builder.unreachable(self.ctx, at),

@@ -26,6 +26,7 @@
 #![feature(rustc_private)]
 
 extern crate rustc_abi;
+extern crate rustc_ast;
 extern crate rustc_driver;
 extern crate rustc_hir;
 extern crate rustc_index;
@@ -36,6 +37,7 @@ extern crate rustc_span;
 mod device_api;
 mod diagnostics;
 mod import;
+mod opt_out;
 mod pass;
 mod scope;
 mod settings;

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use pliron::printable::Printable;
-use plugin::verify::{ScopeStatus, verify_module};
+use plugin::verify::{Gap, ScopeStatus, verify_module};
 use rustc_middle::ty::TyCtxt;
 
 use crate::import::import_scope;
 use crate::settings::VerifyMode;
-use crate::{diagnostics, scope};
+use crate::{diagnostics, opt_out, scope};
 use plugin::build_report::{CrateReport, Finding, ScopeReport, Verdict, write_atomically};
 
 /// What verifying a crate gave: its report, and whether the compile must stop (a scope was
@@ -66,12 +66,16 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>, mode: VerifyMode) 
         let verifying = Instant::now();
         let outcome = verify_module(&imported.ctx, imported.module);
         let verify_seconds = verifying.elapsed().as_secs_f64();
+        let gaps = gaps_of(&outcome, imported.stats.hidden_shared);
+        let opt_out = opt_out::reason(tcx, kernel);
         let (verdict, rejections) = match &outcome {
+            Err(rejections) => (Verdict::Rejected, rejections.len()),
+            Ok(_) if !gaps.is_empty() && opt_out.is_some() => (Verdict::OptedOut, 0),
+            Ok(_) if !gaps.is_empty() => (Verdict::Unverified, 0),
             Ok(reports) if reports.iter().all(|report| report.status == ScopeStatus::Skipped) => {
                 (Verdict::Skipped, 0)
             }
             Ok(_) => (Verdict::Verified, 0),
-            Err(rejections) => (Verdict::Rejected, rejections.len()),
         };
         let mut findings = Vec::new();
         if let Err(rejections) = &outcome {
@@ -80,17 +84,22 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>, mode: VerifyMode) 
                     rejected = true;
                     diagnostics::emit(tcx, &collected.name, rejection, &imported.locations);
                 }
-                findings.push(Finding {
-                    rule: rejection.rule.name().to_string(),
-                    message: rejection.message.clone(),
-                    file: rejection
-                        .location
-                        .as_ref()
-                        .map(|at| at.file.display().to_string())
-                        .unwrap_or_default(),
-                    line: rejection.location.as_ref().map_or(0, |at| at.line),
-                });
+                findings.push(finding(
+                    rejection.rule.name(),
+                    &rejection.message,
+                    rejection.location.as_ref(),
+                ));
             }
+        }
+        if verdict == Verdict::Unverified && enforce {
+            rejected = true;
+            diagnostics::emit_unverified(
+                tcx,
+                tcx.def_span(kernel),
+                &collected.name,
+                &gaps,
+                &imported.locations,
+            );
         }
         let scope_report = ScopeReport {
             kernel: collected.name.clone(),
@@ -104,7 +113,11 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>, mode: VerifyMode) 
             findings,
             import_seconds,
             verify_seconds,
-            not_checked: not_checked(&outcome, imported.stats.hidden_shared),
+            gaps: gaps
+                .iter()
+                .map(|gap| finding(gap.kind.name(), &gap.message, gap.location.as_ref()))
+                .collect(),
+            opt_out,
         };
         if let Some(dump) = dump.as_mut() {
             let text = imported.module.disp(&imported.ctx).to_string();
@@ -145,29 +158,41 @@ fn unimported_scope(
         }],
         import_seconds,
         verify_seconds: 0.0,
-        not_checked: Vec::new(),
+        gaps: Vec::new(),
+        opt_out: None,
     }
 }
 
-/// What the verified scopes of one module hold outside the model, each kind once.
-fn not_checked(
+/// A rejection or a gap, for the crate report.
+fn finding(rule: &str, message: &str, location: Option<&plugin::ir::builder::SourceLoc>) -> Finding {
+    Finding {
+        rule: rule.to_string(),
+        message: message.to_string(),
+        file: location.map(|at| at.file.display().to_string()).unwrap_or_default(),
+        line: location.map_or(0, |at| at.line),
+    }
+}
+
+/// What the scopes of one module hold outside the model: every gap the verifier found, each
+/// once, and the shared pointers the import saw cross a call in a shape it cannot read out.
+fn gaps_of(
     outcome: &Result<Vec<plugin::verify::ScopeReport>, Vec<plugin::verify::Rejection>>,
     hidden_shared: usize,
-) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
+) -> Vec<Gap> {
+    let mut gaps: Vec<Gap> = Vec::new();
     if hidden_shared > 0 {
-        lines.push(format!(
+        gaps.push(Gap::undecided(format!(
             "{hidden_shared} shared pointers crossing a call in a field the import cannot read out (an enum, a closure's captures)"
-        ));
+        )));
     }
     for report in outcome.iter().flatten() {
-        for line in &report.not_checked {
-            if !lines.contains(line) {
-                lines.push(line.clone());
+        for gap in &report.gaps {
+            if !gaps.contains(gap) {
+                gaps.push(gap.clone());
             }
         }
     }
-    lines
+    gaps
 }
 
 /// `KERNELS_VERIFY_DUMP`: each scope's IR as text, and a table of per-scope times.

@@ -9,20 +9,20 @@ use pliron::{
 };
 
 use super::{
-    Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, dataflow,
-    facts::{FactStore, FactTable, IndexedFacts},
+    Gap, GapKind, Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, accounting, dataflow,
+    facts::{DISTINCT_VERSIONS, FactStore, FactTable, IndexedFacts},
     index::ScopeIndex,
-    operands, roles,
+    init_order, layout, operands, roles,
     rules::{self, Reporter},
     threads, typestate, wgmma,
 };
 use crate::{
     ir::{
         builder::SourceLoc,
-        mir::{opaque::OpaqueOp, pointer_type_of},
+        mir::pointer_type_of,
         semantic::{
             memory::BulkCopyOp,
-            pipeline::{ProducerExpectTxOp, StateNewOp},
+            pipeline::{ProducerExpectTxOp, StateAdvanceOp, StateNewOp},
         },
         types::AddressSpace,
     },
@@ -76,10 +76,15 @@ pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<
     })
 }
 
-/// The scope guard's question: does the scope hold a semantic operation or a shared-memory
-/// pointer? (Shared pointers need the pointer-adaptation rule even without pipeline work.)
-fn needs_verification(ctx: &Context, index: &ScopeIndex) -> bool {
+/// The scope guard's question: does the scope hold a semantic operation, a shared-memory
+/// pointer, or something that could reach either unseen (inline assembly that may touch
+/// memory, a call whose callee is unknown)? Only a scope with none of these is irrelevant to
+/// the protocol: nothing else in MIR can make a shared-memory address or wait on a barrier.
+fn needs_verification(ctx: &Context, index: &ScopeIndex, gaps: &[Gap]) -> bool {
     if index.semantic_ops > 0 {
+        return true;
+    }
+    if gaps.iter().any(|gap| matches!(gap.kind, GapKind::InlineAssembly | GapKind::IndirectCall)) {
         return true;
     }
     let is_shared = |value: Value| {
@@ -115,7 +120,7 @@ pub(crate) fn analyze_with(
         blocks: index.blocks.len(),
         semantic_ops: index.semantic_ops,
         facts: 0,
-        not_checked: Vec::new(),
+        gaps: Vec::new(),
     };
     let mut rejections = Vec::new();
     if run.local_verification {
@@ -128,7 +133,8 @@ pub(crate) fn analyze_with(
     if !rejections.is_empty() {
         return ScopeAnalysis { report, rejections, facts: FactTable::default() };
     }
-    if strategy == Strategy::Indexed && !needs_verification(ctx, &index) {
+    let operation_gaps = accounting::operation_gaps(ctx, &index);
+    if strategy == Strategy::Indexed && !needs_verification(ctx, &index, &operation_gaps) {
         report.status = ScopeStatus::Skipped;
         return ScopeAnalysis { report, rejections, facts: FactTable::default() };
     }
@@ -148,14 +154,21 @@ pub(crate) fn analyze_with(
         report.facts =
             store.entries().into_iter().filter(|(value, _)| index.key_of(ctx, *value).is_some()).count();
     }
-    report.not_checked = not_checked(ctx, &index);
+    let mut undecided = not_checked(ctx, &index);
     let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
     let applies_to = rules::check_provenance(&mut reporter, &*store);
     let operands = operands::check_operands(&mut reporter, &*store, &applies_to);
-    report.not_checked.extend(operands.not_checked);
-    report.not_checked.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
-    report.not_checked.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
+    undecided.extend(operands.not_checked);
+    undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
+    undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
     typestate::check_ordering(&mut reporter, &*store, &applies_to);
+    init_order::check_init_order(&mut reporter);
+    let layout_gaps = layout::check_layout(&mut reporter, &*store);
+    report.gaps = operation_gaps;
+    report.gaps.extend(accounting::call_gaps(ctx, &index, &*store));
+    report.gaps.extend(accounting::memory_gaps(ctx, &index, &*store));
+    report.gaps.extend(layout_gaps);
+    report.gaps.extend(undecided.into_iter().map(Gap::undecided));
     rules::check_pointers(&mut reporter);
     let schedule = match strategy {
         Strategy::Indexed => wgmma::Schedule::Worklist,
@@ -167,13 +180,13 @@ pub(crate) fn analyze_with(
     ScopeAnalysis { report, rejections, facts }
 }
 
-/// What a verified scope holds that the model does not check (`plugin/MODEL.md`, "Not
-/// checked"): reported in the build summary, so nothing outside the model passes silently.
+/// What the rules cannot decide in this scope, beyond what they report themselves
+/// (`plugin/MODEL.md`, "What makes a scope unverified"): byte counts that are not constants, and
+/// states past the versions the typestate can tell apart.
 fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
     let mut lines = Vec::new();
-    let mut pipeline_ops = 0;
+    let mut versions = 0;
     let mut variable_bytes = 0;
-    let mut opaque = 0;
     for op in &index.ops {
         let bytes_operand = if Operation::get_op::<ProducerExpectTxOp>(*op, ctx).is_some() {
             Some(1)
@@ -188,21 +201,20 @@ fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
                 variable_bytes += 1;
             }
         }
-        if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
-            pipeline_ops += 1;
-        }
-        if Operation::get_op::<OpaqueOp>(*op, ctx).is_some() {
-            opaque += 1;
+        if Operation::get_op::<StateNewOp>(*op, ctx).is_some()
+            || Operation::get_op::<StateAdvanceOp>(*op, ctx).is_some()
+        {
+            versions += 1;
         }
     }
-    if pipeline_ops > 0 {
-        lines.push("stale copies of a state (a copy advanced, the original used again)".to_string());
+    if versions > DISTINCT_VERSIONS {
+        lines.push(format!(
+            "stale copies of a state: {versions} state versions, more than the {} the typestate tells apart",
+            DISTINCT_VERSIONS
+        ));
     }
     if variable_bytes > 0 {
         lines.push(format!("{variable_bytes} transaction byte counts that are not constants"));
-    }
-    if opaque > 0 && index.semantic_ops > 0 {
-        lines.push(format!("{opaque} operations the import left opaque"));
     }
     lines
 }

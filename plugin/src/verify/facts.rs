@@ -80,6 +80,9 @@ pub type Versions = u64;
 /// The bit standing for every version operation past the 63rd of a scope: a set holding it
 /// is not compared (staleness is then not checked for that state).
 pub const VERSIONS_OVERFLOW: Versions = 1 << 63;
+/// Versions a scope's states can have before they share [`VERSIONS_OVERFLOW`] (bit 62 marks a
+/// summarised function's entry version): beyond these, stale copies are not compared.
+pub const DISTINCT_VERSIONS: usize = 62;
 
 /// The version bit of the `ordinal`-th version-making operation of a scope.
 pub fn version_bit(ordinal: usize) -> Versions {

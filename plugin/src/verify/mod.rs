@@ -17,10 +17,13 @@
 //!
 //! See [`Rule`]. Every rule checks the pliron IR of [`crate::ir`], however it was made.
 
+pub mod accounting;
 pub(crate) mod dataflow;
 pub(crate) mod engine;
 pub mod facts;
 pub(crate) mod index;
+pub(crate) mod init_order;
+pub(crate) mod layout;
 pub(crate) mod operands;
 pub(crate) mod roles;
 pub(crate) mod rules;
@@ -37,6 +40,7 @@ use pliron::{
 
 use crate::{ir::builder::SourceLoc, scope::Scope};
 
+pub use accounting::{Gap, GapKind};
 pub use facts::{Fact, FactTable, StateId};
 
 /// The rules a scope can break. [`Rule::name`] is the stable name used in messages, fixtures
@@ -95,11 +99,17 @@ pub enum Rule {
     /// On some path, a bulk copy or a `wgmma.mma_async` follows ordinary shared-memory stores
     /// of the same thread with no `fence.proxy.async` between them.
     ProxyFence,
+    /// On some path, a pipeline operation runs before a `Pipeline::init` followed by a block
+    /// barrier.
+    PipelineInit,
+    /// Pipelines' barriers and rings overlap, an `attach` names barriers no `init` set up, or a
+    /// bulk copy spills out of its stage.
+    SharedLayout,
 }
 
 impl Rule {
     /// Every rule, in a fixed order.
-    pub const ALL: [Rule; 16] = [
+    pub const ALL: [Rule; 18] = [
         Rule::WellFormed,
         Rule::StateProvenance,
         Rule::ProducerOrder,
@@ -116,6 +126,8 @@ impl Rule {
         Rule::WgmmaReleaseBeforeWait,
         Rule::WgmmaFence,
         Rule::ProxyFence,
+        Rule::PipelineInit,
+        Rule::SharedLayout,
     ];
 
     /// The rule's stable name, e.g. `producer-order`.
@@ -137,6 +149,8 @@ impl Rule {
             Rule::WgmmaReleaseBeforeWait => "wgmma-release-before-wait",
             Rule::WgmmaFence => "wgmma-fence",
             Rule::ProxyFence => "proxy-fence",
+            Rule::PipelineInit => "pipeline-init",
+            Rule::SharedLayout => "shared-layout",
         }
     }
 
@@ -214,9 +228,17 @@ pub struct ScopeReport {
     pub semantic_ops: usize,
     /// Provenance facts computed (zero when skipped).
     pub facts: usize,
-    /// What the scope holds that the model does not check (see `plugin/MODEL.md`), one line
-    /// per kind, e.g. "thread roles and arrival counts". Empty when skipped.
-    pub not_checked: Vec<String>,
+    /// What the scope holds that the model does not account for (see `plugin/MODEL.md`, "What
+    /// makes a scope unverified"): a scope with a gap is unverified, never verified. Empty when
+    /// skipped.
+    pub gaps: Vec<Gap>,
+}
+
+impl ScopeReport {
+    /// Verified: the rules ran and nothing in the scope is outside the model.
+    pub fn is_proven(&self) -> bool {
+        self.status == ScopeStatus::Verified && self.gaps.is_empty()
+    }
 }
 
 /// Everything one verifier run on one scope produced.

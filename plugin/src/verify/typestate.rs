@@ -987,10 +987,10 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
 /// The values stored into each local (`mir.alloca`) of the scope and each field of one,
 /// gathered in one pass: a stage pointer or slice kept in a local or a struct field is
 /// followed through it.
-struct LocalStores(HashMap<(Value, Vec<u32>), Vec<Value>>);
+pub(crate) struct LocalStores(HashMap<(Value, Vec<u32>), Vec<Value>>);
 
 impl LocalStores {
-    fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
+    pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
         let mut stores: HashMap<(Value, Vec<u32>), Vec<Value>> = HashMap::new();
         for op in &index.ops {
             if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
@@ -1008,7 +1008,7 @@ impl LocalStores {
     }
 
     /// What was stored where `address` points, if it is a local or a field of one.
-    fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
+    pub(crate) fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
         local_slot(ctx, address).and_then(|slot| self.0.get(&slot)).map_or(&[], Vec::as_slice)
     }
 }
@@ -1056,7 +1056,7 @@ const MEMORY_VIEWS: &[&str] = &[
 ];
 
 /// Whether `callee` (an IR symbol, path segments joined by `__`) is a standard-library view.
-fn is_memory_view(callee: &str) -> bool {
+pub(crate) fn is_memory_view(callee: &str) -> bool {
     let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
     let from_core = segments.next().is_some_and(|first| first == "core");
     from_core && callee.split("__").any(|segment| MEMORY_VIEWS.contains(&segment.trim_matches('_')))
@@ -1094,7 +1094,7 @@ fn stage_access(
 /// pointer and address-space casts, locals, standard-library views (slices, iterators) and
 /// elements of a pointer array selected by a stage index. The walk back visits a bounded number
 /// of definitions, so the cost per operation is constant.
-fn stage_of_pointer(
+pub(crate) fn stage_of_pointer(
     ctx: &Context,
     facts: &dyn FactStore,
     locals: &LocalStores,

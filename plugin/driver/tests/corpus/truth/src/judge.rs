@@ -17,11 +17,23 @@ pub enum Verdict {
     Accepted,
     /// Rejected, naming these rules (deduplicated, sorted).
     Rejected(Vec<String>),
+    /// No rule rejected it, but parts are outside the model: these gap kinds (deduplicated,
+    /// sorted). Not accepted: the kernels build refuses it unless the kernel opts out.
+    Unverified(Vec<String>),
 }
 
 impl Verdict {
     pub fn accepted(&self) -> bool {
         matches!(self, Verdict::Accepted)
+    }
+
+    /// The verdict as the tables print it.
+    pub fn name(&self) -> String {
+        match self {
+            Verdict::Accepted => "accepted".to_string(),
+            Verdict::Rejected(rules) => format!("rejected: {}", rules.join(",")),
+            Verdict::Unverified(kinds) => format!("unverified: {}", kinds.join(",")),
+        }
     }
 }
 
@@ -31,13 +43,14 @@ pub fn verdicts(report: &CrateReport) -> BTreeMap<String, Verdict> {
         .scopes
         .iter()
         .map(|scope| {
+            let names = |findings: &[plugin::build_report::Finding]| -> Vec<String> {
+                let names: BTreeSet<String> = findings.iter().map(|finding| finding.rule.clone()).collect();
+                names.into_iter().collect()
+            };
             let verdict = match scope.verdict {
                 ScopeVerdict::Verified | ScopeVerdict::Skipped => Verdict::Accepted,
-                ScopeVerdict::Rejected => {
-                    let rules: BTreeSet<String> =
-                        scope.findings.iter().map(|finding| finding.rule.clone()).collect();
-                    Verdict::Rejected(rules.into_iter().collect())
-                }
+                ScopeVerdict::Rejected => Verdict::Rejected(names(&scope.findings)),
+                ScopeVerdict::Unverified | ScopeVerdict::OptedOut => Verdict::Unverified(names(&scope.gaps)),
             };
             (scope.kernel.clone(), verdict)
         })
@@ -55,6 +68,10 @@ pub enum Misjudgment {
     WrongRule,
     /// The build reported no verdict for the kernel.
     NoVerdict,
+    /// A correct kernel was left unverified (the build refuses it unless it opts out).
+    UnverifiedCorrect,
+    /// A broken kernel was left unverified: refused by the build, but for no rule.
+    UnverifiedBroken,
 }
 
 impl Misjudgment {
@@ -64,6 +81,8 @@ impl Misjudgment {
             Misjudgment::RejectedCorrect => "correct kernel rejected",
             Misjudgment::WrongRule => "rejected for another rule",
             Misjudgment::NoVerdict => "no verdict in the report",
+            Misjudgment::UnverifiedCorrect => "correct kernel unverified",
+            Misjudgment::UnverifiedBroken => "broken kernel unverified (refused, but by no rule)",
         }
     }
 }
@@ -91,8 +110,12 @@ pub fn judge(corpus: &Corpus, verdicts: &BTreeMap<String, Verdict>) -> (Vec<Judg
                 (Some(Verdict::Accepted), Expect::Accept) => None,
                 (Some(Verdict::Accepted), Expect::Reject) => Some(Misjudgment::AcceptedBroken),
                 (Some(Verdict::Rejected(_)), Expect::Accept) => Some(Misjudgment::RejectedCorrect),
+                (Some(Verdict::Unverified(_)), Expect::Accept) => Some(Misjudgment::UnverifiedCorrect),
+                (Some(Verdict::Unverified(_)), Expect::Reject) => Some(Misjudgment::UnverifiedBroken),
                 (Some(Verdict::Rejected(rules)), Expect::Reject) => {
-                    if expectation.rules.is_empty() || rules.iter().any(|rule| expectation.rules.contains(rule)) {
+                    if expectation.rules.is_empty()
+                        || rules.iter().any(|rule| expectation.rules.contains(rule))
+                    {
                         None
                     } else {
                         Some(Misjudgment::WrongRule)
@@ -213,21 +236,24 @@ impl Ratchet {
 /// The confusion matrix, expected × verdict, as a text table, and the broken kernels rejected
 /// for none of their expected rules.
 pub fn confusion_matrix(judgements: &[Judgement]) -> String {
-    let mut counts = [[0usize; 3]; 2];
+    let mut counts = [[0usize; 4]; 2];
     for judgement in judgements {
         let row = if judgement.expect == Expect::Accept { 0 } else { 1 };
         let column = match &judgement.verdict {
             Some(Verdict::Accepted) => 0,
             Some(Verdict::Rejected(_)) => 1,
-            None => 2,
+            Some(Verdict::Unverified(_)) => 2,
+            None => 3,
         };
         counts[row][column] += 1;
     }
-    let mut text =
-        format!("{:<20} {:>10} {:>10} {:>10}\n", "expected \\ verdict", "accepted", "rejected", "none");
+    let mut text = format!(
+        "{:<20} {:>10} {:>10} {:>10} {:>10}\n",
+        "expected \\ verdict", "accepted", "rejected", "unverified", "none"
+    );
     for (row, name) in ["correct (accept)", "broken (reject)"].iter().enumerate() {
-        let [accepted, rejected, none] = counts[row];
-        let _ = writeln!(text, "{name:<20} {accepted:>10} {rejected:>10} {none:>10}");
+        let [accepted, rejected, unverified, none] = counts[row];
+        let _ = writeln!(text, "{name:<20} {accepted:>10} {rejected:>10} {unverified:>10} {none:>10}");
     }
     let wrong_rule =
         judgements.iter().filter(|judgement| judgement.misjudgment == Some(Misjudgment::WrongRule)).count();
@@ -300,7 +326,8 @@ why = "w"
                 .collect(),
             import_seconds: 0.0,
             verify_seconds: 0.0,
-            not_checked: Vec::new(),
+            gaps: Vec::new(),
+            opt_out: None,
         }
     }
 

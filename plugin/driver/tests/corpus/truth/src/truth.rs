@@ -192,16 +192,22 @@ fn outcome_table(title: &str, rows: &[(&str, Vec<Outcome>)]) -> String {
 impl Truth {
     /// The verifier's verdict × the GPU outcome.
     pub fn verdict_table(&self) -> String {
-        let pick = |accepted: Option<bool>| -> Vec<Outcome> {
+        let pick = |which: fn(Option<&Verdict>) -> bool| -> Vec<Outcome> {
             self.kernels
                 .iter()
-                .filter(|kernel| kernel.verdict.as_ref().map(Verdict::accepted) == accepted)
+                .filter(|kernel| which(kernel.verdict.as_ref()))
                 .map(|kernel| kernel.outcome)
                 .collect()
         };
-        let mut rows =
-            vec![("verifier accepted", pick(Some(true))), ("verifier rejected", pick(Some(false)))];
-        let missing = pick(None);
+        let mut rows = vec![
+            ("verifier accepted", pick(|verdict| matches!(verdict, Some(Verdict::Accepted)))),
+            ("verifier rejected", pick(|verdict| matches!(verdict, Some(Verdict::Rejected(_))))),
+        ];
+        let unverified = pick(|verdict| matches!(verdict, Some(Verdict::Unverified(_))));
+        if !unverified.is_empty() {
+            rows.push(("verifier: unverified", unverified));
+        }
+        let missing = pick(|verdict| verdict.is_none());
         if !missing.is_empty() {
             rows.push(("no verdict", missing));
         }
@@ -245,11 +251,7 @@ impl Truth {
             "kernel", "class", "expect", "verdict", "hazard", "outcome", "seconds"
         );
         for kernel in &self.kernels {
-            let verdict = match &kernel.verdict {
-                None => "no verdict".to_string(),
-                Some(Verdict::Accepted) => "accepted".to_string(),
-                Some(Verdict::Rejected(rules)) => format!("rejected: {}", rules.join(",")),
-            };
+            let verdict = kernel.verdict.as_ref().map_or_else(|| "no verdict".to_string(), Verdict::name);
             let sanitizers: Vec<String> = kernel
                 .sanitizers
                 .iter()

@@ -1,0 +1,387 @@
+//! Deny by default: every operation of a scope that the model does not account for.
+//!
+//! The rules judge what the import turned into semantic operations and modelled MIR. What it
+//! could not model (a `mir.opaque`), a call whose body is not in the scope, and what a rule
+//! could not decide would otherwise pass without a word. Each becomes a [`Gap`] with the
+//! operation's position; a scope with a gap and no rejection is *unverified*, never verified
+//! (`plugin/MODEL.md`, "What makes a scope unverified").
+
+use std::fmt;
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+};
+
+use pliron::{
+    r#type::Typed,
+    value::{DefiningEntity, Value},
+};
+
+use super::{
+    facts::{FactStore, is_tracked},
+    index::ScopeIndex,
+    typestate::{LocalStores, is_memory_view, stage_of_pointer},
+};
+use crate::ir::{
+    builder::SourceLoc,
+    mir::{
+        arith::{AddrSpaceCastOp, CastKind, CastOp},
+        control::{CallOp, ReturnOp},
+        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+        opaque::OpaqueOp,
+        pointer_type_of,
+    },
+    semantic::pipeline::StateNewOp,
+    types::AddressSpace,
+};
+
+/// Why part of a scope is outside the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GapKind {
+    /// MIR the import does not model (a place it cannot address, an rvalue or statement it
+    /// does not know), kept as `mir.opaque`.
+    Opaque,
+    /// Inline assembly outside the device API's modelled operations.
+    InlineAssembly,
+    /// A call through a function pointer or a trait object whose callee is not known.
+    IndirectCall,
+    /// A call of a function whose body is not in the scope (a standard-library function the
+    /// scope does not follow, a crate built without MIR).
+    CallNotFollowed,
+    /// A load or store in a pipeline scope whose address is neither a stage of a ring nor
+    /// provably outside shared memory.
+    UnplacedAccess,
+    /// A rule met something it cannot decide (a loop it cannot read, a count that is not a
+    /// constant, a launch without a declared block size).
+    Undecided,
+}
+
+impl GapKind {
+    /// The stable name used in reports and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            GapKind::Opaque => "opaque-operation",
+            GapKind::InlineAssembly => "inline-assembly",
+            GapKind::IndirectCall => "indirect-call",
+            GapKind::CallNotFollowed => "call-not-followed",
+            GapKind::UnplacedAccess => "unplaced-access",
+            GapKind::Undecided => "undecided",
+        }
+    }
+}
+
+impl fmt::Display for GapKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One thing in a scope the verifier cannot account for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    pub kind: GapKind,
+    pub message: String,
+    /// The function holding the operation (empty for a scope-wide gap).
+    pub function: String,
+    pub location: Option<SourceLoc>,
+}
+
+impl Gap {
+    /// A gap a rule reports for the whole scope, with no single operation to point at.
+    pub fn undecided(message: impl Into<String>) -> Gap {
+        Gap { kind: GapKind::Undecided, message: message.into(), function: String::new(), location: None }
+    }
+}
+
+impl fmt::Display for Gap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unverified[{}]: {}", self.kind, self.message)?;
+        if let Some(location) = &self.location {
+            write!(f, "\n  --> {location} (in `{}`)", self.function)?;
+        }
+        Ok(())
+    }
+}
+
+/// The description of inline assembly declared `nomem`: it reads and writes registers only.
+pub const REGISTER_ONLY_ASSEMBLY: &str = "register-only inline assembly";
+/// The description of the device API's own assembly whose meaning the model states.
+pub const MODELLED_ASSEMBLY: &str = "modelled device-API assembly";
+
+/// Whether an opaque operation with this description is accounted for by the model:
+/// register-only and modelled assembly (above), the 32-bit window address of dynamic shared
+/// memory (a number only the device API's own assembly reads), and the failed branch of a MIR
+/// assertion (a panic, which traps: the kernel stops, it does not go on with a wrong value).
+fn opaque_is_accounted(what: &str) -> bool {
+    what == REGISTER_ONLY_ASSEMBLY
+        || what == MODELLED_ASSEMBLY
+        || what == "dynamic_shared_window_address()"
+        || what.starts_with("assertion failed")
+        || is_local_value(what)
+}
+
+/// Whether an opaque operation only reads or builds a value of the function's own locals: a
+/// read or write of a place with no dereference (`_7.0`, `(_11 as Some).0`), an enum's
+/// discriminant, a constant, an aggregate of operands (an array, a closure's environment, an
+/// enum variant), the address of a local place. Locals are never shared memory, so such
+/// an operation cannot touch the protocol; its result is a value the rules do not know, which
+/// they treat as unknown (an address computed from it is placed by [`memory_gaps`] or is a gap).
+fn is_local_value(what: &str) -> bool {
+    const VALUE_FORMS: &[&str] =
+        &["read of ", "write to ", "discriminant(", "const ", "[", "{closure@", "&", "&mut "];
+    let dereferences = what.contains("(*") || what.contains("*_");
+    let value_form = VALUE_FORMS.iter().any(|form| what.starts_with(form))
+        || (what.contains("::") && !what.contains("Intrinsic(") && !what.starts_with("drop("));
+    value_form && !dereferences
+}
+
+/// The memory accesses of a pipeline scope that the model cannot place. In a scope with
+/// pipeline states, every load and store must be a stage access (judged by the typestate
+/// rules), or provably outside shared memory: into a local, or into a kernel parameter (global
+/// memory, by the launch contract), through offsets, casts, locals, helper parameters (every
+/// call's argument must be placed) and helper results. Anything else might touch a stage
+/// outside its window or a barrier: a gap.
+pub(crate) fn memory_gaps(ctx: &Context, index: &ScopeIndex, facts: &dyn FactStore) -> Vec<Gap> {
+    if !index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some()) {
+        return Vec::new();
+    }
+    let locals = LocalStores::of(ctx, index);
+    let placer = Placer { ctx, index, facts, locals: &locals, returns: returned_values(ctx, index) };
+    let mut gaps = Vec::new();
+    for (number, op) in index.ops.iter().enumerate() {
+        let address = if Operation::get_op::<LoadOp>(*op, ctx).is_some() {
+            op.deref(ctx).get_operand(0)
+        } else if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
+            op.deref(ctx).get_operand(1)
+        } else {
+            continue;
+        };
+        let mut budget = PLACEMENT_BUDGET;
+        if !placer.placed(address, &mut budget) {
+            let what = if Operation::get_op::<LoadOp>(*op, ctx).is_some() { "a load" } else { "a store" };
+            let message = format!(
+                "{what} through a pointer the model cannot place: not a stage of a ring (judged by the pipeline \
+                 rules), nor a local or a kernel parameter"
+            );
+            gaps.push(gap_at(ctx, index, number, GapKind::UnplacedAccess, message));
+        }
+    }
+    gaps
+}
+
+/// Definitions looked through to place one access.
+const PLACEMENT_BUDGET: u32 = 64;
+
+struct Placer<'a> {
+    ctx: &'a Context,
+    index: &'a ScopeIndex,
+    facts: &'a dyn FactStore,
+    locals: &'a LocalStores,
+    /// The values each function of the scope returns.
+    returns: Vec<Vec<Value>>,
+}
+
+impl Placer<'_> {
+    /// Whether every pointer `pointer` may hold is a stage pointer, a local or a kernel
+    /// parameter.
+    fn placed(&self, pointer: Value, budget: &mut u32) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let ctx = self.ctx;
+        if stage_of_pointer(ctx, self.facts, self.locals, pointer).is_some() {
+            return true;
+        }
+        if pointer_type_of(ctx, pointer.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared)
+        {
+            return false;
+        }
+        match pointer.defining_entity() {
+            DefiningEntity::Block(block) => {
+                let Some(&b) = self.index.block_number.get(&block) else { return false };
+                let f = self.index.block_function[b];
+                if self.index.entry_block(f) != Some(b) {
+                    return false;
+                }
+                if f == 0 {
+                    return true;
+                }
+                let Some(position) = block.deref(ctx).arguments().position(|argument| argument == pointer)
+                else {
+                    return false;
+                };
+                let callers = &self.index.callers[f];
+                !callers.is_empty()
+                    && callers.iter().all(|&call| {
+                        let operation = self.index.ops[call].deref(ctx);
+                        let argument = (position < operation.get_num_operands())
+                            .then(|| operation.get_operand(position));
+                        drop(operation);
+                        argument.is_some_and(|argument| self.placed(argument, budget))
+                    })
+            }
+            DefiningEntity::Op(def) => {
+                if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+                    return true;
+                }
+                let operands: Vec<Value> = def.deref(ctx).operands().collect();
+                if Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
+                    || Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
+                    || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
+                    || Operation::get_op::<CastOp>(def, ctx)
+                        .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr))
+                {
+                    return self.placed(operands[0], budget);
+                }
+                if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+                    let stored = self.locals.stored(ctx, operands[0]);
+                    return !stored.is_empty() && stored.iter().all(|value| self.placed(*value, budget));
+                }
+                if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
+                    let number = self.index.op_number.get(&def).copied();
+                    if let Some(&callee) = number.and_then(|n| self.index.callee_of.get(&n)) {
+                        let returned = &self.returns[callee];
+                        return !returned.is_empty()
+                            && returned.iter().all(|value| self.placed(*value, budget));
+                    }
+                    let view = call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref()));
+                    let pointers: Vec<Value> = operands
+                        .into_iter()
+                        .filter(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_some())
+                        .collect();
+                    return view
+                        && !pointers.is_empty()
+                        && pointers.iter().all(|value| self.placed(*value, budget));
+                }
+                false
+            }
+        }
+    }
+}
+
+/// The operands of every `mir.return` of each function of the scope.
+fn returned_values(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<Value>> {
+    let mut returns = vec![Vec::new(); index.functions.len()];
+    for (number, op) in index.ops.iter().enumerate() {
+        if Operation::get_op::<ReturnOp>(*op, ctx).is_some() {
+            let f = index.block_function[block_of_op(index, number)];
+            returns[f].extend(op.deref(ctx).operands());
+        }
+    }
+    returns
+}
+
+/// The gaps of one scope's operations that need no facts (what the import left opaque, and
+/// inline assembly), in scope order: the scope guard reads them.
+pub(crate) fn operation_gaps(ctx: &Context, index: &ScopeIndex) -> Vec<Gap> {
+    let mut gaps = Vec::new();
+    for (number, op) in index.ops.iter().enumerate() {
+        let Some((kind, message)) = opaque_gap(ctx, *op) else { continue };
+        gaps.push(gap_at(ctx, index, number, kind, message));
+    }
+    gaps
+}
+
+/// The gaps of the calls whose bodies are not in the scope: a call is accounted for only when
+/// it cannot change what the rules see. It may not be handed a value computed from a pipeline
+/// state (the rules would lose where a stage index goes), nor a pointer that may point into
+/// shared memory (its accesses would be invisible); a standard-library view (`iter`,
+/// `from_raw_parts`, …) is followed by the stage-access walk instead. Pointers to the
+/// function's own locals and the kernel's parameters (global memory, by the launch contract)
+/// are safe to hand over: what the call does to them reaches the rules as unknown values.
+pub(crate) fn call_gaps(ctx: &Context, index: &ScopeIndex, facts: &dyn FactStore) -> Vec<Gap> {
+    let mut gaps = Vec::new();
+    for (number, op) in index.ops.iter().enumerate() {
+        if index.callee_of.contains_key(&number) {
+            continue;
+        }
+        let Some(call) = Operation::get_op::<CallOp>(*op, ctx) else { continue };
+        let callee = call.callee(ctx).map(|name| name.to_string()).unwrap_or_default();
+        if is_memory_view(&callee) {
+            continue;
+        }
+        let operands: Vec<Value> = op.deref(ctx).operands().collect();
+        let stateful = operands.iter().any(|operand| {
+            is_tracked(ctx, *operand) && facts.get(*operand).is_some_and(|fact| fact.state().is_some())
+        });
+        let unsafe_pointer = operands.iter().any(|operand| {
+            pointer_type_of(ctx, operand.get_type(ctx)).is_some()
+                && !points_outside_shared(ctx, index, *operand)
+        });
+        let why = if stateful {
+            "is handed a value computed from a pipeline state, which the verifier cannot follow through it"
+        } else if unsafe_pointer {
+            "is handed a pointer that may point into shared memory, whose accesses there the verifier cannot see"
+        } else {
+            continue;
+        };
+        let message = format!("a call of `{callee}` (its body is not in the scope) {why}");
+        gaps.push(gap_at(ctx, index, number, GapKind::CallNotFollowed, message));
+    }
+    gaps
+}
+
+/// Whether `pointer` provably points outside shared memory: to a local of its function
+/// (`mir.alloca`) or into a kernel parameter (global memory, by the launch contract), through
+/// offsets, fields and pointer casts.
+fn points_outside_shared(ctx: &Context, index: &ScopeIndex, pointer: Value) -> bool {
+    let mut at = pointer;
+    for _ in 0..ORIGIN_DEPTH {
+        if pointer_type_of(ctx, at.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared) {
+            return false;
+        }
+        match at.defining_entity() {
+            DefiningEntity::Block(block) => {
+                let kernel_entry = index.entry_block(0).map(|b| index.blocks[b]);
+                return kernel_entry == Some(block);
+            }
+            DefiningEntity::Op(def) => {
+                if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+                    return true;
+                }
+                let follows = Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
+                    || Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
+                    || Operation::get_op::<CastOp>(def, ctx)
+                        .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
+                if !follows {
+                    return false;
+                }
+                at = def.deref(ctx).get_operand(0);
+            }
+        }
+    }
+    false
+}
+
+/// Definitions looked through for a pointer's origin.
+const ORIGIN_DEPTH: usize = 16;
+
+fn gap_at(ctx: &Context, index: &ScopeIndex, number: usize, kind: GapKind, message: String) -> Gap {
+    let op = index.ops[number];
+    let function = index.function_names[index.block_function[block_of_op(index, number)]].clone();
+    let location = SourceLoc::from_location(ctx, op.deref(ctx).loc());
+    Gap { kind, message, function, location }
+}
+
+fn opaque_gap(ctx: &Context, op: Ptr<Operation>) -> Option<(GapKind, String)> {
+    let opaque = Operation::get_op::<OpaqueOp>(op, ctx)?;
+    let what: String = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into())?;
+    if opaque_is_accounted(&what) {
+        return None;
+    }
+    let kind = if what == "inline assembly" {
+        GapKind::InlineAssembly
+    } else if what.starts_with("call of ") {
+        GapKind::IndirectCall
+    } else {
+        GapKind::Opaque
+    };
+    Some((kind, format!("the import does not model `{what}`")))
+}
+
+/// The block (number) holding operation `number`.
+fn block_of_op(index: &ScopeIndex, number: usize) -> usize {
+    index.ops_of_block.partition_point(|range| range.end <= number)
+}

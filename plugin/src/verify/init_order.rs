@@ -1,0 +1,232 @@
+//! Rule `pipeline-init`: a pipeline's barriers are used only after one thread initialised them
+//! and a block barrier made that visible to every thread.
+//!
+//! `Pipeline::init` writes the mbarriers (one thread); the other threads see them only after a
+//! `barrier()` that follows the init. A wait, acquire, `expect_tx`, copy, release or tail that
+//! can run before that on some path uses an uninitialised mbarrier: the wait may return at once
+//! on garbage, an arrive may hit a barrier that `init` is about to reset (hang or a phase lost).
+//!
+//! Per function, a forward pass over the blocks with two bits: *an init may have run* (joined
+//! with "or") and *a block barrier followed a possible init on every path* (joined with
+//! "and"). Calls apply the callee's summary: its exit bits for each of the four entry bits,
+//! computed callee-first. A function reached from the kernel starts from the join of the bits
+//! at its call sites. Linear: each block's bits only move up or down once per bit.
+
+use std::collections::HashMap;
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+};
+
+use super::{
+    Rule,
+    index::ScopeIndex,
+    rules::{PipelineKind, Reporter},
+};
+use crate::ir::{mir::control::CallOp, semantic::memory::BarrierOp};
+
+/// The two bits: an init may have run; every path has since passed a block barrier after one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Bits {
+    may_init: bool,
+    published: bool,
+}
+
+impl Bits {
+    const ENTRY: Bits = Bits { may_init: false, published: false };
+    /// No path reaches here yet: the identity of the join.
+    const UNREACHED: Bits = Bits { may_init: false, published: true };
+
+    fn join(self, other: Bits) -> Bits {
+        Bits { may_init: self.may_init || other.may_init, published: self.published && other.published }
+    }
+
+    const ALL: [Bits; 4] = [
+        Bits { may_init: false, published: false },
+        Bits { may_init: false, published: true },
+        Bits { may_init: true, published: false },
+        Bits { may_init: true, published: true },
+    ];
+}
+
+/// Whether a call's callee is `Pipeline::init` (symbol `device__pipeline__Pipeline…init`).
+pub(crate) fn is_pipeline_init(ctx: &Context, op: Ptr<Operation>) -> bool {
+    Operation::get_op::<CallOp>(op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|name| {
+        let name: &str = name.as_ref();
+        name.starts_with("device__pipeline__Pipeline") && name.ends_with("init")
+    })
+}
+
+/// What each function does to the bits, for each entry bits (computed once per function).
+type Summary = HashMap<Bits, Bits>;
+
+pub(crate) fn check_init_order(reporter: &mut Reporter) {
+    let ctx = reporter.ctx;
+    let index = reporter.index;
+    if !index
+        .ops
+        .iter()
+        .any(|op| PipelineKind::of(ctx, *op).is_some_and(|kind| kind != PipelineKind::Advance))
+    {
+        return;
+    }
+    // Callee-first summaries; a function in a call cycle is summarised as "anything may hold".
+    let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
+    for f in callee_first(index) {
+        let summary = Bits::ALL
+            .into_iter()
+            .map(|entry| (entry, run(ctx, index, f, entry, &summaries, None).0))
+            .collect();
+        summaries[f] = Some(summary);
+    }
+    // Caller-first entry bits: the kernel, and any function no call of the scope reaches (a
+    // closure run by a standard-library function), start with nothing initialised.
+    let mut entry: Vec<Bits> = (0..index.functions.len())
+        .map(|f| if f == 0 || index.callers[f].is_empty() { Bits::ENTRY } else { Bits::UNREACHED })
+        .collect();
+    let order: Vec<usize> = callee_first(index).into_iter().rev().collect();
+    let mut found = Vec::new();
+    for f in order {
+        let mut at_calls = Vec::new();
+        let (_, uses) = run(ctx, index, f, entry[f], &summaries, Some(&mut at_calls));
+        for (callee, bits) in at_calls {
+            entry[callee] = entry[callee].join(bits);
+        }
+        found.extend(uses);
+    }
+    for op in found {
+        reporter.reject(
+            Rule::PipelineInit,
+            op,
+            "this pipeline operation may run before its barriers are initialised and published: on some path \
+             no `Pipeline::init` followed by a block `barrier()` comes before it (an uninitialised mbarrier \
+             returns at once or loses arrivals: stale reads or a hang)"
+                .to_string(),
+            vec![],
+        );
+    }
+}
+
+/// Functions with callees before callers (a cycle is broken where it is met).
+fn callee_first(index: &ScopeIndex) -> Vec<usize> {
+    let mut order = Vec::new();
+    let mut state = vec![0u8; index.functions.len()];
+    fn visit(index: &ScopeIndex, f: usize, state: &mut [u8], order: &mut Vec<usize>) {
+        if state[f] != 0 {
+            return;
+        }
+        state[f] = 1;
+        for b in index.blocks_of[f].clone() {
+            for number in index.ops_of_block[b].clone() {
+                if let Some(&callee) = index.callee_of.get(&number) {
+                    visit(index, callee, state, order);
+                }
+            }
+        }
+        state[f] = 2;
+        order.push(f);
+    }
+    for f in 0..index.functions.len() {
+        visit(index, f, &mut state, &mut order);
+    }
+    order
+}
+
+/// Function `f` from `entry`: its exit bits (joined over returns), and the pipeline
+/// operations reached without published barriers. With `at_calls`, the bits at each call of a
+/// scope function are recorded there.
+///
+/// Two fixpoints, each monotone: first *an init may have run* (it only grows), then *published*
+/// (it only shrinks from "true everywhere"), reading the first one's converged bits at each
+/// barrier. One fixpoint over both would not be monotone: a barrier publishes exactly when an
+/// init may have run, so a block first visited before an init's path reaches it would stay
+/// unpublished.
+fn run(
+    ctx: &Context,
+    index: &ScopeIndex,
+    f: usize,
+    entry: Bits,
+    summaries: &[Option<Summary>],
+    mut at_calls: Option<&mut Vec<(usize, Bits)>>,
+) -> (Bits, Vec<Ptr<Operation>>) {
+    let Some(first) = index.entry_block(f) else { return (entry, Vec::new()) };
+    let blocks = index.blocks_of[f].clone();
+    // Pass 1: an init may have run (or-join).
+    let mut may_init: HashMap<usize, bool> = HashMap::from([(first, entry.may_init)]);
+    let mut worklist = vec![first];
+    while let Some(b) = worklist.pop() {
+        let out =
+            transfer(ctx, index, b, Bits { may_init: may_init[&b], published: true }, summaries, None, None);
+        for &next in &index.succs[b] {
+            let joined = may_init.get(&next).is_some_and(|old| *old) || out.may_init;
+            if may_init.get(&next) != Some(&joined) {
+                may_init.insert(next, joined);
+                worklist.push(next);
+            }
+        }
+    }
+    // Pass 2: published on every path (and-join, from true).
+    let mut published: HashMap<usize, bool> = blocks.clone().map(|b| (b, true)).collect();
+    published.insert(first, entry.published);
+    let mut worklist: Vec<usize> = blocks.clone().filter(|b| may_init.contains_key(b)).collect();
+    while let Some(b) = worklist.pop() {
+        let bits = Bits { may_init: may_init[&b], published: published[&b] };
+        let out = transfer(ctx, index, b, bits, summaries, None, None);
+        for &next in &index.succs[b] {
+            if published[&next] && !out.published {
+                published.insert(next, false);
+                worklist.push(next);
+            }
+        }
+    }
+    let mut exit = Bits::UNREACHED;
+    let mut uses = Vec::new();
+    for b in blocks {
+        let Some(&may) = may_init.get(&b) else { continue };
+        let bits = Bits { may_init: may, published: published[&b] };
+        let out = transfer(ctx, index, b, bits, summaries, Some(&mut uses), at_calls.as_deref_mut());
+        if index.succs[b].is_empty() {
+            exit = exit.join(out);
+        }
+    }
+    (exit, uses)
+}
+
+/// The bits after block `b`, from `bits` before it.
+fn transfer(
+    ctx: &Context,
+    index: &ScopeIndex,
+    b: usize,
+    mut bits: Bits,
+    summaries: &[Option<Summary>],
+    mut uses: Option<&mut Vec<Ptr<Operation>>>,
+    mut at_calls: Option<&mut Vec<(usize, Bits)>>,
+) -> Bits {
+    for number in index.ops_of_block[b].clone() {
+        let op = index.ops[number];
+        if is_pipeline_init(ctx, op) {
+            bits.may_init = true;
+            bits.published = false;
+        } else if Operation::get_op::<BarrierOp>(op, ctx).is_some() {
+            if bits.may_init {
+                bits.published = true;
+            }
+        } else if let Some(&callee) = index.callee_of.get(&number) {
+            if let Some(calls) = at_calls.as_deref_mut() {
+                calls.push((callee, bits));
+            }
+            bits = match &summaries[callee] {
+                Some(summary) => summary[&bits],
+                // A call closing a cycle: nothing is known after it.
+                None => Bits { may_init: true, published: false },
+            };
+        } else if PipelineKind::of(ctx, op).is_some_and(|kind| kind != PipelineKind::Advance)
+            && !bits.published
+            && let Some(uses) = uses.as_deref_mut()
+        {
+            uses.push(op);
+        }
+    }
+    bits
+}

@@ -1,0 +1,425 @@
+//! Rule `shared-layout`: the pipelines' barriers and rings occupy disjoint shared memory, every
+//! `attach` names barriers an `init` set up, and every bulk copy stays inside one stage.
+//!
+//! Addresses are shared-window addresses (`u32`), read as affine forms `window + k·index + c`
+//! where `window` is `dynamic_shared_window_address()`, `index` a state's stage index and `c`
+//! an interval of constants (the evaluator follows constants, arithmetic, integer casts and
+//! locals stored once). A barrier area is `[c, c + 16·STAGES)` from an `init` or `attach`
+//! operand; a copy writes `[c, c + bytes)` in stage `index` of a ring whose stages are `k`
+//! bytes apart. What the evaluator cannot place is a gap: the scope is then unverified.
+//!
+//! *Hazards:* a copy landing on a barrier corrupts its phase (hang, fault); two pipelines on one
+//! ring or one set of barriers overwrite each other's data or arrivals; a copy larger than its
+//! stage overwrites the next stage that consumers may still read (race).
+
+use pliron::{
+    basic_block::BasicBlock,
+    context::{Context, Ptr},
+    operation::Operation,
+    value::{DefiningEntity, Value},
+};
+
+use super::{
+    Gap, GapKind, Rule, StateId,
+    facts::{Fact, FactStore, is_tracked},
+    index::ScopeIndex,
+    init_order::is_pipeline_init,
+    rules::Reporter,
+    typestate::LocalStores,
+};
+use crate::ir::{
+    builder::SourceLoc,
+    mir::{
+        arith::{BinOp, BinOpKind, CastKind, CastOp},
+        constant::ConstIntOp,
+        control::{CallOp, ReturnOp},
+        memory::LoadOp,
+        opaque::OpaqueOp,
+    },
+    semantic::{memory::BulkCopyOp, pipeline::StateNewOp},
+};
+
+/// `window·w + coefficient·index(state) + [lo, hi]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Affine {
+    window: i64,
+    index: Option<(StateId, i64)>,
+    lo: i64,
+    hi: i64,
+}
+
+impl Affine {
+    fn constant(value: i64) -> Affine {
+        Affine { window: 0, index: None, lo: value, hi: value }
+    }
+
+    fn is_constant(&self) -> bool {
+        self.window == 0 && self.index.is_none()
+    }
+}
+
+/// Bytes of one pipeline's barriers per stage (a *full* and an *empty* mbarrier of 8 bytes).
+const BARRIER_BYTES_PER_STAGE: i64 = 16;
+/// Definitions the evaluator looks through for one address.
+const DEPTH: u32 = 24;
+
+struct Evaluator<'a> {
+    ctx: &'a Context,
+    index: &'a ScopeIndex,
+    facts: &'a dyn FactStore,
+    /// Values stored into each local of the scope and each field of one.
+    locals: LocalStores,
+    /// The values each function of the scope returns, by result position.
+    returns: Vec<Vec<Ptr<Operation>>>,
+}
+
+impl Evaluator<'_> {
+    fn stages(&self, state: StateId) -> Option<i64> {
+        let op = self.index.state_op(state);
+        Operation::get_op::<StateNewOp>(op, self.ctx).and_then(|new| new.stages(self.ctx)).map(i64::from)
+    }
+
+    fn eval(&self, value: Value, depth: u32) -> Option<Affine> {
+        if is_tracked(self.ctx, value)
+            && let Some(Fact::Index(state)) = self.facts.get(value)
+        {
+            let stages = self.stages(state)?;
+            return Some(Affine { window: 0, index: Some((state, 1)), lo: 0, hi: 0 }).filter(|_| stages > 0);
+        }
+        let def = match value.defining_entity() {
+            DefiningEntity::Op(def) => def,
+            DefiningEntity::Block(block) => return self.parameter(block, value, depth),
+        };
+        if let Some(constant) = Operation::get_op::<ConstIntOp>(def, self.ctx) {
+            return Some(Affine::constant(constant.get_attr_int_value(self.ctx)?.value().to_u64() as i64));
+        }
+        if let Some(opaque) = Operation::get_op::<OpaqueOp>(def, self.ctx) {
+            let what: String = opaque.get_attr_opaque_what(self.ctx).map(|what| what.clone().into())?;
+            return (what == "dynamic_shared_window_address()").then_some(Affine {
+                window: 1,
+                index: None,
+                lo: 0,
+                hi: 0,
+            });
+        }
+        if depth == 0 {
+            return None;
+        }
+        let operands: Vec<Value> = def.deref(self.ctx).operands().collect();
+        if Operation::get_op::<CastOp>(def, self.ctx)
+            .is_some_and(|cast| cast.kind(self.ctx) == Some(CastKind::IntToInt))
+        {
+            return self.eval(operands[0], depth - 1);
+        }
+        if Operation::get_op::<LoadOp>(def, self.ctx).is_some() {
+            return self.same_form(self.locals.stored(self.ctx, operands[0]).to_vec(), depth - 1);
+        }
+        if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
+            // A helper's result: what every return of it returns at that position.
+            let number = self.index.op_number.get(&def)?;
+            let callee = *self.index.callee_of.get(number)?;
+            let position = def.deref(self.ctx).results().position(|result| result == value)?;
+            let returned: Option<Vec<Value>> = self.returns[callee]
+                .iter()
+                .map(|ret| {
+                    let operation = ret.deref(self.ctx);
+                    (position < operation.get_num_operands()).then(|| operation.get_operand(position))
+                })
+                .collect();
+            return self.same_form(returned?, depth - 1);
+        }
+        let binop = Operation::get_op::<BinOp>(def, self.ctx)?;
+        let a = self.eval(operands[0], depth - 1)?;
+        let b = self.eval(operands[1], depth - 1)?;
+        match binop.kind(self.ctx)? {
+            BinOpKind::Add => add(a, b),
+            BinOpKind::Sub => add(a, scale(b, -1)?),
+            BinOpKind::Mul if b.is_constant() && b.lo == b.hi => scale(a, b.lo),
+            BinOpKind::Mul if a.is_constant() && a.lo == a.hi => scale(b, a.lo),
+            BinOpKind::Shl if b.is_constant() && b.lo == b.hi && (0..32).contains(&b.lo) => {
+                scale(a, 1 << b.lo)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Evaluator<'_> {
+    /// The one form all `values` have, if they agree (and there is at least one).
+    fn same_form(&self, values: Vec<Value>, depth: u32) -> Option<Affine> {
+        let mut form = None;
+        for value in values {
+            let this = self.eval(value, depth)?;
+            match form {
+                None => form = Some(this),
+                Some(seen) if seen == this => {}
+                Some(_) => return None,
+            }
+        }
+        form
+    }
+
+    /// A parameter of a function of the scope (an argument of its entry block): the form every
+    /// call of the function passes for it, when all agree (a helper handed the window address
+    /// and an offset). A kernel parameter, or arguments that differ, have no form.
+    fn parameter(&self, block: Ptr<BasicBlock>, value: Value, depth: u32) -> Option<Affine> {
+        if depth == 0 {
+            return None;
+        }
+        let b = *self.index.block_number.get(&block)?;
+        let f = self.index.block_function[b];
+        if f == 0 || self.index.entry_block(f) != Some(b) || self.index.callers[f].is_empty() {
+            return None;
+        }
+        let position = block.deref(self.ctx).arguments().position(|argument| argument == value)?;
+        let mut form = None;
+        for &call in &self.index.callers[f] {
+            let operation = self.index.ops[call].deref(self.ctx);
+            if position >= operation.get_num_operands() {
+                return None;
+            }
+            let argument = operation.get_operand(position);
+            drop(operation);
+            let this = self.eval(argument, depth - 1)?;
+            match form {
+                None => form = Some(this),
+                Some(seen) if seen == this => {}
+                Some(_) => return None,
+            }
+        }
+        form
+    }
+}
+
+fn add(a: Affine, b: Affine) -> Option<Affine> {
+    let index = match (a.index, b.index) {
+        (None, other) | (other, None) => other,
+        (Some((s, k)), Some((t, l))) if s == t => Some((s, k.checked_add(l)?)),
+        _ => return None,
+    };
+    Some(Affine {
+        window: a.window + b.window,
+        index,
+        lo: a.lo.checked_add(b.lo)?,
+        hi: a.hi.checked_add(b.hi)?,
+    })
+}
+
+fn scale(a: Affine, k: i64) -> Option<Affine> {
+    let (lo, hi) = (a.lo.checked_mul(k)?, a.hi.checked_mul(k)?);
+    Some(Affine {
+        window: a.window.checked_mul(k)?,
+        index: match a.index {
+            Some((state, coefficient)) => Some((state, coefficient.checked_mul(k)?)),
+            None => None,
+        },
+        lo: lo.min(hi),
+        hi: lo.max(hi),
+    })
+}
+
+/// One byte range `[lo, hi)` of the shared window some operation occupies.
+struct Extent {
+    op: Ptr<Operation>,
+    lo: i64,
+    hi: i64,
+}
+
+fn overlaps(a: &Extent, b: &Extent) -> bool {
+    a.lo < b.hi && b.lo < a.hi
+}
+
+/// The rule; returns the gaps (addresses it could not place).
+pub(crate) fn check_layout(reporter: &mut Reporter, facts: &dyn FactStore) -> Vec<Gap> {
+    let ctx = reporter.ctx;
+    let index = reporter.index;
+    let copies: Vec<Ptr<Operation>> =
+        index.ops.iter().copied().filter(|op| Operation::get_op::<BulkCopyOp>(*op, ctx).is_some()).collect();
+    let barrier_setups: Vec<(Ptr<Operation>, bool)> = index
+        .ops
+        .iter()
+        .filter_map(|op| {
+            if is_pipeline_init(ctx, *op) {
+                Some((*op, true))
+            } else if is_pipeline_attach(ctx, *op) {
+                Some((*op, false))
+            } else {
+                None
+            }
+        })
+        .collect();
+    if copies.is_empty() && barrier_setups.is_empty() {
+        return Vec::new();
+    }
+    let mut returns = vec![Vec::new(); index.functions.len()];
+    for op in &index.ops {
+        if Operation::get_op::<ReturnOp>(*op, ctx).is_some()
+            && let Some(f) = index.function_of_op(ctx, *op)
+        {
+            returns[f].push(*op);
+        }
+    }
+    let evaluator = Evaluator { ctx, index, facts, locals: LocalStores::of(ctx, index), returns };
+    let stages = index
+        .ops
+        .iter()
+        .filter_map(|op| Operation::get_op::<StateNewOp>(*op, ctx).and_then(|new| new.stages(ctx)))
+        .max()
+        .unwrap_or(1) as i64;
+    let mut gaps = Vec::new();
+    let mut unplaced = |op: Ptr<Operation>, what: &str| {
+        gaps.push(Gap {
+            kind: GapKind::Undecided,
+            message: format!(
+                "the shared-memory layout: {what} is not a constant offset from the dynamic shared window"
+            ),
+            function: index
+                .function_of_op(ctx, op)
+                .map(|f| index.function_names[f].clone())
+                .unwrap_or_default(),
+            location: SourceLoc::from_location(ctx, op.deref(ctx).loc()),
+        })
+    };
+    // Barrier areas.
+    let mut inits: Vec<Extent> = Vec::new();
+    let mut attaches: Vec<Extent> = Vec::new();
+    for (op, is_init) in barrier_setups {
+        let address = op.deref(ctx).get_operand(0);
+        match evaluator.eval(address, DEPTH) {
+            Some(form) if form.window == 1 && form.index.is_none() && form.lo == form.hi => {
+                let extent = Extent { op, lo: form.lo, hi: form.lo + BARRIER_BYTES_PER_STAGE * stages };
+                if is_init { inits.push(extent) } else { attaches.push(extent) }
+            }
+            _ => unplaced(op, "the address of a pipeline's barriers"),
+        }
+    }
+    // Copies, grouped by the state whose stage they fill.
+    let mut rings: Vec<(Extent, Option<(StateId, i64)>)> = Vec::new();
+    for op in copies {
+        let operation = op.deref(ctx);
+        let (destination, bytes) = (operation.get_operand(0), operation.get_operand(2));
+        drop(operation);
+        let bytes = evaluator.eval(bytes, DEPTH).filter(Affine::is_constant);
+        match (evaluator.eval(destination, DEPTH), bytes) {
+            (Some(form), Some(bytes)) if form.window == 1 => {
+                let extent = Extent { op, lo: form.lo, hi: form.hi + bytes.hi };
+                rings.push((extent, form.index));
+            }
+            _ => unplaced(op, "a bulk copy's destination or byte count"),
+        }
+    }
+    let whole_ring = |extent: &Extent, index: Option<(StateId, i64)>| -> Extent {
+        match index {
+            Some((state, stride)) => {
+                let stages = evaluator.stages(state).unwrap_or(1);
+                let span = stride.abs() * (stages - 1);
+                Extent {
+                    op: extent.op,
+                    lo: extent.lo.min(extent.lo + stride * (stages - 1)),
+                    hi: extent.hi + span,
+                }
+            }
+            None => Extent { op: extent.op, lo: extent.lo, hi: extent.hi },
+        }
+    };
+    for (copy, copy_index) in &rings {
+        let ring = whole_ring(copy, *copy_index);
+        for barriers in inits.iter().chain(&attaches) {
+            if overlaps(&ring, barriers) {
+                reporter.reject(
+                    Rule::SharedLayout,
+                    copy.op,
+                    format!(
+                        "this bulk copy's ring (window bytes {}..{}) overlaps a pipeline's barriers (bytes {}..{}): \
+                         a copy landing on an mbarrier corrupts its phase",
+                        ring.lo, ring.hi, barriers.lo, barriers.hi
+                    ),
+                    vec![reporter.related("the barriers are set up here", barriers.op)],
+                );
+            }
+        }
+        // A stage holds the copies of one index: each copy must fit in one stride.
+        if let Some((state, stride)) = copy_index {
+            let base = rings
+                .iter()
+                .filter(|(_, other)| other.map(|(s, _)| s) == Some(*state))
+                .map(|(extent, _)| extent.lo)
+                .min()
+                .unwrap_or(copy.lo);
+            if copy.hi - base > stride.abs() {
+                reporter.reject(
+                    Rule::SharedLayout,
+                    copy.op,
+                    format!(
+                        "this bulk copy writes bytes {}..{} of its stage, but stages are {} bytes apart: it spills \
+                         into the next stage, which consumers may still be reading",
+                        copy.lo - base,
+                        copy.hi - base,
+                        stride.abs()
+                    ),
+                    vec![],
+                );
+            }
+        }
+    }
+    // Rings of different states (pipelines) apart.
+    for (i, (a, a_index)) in rings.iter().enumerate() {
+        for (b, b_index) in rings.iter().skip(i + 1) {
+            let (Some((s, _)), Some((t, _))) = (a_index, b_index) else { continue };
+            // Only producer states copy, and a pipeline has one producer state: two copying
+            // states are two pipelines.
+            if s == t {
+                continue;
+            }
+            if overlaps(&whole_ring(a, *a_index), &whole_ring(b, *b_index)) {
+                reporter.reject(
+                    Rule::SharedLayout,
+                    b.op,
+                    "two producer states copy into overlapping rings: one pipeline's copies overwrite the other's \
+                     stages"
+                        .to_string(),
+                    vec![reporter.related("the other ring is written here", a.op)],
+                );
+            }
+        }
+    }
+    // Barriers of two inits apart; an attach names an init's barriers.
+    for (i, a) in inits.iter().enumerate() {
+        for b in inits.iter().skip(i + 1) {
+            if overlaps(a, b) {
+                reporter.reject(
+                    Rule::SharedLayout,
+                    b.op,
+                    format!(
+                        "this init sets up barriers at bytes {}..{}, overlapping those of another init (bytes {}..{}): \
+                         one pipeline resets the other's barriers",
+                        b.lo, b.hi, a.lo, a.hi
+                    ),
+                    vec![reporter.related("the other init", a.op)],
+                );
+            }
+        }
+    }
+    for attach in &attaches {
+        if !inits.is_empty() && !inits.iter().any(|init| init.lo == attach.lo) {
+            reporter.reject(
+                Rule::SharedLayout,
+                attach.op,
+                format!(
+                    "this attach names barriers at byte {} that no `Pipeline::init` of the kernel set up (inits at {})",
+                    attach.lo,
+                    inits.iter().map(|init| init.lo.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+                vec![],
+            );
+        }
+    }
+    gaps
+}
+
+fn is_pipeline_attach(ctx: &Context, op: Ptr<Operation>) -> bool {
+    Operation::get_op::<CallOp>(op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|name| {
+        let name: &str = name.as_ref();
+        name.starts_with("device__pipeline__Pipeline") && name.ends_with("attach")
+    })
+}
