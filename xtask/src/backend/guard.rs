@@ -10,10 +10,10 @@ use regress::layout::Layout;
 
 use super::description::{Backend, Upstream, read_backend};
 use super::error::{BackendError, StaleReason};
-use super::inputs::{BuildInputs, FileHash};
+use super::hash::{FileHash, sha256_file};
+use super::inputs::BuildInputs;
 use super::provenance::{PROVENANCE_FILE, Provenance};
 use super::rustc::Rustc;
-use super::series::sha256_file;
 use super::store::{Slot, backends_root};
 use super::{git, package, upstream};
 
@@ -325,7 +325,7 @@ mod tests {
         assert!(verify(&inputs, &dir).is_none(), "no PROVENANCE: not a complete build");
         std::fs::write(dir.join("up"), "built").unwrap();
         let mut record = record;
-        record.products[0].sha256 = crate::backend::series::sha256_hex(b"built");
+        record.products[0].sha256 = crate::backend::hash::sha256_hex(b"built");
         record.write(&dir).unwrap();
         assert!(matches!(verify(&inputs, &dir), Some(Ok(_))));
 

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 
 use super::error::BackendError;
 use super::git::{self, git};
-use super::inputs::slash_path;
+use super::hash::slash_path;
 use crate::process::{self, read, succeeds};
 
 /// A git upstream at its pin, checked out in the vendor folder.
