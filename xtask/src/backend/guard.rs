@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use regress::layout::Layout;
 
+use super::carried_record;
 use super::description::{Backend, Upstream, read_backend};
 use super::error::{BackendError, StaleReason};
 use super::hash::{FileHash, sha256_file};
@@ -121,7 +122,7 @@ pub fn differences(provenance: &Provenance, inputs: &BuildInputs) -> Vec<StaleRe
         reasons.push(StaleReason::SeriesFile);
     }
     reasons.extend(source_differences(&provenance.sources, &inputs.sources));
-    reasons.extend(super::carried::differences(&provenance.carried, &inputs.carried));
+    reasons.extend(carried_record::differences(&provenance.carried, &inputs.carried));
     let products: Vec<String> = inputs.backend.product_names();
     let installed_products: Vec<String> = provenance.products.iter().map(|p| p.path.clone()).collect();
     if provenance.build_command != inputs.backend.build.command || installed_products != products {

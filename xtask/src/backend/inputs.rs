@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::carried::{self, CarriedInputs};
+use super::carried_record::{self, CarriedInputs};
 use super::description::{Backend, Upstream};
 use super::error::BackendError;
 use super::hash::{FileHash, sha256_file, sha256_hex, slash_path};
@@ -45,7 +45,7 @@ impl BuildInputs {
                 hash_sources(root, inputs)?
             }
         };
-        let carried = carried::read_inputs(&backend)?;
+        let carried = carried_record::read_inputs(&backend)?;
         Ok(BuildInputs { backend, series, rustc, sources, carried })
     }
 
@@ -81,7 +81,7 @@ impl BuildInputs {
         if let Some(pristine) = &self.backend.pristine {
             text.push_str(&format!("pristine {:?} {:?}\n", pristine.command, pristine.produces));
         }
-        text.push_str(&carried::key_lines(&self.carried));
+        text.push_str(&carried_record::key_lines(&self.carried));
         for source in &self.sources {
             text.push_str(&format!("source {} {}\n", source.path, source.sha256));
         }

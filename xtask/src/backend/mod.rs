@@ -18,6 +18,7 @@
 pub mod apply;
 pub mod build;
 pub mod carried;
+pub mod carried_record;
 pub mod description;
 pub mod error;
 pub mod fs;
@@ -33,6 +34,7 @@ pub mod rustc;
 pub mod series;
 pub mod store;
 pub mod upstream;
+pub mod upstream_tests;
 
 pub use build::{Outcome, build_backend};
 pub use error::BackendError;

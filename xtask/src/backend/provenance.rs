@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::carried::CarriedRecord;
+use super::carried_record::CarriedRecord;
 use super::hash::FileHash;
 use crate::atomic::write_atomically;
 
