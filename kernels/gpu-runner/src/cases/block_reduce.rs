@@ -1,0 +1,116 @@
+//! `block_reduce_sum`: each block sums its grid-stride share of `n` floats through a tree in
+//! dynamic shared memory and writes one partial sum.
+
+use super::common::{abs_all, plant_sum_specials, uniform};
+use super::family::{Elements, Family, Grid, Param};
+use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
+use crate::compare::Tolerance;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockReduce {
+    BlockReduceSum,
+}
+
+/// Correctness `(n, grid, block)`.
+const CORRECTNESS: [(usize, Grid, u32); 5] = [
+    (0, Grid::Blocks(1), 32),
+    (1, Grid::Blocks(1), 32),
+    (1000, Grid::Blocks(7), 64),
+    (1_048_583, Grid::PerSm(1), 256),
+    (3_000_001, Grid::PerSm(2), 1024),
+];
+/// Special values `(n, grid, block, offset)`.
+const SPECIAL: [(usize, usize, u32, usize); 3] = [(1, 1, 32, 0), (5000, 8, 64, 0), (5001, 6, 128, 1)];
+/// The timing shape, 2^27 floats, and its launches `(block, blocks per multiprocessor)`.
+const TIMING: usize = 1 << 27;
+const TIMING_LAUNCHES: [(u32, usize); 4] = [(256, 4), (256, 8), (512, 4), (1024, 2)];
+
+impl Family for BlockReduce {
+    type Shape = Elements;
+
+    fn kernel(self) -> Kernel {
+        Kernel::BlockReduceSum
+    }
+
+    fn entry(self) -> &'static str {
+        "block_reduce_sum"
+    }
+
+    fn roofline(self) -> Roofline {
+        Roofline::Bandwidth { target: Some(0.70) }
+    }
+
+    /// A float of shared memory per thread.
+    fn launch(self, Elements { n }: Elements, block: u32, grid: Option<usize>) -> Launch {
+        Launch::linear(grid.unwrap_or(n.div_ceil(block as usize)), block, block * 4)
+    }
+
+    /// `n` inputs, `gridDim.x` partials.
+    fn params(self, Elements { n }: Elements) -> Vec<Param> {
+        vec![Param::Input(0), Param::Output, Param::Count(n)]
+    }
+
+    fn correctness_cases(self, sms: usize) -> Vec<Case> {
+        let mut cases = Vec::new();
+        for (n, grid, block) in CORRECTNESS {
+            let shape = Elements { n };
+            cases.push(self.case(shape, self.launch(shape, block, Some(grid.blocks(sms)))));
+        }
+        cases
+    }
+
+    fn special_cases(self) -> Vec<Case> {
+        let mut cases = Vec::new();
+        for (n, grid, block, offset) in SPECIAL {
+            let shape = Elements { n };
+            cases.push(self.special(shape, self.launch(shape, block, Some(grid)), offset));
+        }
+        cases
+    }
+
+    fn timing_cases(self, sms: usize) -> Vec<Case> {
+        let shape = Elements { n: TIMING };
+        TIMING_LAUNCHES
+            .iter()
+            .map(|&(block, grid)| self.case(shape, self.launch(shape, block, Some(grid * sms))))
+            .collect()
+    }
+
+    fn work(self, Elements { n }: Elements) -> Work {
+        Work::of(4 * n, n)
+    }
+
+    /// Inputs in `[0, 1)`, so that the error bound is relative to the sum itself.
+    fn random_inputs(self, Elements { n }: Elements, rng: &mut fastrand::Rng) -> Inputs {
+        Inputs::plain(vec![uniform(rng, n, 0.0, 1.0)])
+    }
+
+    /// Element `i` belongs to block `(i mod grid·block) / block`.
+    fn plant_specials(
+        self,
+        Elements { n }: Elements,
+        launch: &Launch,
+        inputs: &mut Inputs,
+        _: &mut fastrand::Rng,
+    ) {
+        let block = launch.block.0 as usize;
+        plant_sum_specials(&mut inputs.floats[0], |unit| unit * block, block.min(n));
+    }
+
+    fn output_len(self, _: Elements, launch: &Launch) -> usize {
+        launch.grid.0 as usize
+    }
+
+    /// The recursive summation bound: each thread adds its grid-stride elements, then the tree
+    /// adds log2(block) levels.
+    fn expected(self, Elements { n }: Elements, launch: &Launch, inputs: &Inputs) -> Expected {
+        let f = &inputs.floats;
+        let (grid, block) = (launch.grid.0 as usize, launch.block.0 as usize);
+        let log2 = |x: usize| x.max(1).ilog2() as usize;
+        Expected {
+            values: kernels_reference::block_partial_sums(&f[0], grid, block),
+            tolerance: Tolerance::SumBound { terms: n.div_ceil(grid * block) + log2(block) + 1 },
+            magnitudes: Some(kernels_reference::block_partial_sums(&abs_all(&f[0]), grid, block)),
+        }
+    }
+}
