@@ -4,8 +4,18 @@
 
 use half::{bf16, f16};
 
-use super::Expected;
+use super::family::{Elements, Family, Gemm};
+use super::{Case, Expected};
 use crate::compare::Tolerance;
+
+/// Special values on element-wise inputs, `(n, offset)` in blocks of 128: one element, a size
+/// on the vectorised path and one misaligned for it.
+const SPECIAL_ELEMENTS: [(usize, usize); 3] = [(1, 0), (1000, 0), (1001, 1)];
+
+/// The special-value cases of a family of element-wise kernels ([`SPECIAL_ELEMENTS`]).
+pub(super) fn special_elements<F: Family<Shape = Elements>>(family: F) -> Vec<Case> {
+    family.specials_by_contract(SPECIAL_ELEMENTS.map(|(n, offset)| (Elements { n }, 128, None, offset)))
+}
 
 pub(super) fn uniform(rng: &mut fastrand::Rng, len: usize, low: f32, high: f32) -> Vec<f32> {
     (0..len).map(|_| low + (high - low) * rng.f32()).collect()
@@ -80,15 +90,17 @@ pub(super) fn abs_all(values: &[f32]) -> Vec<f32> {
 /// The product `A·B` (`m × k` by `k × n`) at `samples` elements of C (its four corners among
 /// them, the rest drawn from `rng`), summed in f64, as the indices into C and their
 /// [`Expected`] values and magnitudes under `tolerance`; `b_at(c, l)` is B's element at row `l`
-/// and column `c`. C must not be empty.
+/// and column `c`. `None` for an empty C.
 pub(super) fn sampled_product(
     a: &[f32],
     b_at: &dyn Fn(usize, usize) -> f32,
-    (m, n, k): (usize, usize, usize),
+    Gemm { m, n, k }: Gemm,
     tolerance: Tolerance,
-    samples: usize,
-    rng: &mut fastrand::Rng,
-) -> (Vec<usize>, Expected) {
+    (samples, rng): (usize, &mut fastrand::Rng),
+) -> Option<(Vec<usize>, Expected)> {
+    if m == 0 || n == 0 {
+        return None;
+    }
     let mut indices = vec![0, n - 1, (m - 1) * n, m * n - 1];
     while indices.len() < samples.max(4) {
         indices.push(rng.usize(0..m * n));
@@ -105,5 +117,5 @@ pub(super) fn sampled_product(
         values.push(sum as f32);
         magnitudes.push(magnitude as f32);
     }
-    (indices, Expected { values, tolerance, magnitudes: Some(magnitudes) })
+    Some((indices, Expected { values, tolerance, magnitudes: Some(magnitudes) }))
 }

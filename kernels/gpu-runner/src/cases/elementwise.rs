@@ -1,7 +1,9 @@
 //! The element-wise kernels, `vector_add`, `saxpy` and `silu_mul`: grid-stride loops over `n`
 //! elements, two inputs and one output (`saxpy` writes over `y`).
 
-use super::common::{sprinkle_specials, uniform};
+use fastrand::Rng;
+
+use super::common::{special_elements, sprinkle_specials, uniform};
 use super::family::{Elements, Family, Param};
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
 
@@ -13,37 +15,18 @@ pub enum Elementwise {
 }
 
 /// Correctness: empty, one element, sizes around the block of 256 and a large odd size, a block
-/// per 256 elements.
+/// per 256 elements; then a grid (3 blocks of 64) smaller than the work, `(n, block, grid)`.
 const CORRECTNESS: [usize; 6] = [0, 1, 255, 256, 257, 1_000_003];
-/// Correctness: a grid (3 blocks of 64) smaller than the work, `(n, block, grid)`.
 const CORRECTNESS_SHORT_GRID: (usize, u32, usize) = (100_000, 64, 3);
-/// Special values `(n, offset)`, blocks of 128: offset 1 misaligns every pointer.
-const SPECIAL: [(usize, usize); 3] = [(1, 0), (1000, 0), (1001, 1)];
-/// The timing shape: 2^26 floats, 256 MiB per array.
-const TIMING: usize = 1 << 26;
-/// Timing grids of 256-thread blocks, per multiprocessor (then a block per 256 elements).
+/// The timing shape, 2^26 floats (256 MiB per array), in blocks of 256, so many per
+/// multiprocessor (then a block per 256 elements); then fewer, larger blocks with the same
+/// threads per multiprocessor, `(block, blocks per multiprocessor)`.
+const TIMING: Elements = Elements { n: 1 << 26 };
 const TIMING_GRIDS_PER_SM: [usize; 3] = [4, 8, 16];
-/// Fewer, larger blocks: the same threads per multiprocessor, `(block, blocks per SM)`.
 const TIMING_LARGE_BLOCKS: [(u32, usize); 3] = [(512, 2), (1024, 1), (1024, 2)];
 
 impl Family for Elementwise {
     type Shape = Elements;
-
-    fn kernel(self) -> Kernel {
-        match self {
-            Elementwise::VectorAdd => Kernel::VectorAdd,
-            Elementwise::Saxpy => Kernel::Saxpy,
-            Elementwise::SiluMul => Kernel::SiluMul,
-        }
-    }
-
-    fn entry(self) -> &'static str {
-        match self {
-            Elementwise::VectorAdd => "vector_add",
-            Elementwise::Saxpy => "saxpy",
-            Elementwise::SiluMul => "silu_mul",
-        }
-    }
 
     fn roofline(self) -> Roofline {
         Roofline::Bandwidth { target: Some(0.96) }
@@ -74,36 +57,20 @@ impl Family for Elementwise {
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for n in CORRECTNESS {
-            let shape = Elements { n };
-            cases.push(self.case(shape, self.launch(shape, 256, None)));
-        }
         let (n, block, grid) = CORRECTNESS_SHORT_GRID;
-        let shape = Elements { n };
-        cases.push(self.case(shape, self.launch(shape, block, Some(grid))));
-        cases
+        let sizes = CORRECTNESS.map(|n| (Elements { n }, 256, None));
+        self.by_contract(sizes.into_iter().chain([(Elements { n }, block, Some(grid))]))
     }
 
     fn special_cases(self) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (n, offset) in SPECIAL {
-            let shape = Elements { n };
-            cases.push(self.special(shape, self.launch(shape, 128, None), offset));
-        }
-        cases
+        special_elements(self)
     }
 
     fn timing_cases(self, sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        let shape = Elements { n: TIMING };
-        for grid in TIMING_GRIDS_PER_SM.iter().map(|k| Some(k * sms)).chain([None]) {
-            cases.push(self.case(shape, self.launch(shape, 256, grid)));
-        }
-        for (block, per_sm) in TIMING_LARGE_BLOCKS {
-            cases.push(self.case(shape, self.launch(shape, block, Some(per_sm * sms))));
-        }
-        cases
+        let grids = TIMING_GRIDS_PER_SM.iter().map(|k| Some(k * sms)).chain([None]);
+        let large_blocks =
+            TIMING_LARGE_BLOCKS.iter().map(|&(block, per_sm)| (TIMING, block, Some(per_sm * sms)));
+        self.by_contract(grids.map(|grid| (TIMING, 256, grid)).chain(large_blocks))
     }
 
     fn work(self, Elements { n }: Elements) -> Work {
@@ -115,7 +82,7 @@ impl Family for Elementwise {
         Work::of(3 * 4 * n, flops)
     }
 
-    fn random_inputs(self, Elements { n }: Elements, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(self, Elements { n }: Elements, rng: &mut Rng) -> Inputs {
         match self {
             Elementwise::VectorAdd => {
                 Inputs::plain(vec![uniform(rng, n, -4.0, 4.0), uniform(rng, n, -4.0, 4.0)])
@@ -131,7 +98,8 @@ impl Family for Elementwise {
         }
     }
 
-    fn plant_specials(self, _: Elements, _: &Launch, inputs: &mut Inputs, rng: &mut fastrand::Rng) {
+    /// About a third of each input's elements.
+    fn plant_specials(self, _: Elements, _: &Launch, inputs: &mut Inputs, rng: &mut Rng) {
         inputs.floats.iter_mut().for_each(|values| sprinkle_specials(values, rng));
     }
 
@@ -151,6 +119,14 @@ impl Family for Elementwise {
             Elementwise::VectorAdd => Expected::exact(reference::vector_add(&f[0], &f[1])),
             Elementwise::Saxpy => Expected::exact(reference::saxpy(inputs.scalar, &f[0], &f[1])),
             Elementwise::SiluMul => Expected::relative(reference::silu_mul(&f[0], &f[1]), 2e-6),
+        }
+    }
+
+    fn identity(self) -> (Kernel, &'static str) {
+        match self {
+            Elementwise::VectorAdd => (Kernel::VectorAdd, "vector_add"),
+            Elementwise::Saxpy => (Kernel::Saxpy, "saxpy"),
+            Elementwise::SiluMul => (Kernel::SiluMul, "silu_mul"),
         }
     }
 }

@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+use fastrand::Rng;
+
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Shape, Values, Work};
 
 /// `n` elements (element-wise kernels, the block reduction, the shared-memory helpers).
@@ -46,6 +48,9 @@ pub struct Batched {
     pub rows: usize,
     pub cols: usize,
 }
+
+/// The reference at sampled elements of a GEMM's C: the indices into C and their [`Expected`].
+pub type Sampled = Option<(Vec<usize>, Expected)>;
 
 /// A family's kind of shape: one variant of [`Shape`], typed.
 pub trait FamilyShape: Copy + fmt::Debug + Into<Shape> {
@@ -133,11 +138,19 @@ pub trait Family: Copy + fmt::Debug + Send + Sync + 'static {
     /// The one kind of problem the family's kernels take.
     type Shape: FamilyShape;
 
-    /// The kernel of the runner's list this one is.
-    fn kernel(self) -> Kernel;
+    /// The kernel of the runner's list this one is, and its entry's name in the PTX (the
+    /// kernels are `#[no_mangle]`).
+    fn identity(self) -> (Kernel, &'static str);
 
-    /// The entry's name in the PTX (the kernels are `#[no_mangle]`).
-    fn entry(self) -> &'static str;
+    /// The kernel of the runner's list this one is.
+    fn kernel(self) -> Kernel {
+        self.identity().0
+    }
+
+    /// The entry's name in the PTX.
+    fn entry(self) -> &'static str {
+        self.identity().1
+    }
 
     /// Every PTX entry the kernel's cases launch.
     fn entries(self) -> Vec<&'static str> {
@@ -218,16 +231,10 @@ pub trait Family: Copy + fmt::Debug + Send + Sync + 'static {
     fn work(self, shape: Self::Shape) -> Work;
 
     /// Random inputs for `shape`, in the kernel's argument order.
-    fn random_inputs(self, shape: Self::Shape, rng: &mut fastrand::Rng) -> Inputs;
+    fn random_inputs(self, shape: Self::Shape, rng: &mut Rng) -> Inputs;
 
     /// Plants the special values of a case of `shape` launched as `launch` into `inputs`.
-    fn plant_specials(
-        self,
-        shape: Self::Shape,
-        launch: &Launch,
-        inputs: &mut Inputs,
-        rng: &mut fastrand::Rng,
-    );
+    fn plant_specials(self, shape: Self::Shape, launch: &Launch, inputs: &mut Inputs, rng: &mut Rng);
 
     /// The number of output elements a case writes.
     fn output_len(self, shape: Self::Shape, launch: &Launch) -> usize;
@@ -241,8 +248,8 @@ pub trait Family: Copy + fmt::Debug + Send + Sync + 'static {
         _shape: Self::Shape,
         _inputs: &Inputs,
         _samples: usize,
-        _rng: &mut fastrand::Rng,
-    ) -> Option<(Vec<usize>, Expected)> {
+        _rng: &mut Rng,
+    ) -> Sampled {
         None
     }
 
@@ -264,6 +271,24 @@ pub trait Family: Copy + fmt::Debug + Send + Sync + 'static {
     /// A special-value case of this kernel, its buffers moved by `offset` elements.
     fn special(self, shape: Self::Shape, launch: Launch, offset: usize) -> Case {
         Case { kernel: self.kernel(), shape: shape.into(), launch, values: Values::Special, offset }
+    }
+
+    /// Ordinary cases launched by the contract, `(shape, block, grid)` each.
+    fn by_contract(self, plans: impl IntoIterator<Item = (Self::Shape, u32, Option<usize>)>) -> Vec<Case> {
+        plans
+            .into_iter()
+            .map(|(shape, block, grid)| self.case(shape, self.launch(shape, block, grid)))
+            .collect()
+    }
+
+    /// Special-value cases launched by the contract, `(shape, block, grid, offset)` each.
+    fn specials_by_contract(
+        self,
+        plans: impl IntoIterator<Item = (Self::Shape, u32, Option<usize>, usize)>,
+    ) -> Vec<Case> {
+        let special =
+            |(shape, block, grid, offset)| self.special(shape, self.launch(shape, block, grid), offset);
+        plans.into_iter().map(special).collect()
     }
 }
 
@@ -290,17 +315,11 @@ pub(super) trait Catalogued: Sync {
     fn decode_cases(&self) -> Vec<Case>;
     fn chained_cases(&self) -> Vec<Case>;
     fn work(&self, shape: Shape) -> Work;
-    fn random_inputs(&self, shape: Shape, rng: &mut fastrand::Rng) -> Inputs;
-    fn plant_specials(&self, case: &Case, inputs: &mut Inputs, rng: &mut fastrand::Rng);
+    fn random_inputs(&self, shape: Shape, rng: &mut Rng) -> Inputs;
+    fn plant_specials(&self, case: &Case, inputs: &mut Inputs, rng: &mut Rng);
     fn output_len(&self, case: &Case) -> usize;
     fn expected(&self, case: &Case, inputs: &Inputs) -> Expected;
-    fn sampled_expected(
-        &self,
-        case: &Case,
-        inputs: &Inputs,
-        samples: usize,
-        rng: &mut fastrand::Rng,
-    ) -> Option<(Vec<usize>, Expected)>;
+    fn sampled_expected(&self, case: &Case, inputs: &Inputs, samples: usize, rng: &mut Rng) -> Sampled;
     fn has_peer(&self) -> bool;
     fn peer_dims(&self, dims: &[usize]) -> Vec<usize>;
 }
@@ -370,10 +389,10 @@ impl<F: Family> Catalogued for F {
     fn work(&self, shape: Shape) -> Work {
         Family::work(*self, typed(*self, shape))
     }
-    fn random_inputs(&self, shape: Shape, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(&self, shape: Shape, rng: &mut Rng) -> Inputs {
         Family::random_inputs(*self, typed(*self, shape), rng)
     }
-    fn plant_specials(&self, case: &Case, inputs: &mut Inputs, rng: &mut fastrand::Rng) {
+    fn plant_specials(&self, case: &Case, inputs: &mut Inputs, rng: &mut Rng) {
         Family::plant_specials(*self, typed(*self, case.shape), &case.launch, inputs, rng)
     }
     fn output_len(&self, case: &Case) -> usize {
@@ -382,13 +401,7 @@ impl<F: Family> Catalogued for F {
     fn expected(&self, case: &Case, inputs: &Inputs) -> Expected {
         Family::expected(*self, typed(*self, case.shape), &case.launch, inputs)
     }
-    fn sampled_expected(
-        &self,
-        case: &Case,
-        inputs: &Inputs,
-        samples: usize,
-        rng: &mut fastrand::Rng,
-    ) -> Option<(Vec<usize>, Expected)> {
+    fn sampled_expected(&self, case: &Case, inputs: &Inputs, samples: usize, rng: &mut Rng) -> Sampled {
         Family::sampled_expected(*self, F::Shape::of(case.shape)?, inputs, samples, rng)
     }
     fn has_peer(&self) -> bool {

@@ -5,8 +5,10 @@
 
 use half::bf16;
 
+use fastrand::Rng;
+
 use super::common::{abs_all, sampled_product, uniform, uniform_bf16};
-use super::family::{Family, Gemm, Param, WgmmaEpilogue};
+use super::family::{Family, Gemm, Param, Sampled, WgmmaEpilogue};
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
 use crate::compare::Tolerance;
 use crate::gemm_wgmma::{self, GemmShape};
@@ -101,24 +103,6 @@ impl GemmBf16Wgmma {
 impl Family for GemmBf16Wgmma {
     type Shape = Gemm;
 
-    fn kernel(self) -> Kernel {
-        match self {
-            GemmBf16Wgmma::Plain => Kernel::GemmBf16Wgmma,
-            GemmBf16Wgmma::Bias => Kernel::GemmBf16WgmmaBias,
-            GemmBf16Wgmma::Bf16 => Kernel::GemmBf16WgmmaBf16,
-            GemmBf16Wgmma::BiasBf16 => Kernel::GemmBf16WgmmaBiasBf16,
-        }
-    }
-
-    fn entry(self) -> &'static str {
-        match self {
-            GemmBf16Wgmma::Plain => "gemm_bf16_wgmma",
-            GemmBf16Wgmma::Bias => "gemm_bf16_wgmma_bias",
-            GemmBf16Wgmma::Bf16 => "gemm_bf16_wgmma_bf16",
-            GemmBf16Wgmma::BiasBf16 => "gemm_bf16_wgmma_bias_bf16",
-        }
-    }
-
     /// Compute-bound: FLOP/s, judged against the peer only.
     fn roofline(self) -> Roofline {
         Roofline::Arithmetic
@@ -165,21 +149,14 @@ impl Family for GemmBf16Wgmma {
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (m, n, k) in CORRECTNESS.into_iter().chain(CORRECTNESS_EDGES) {
-            let shape = Gemm { m, n, k };
-            cases.push(self.case(shape, self.launch(shape, gemm_wgmma::BLOCK_THREADS, None)));
-        }
-        cases
+        let shapes = CORRECTNESS.into_iter().chain(CORRECTNESS_EDGES);
+        self.by_contract(shapes.map(|(m, n, k)| (Gemm { m, n, k }, gemm_wgmma::BLOCK_THREADS, None)))
     }
 
     fn special_cases(self) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (m, n, k) in SPECIAL {
-            let shape = Gemm { m, n, k };
-            cases.push(self.special(shape, self.launch(shape, gemm_wgmma::BLOCK_THREADS, None), 0));
-        }
-        cases
+        self.specials_by_contract(
+            SPECIAL.map(|(m, n, k)| (Gemm { m, n, k }, gemm_wgmma::BLOCK_THREADS, None, 0)),
+        )
     }
 
     fn timing_cases(self, _sms: usize) -> Vec<Case> {
@@ -190,12 +167,9 @@ impl Family for GemmBf16Wgmma {
             }
             _ => TIMING_EPILOGUES.to_vec(),
         };
-        let mut cases = Vec::new();
-        for (m, n, k) in shapes {
-            let shape = Gemm { m, n, k };
-            cases.push(self.case(shape, self.launch(shape, gemm_wgmma::BLOCK_THREADS, None)));
-        }
-        cases
+        self.by_contract(
+            shapes.into_iter().map(|(m, n, k)| (Gemm { m, n, k }, gemm_wgmma::BLOCK_THREADS, None)),
+        )
     }
 
     /// bf16 A and B; C f32 or bf16; the bias n floats.
@@ -208,7 +182,7 @@ impl Family for GemmBf16Wgmma {
 
     /// A (m × k) and the K-major B (n × k), bf16 values held as the f32 they widen to exactly;
     /// the runner uploads their bf16 bits.
-    fn random_inputs(self, Gemm { m, n, k }: Gemm, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(self, Gemm { m, n, k }: Gemm, rng: &mut Rng) -> Inputs {
         let mut floats = vec![uniform_bf16(rng, m * k, -1.0, 1.0), uniform_bf16(rng, n * k, -1.0, 1.0)];
         if self.epilogue().bias {
             floats.push(uniform(rng, n, -1.0, 1.0));
@@ -216,13 +190,7 @@ impl Family for GemmBf16Wgmma {
         Inputs::plain(floats)
     }
 
-    fn plant_specials(
-        self,
-        Gemm { m, n, k }: Gemm,
-        _: &Launch,
-        inputs: &mut Inputs,
-        rng: &mut fastrand::Rng,
-    ) {
+    fn plant_specials(self, Gemm { m, n, k }: Gemm, _: &Launch, inputs: &mut Inputs, rng: &mut Rng) {
         let (a, rest) = inputs.floats.split_at_mut(1);
         let (b, bias) = rest.split_at_mut(1);
         let bias = bias.first_mut().map(Vec::as_mut_slice);
@@ -247,26 +215,26 @@ impl Family for GemmBf16Wgmma {
     }
 
     /// B is K-major: element (r, c) is the dot product of A's row r and B's row c.
-    fn sampled_expected(
-        self,
-        Gemm { m, n, k }: Gemm,
-        inputs: &Inputs,
-        samples: usize,
-        rng: &mut fastrand::Rng,
-    ) -> Option<(Vec<usize>, Expected)> {
-        if m == 0 || n == 0 {
-            return None;
-        }
-        let f = &inputs.floats;
+    fn sampled_expected(self, shape: Gemm, inputs: &Inputs, samples: usize, rng: &mut Rng) -> Sampled {
+        let (f, n, k) = (&inputs.floats, shape.n, shape.k);
         let b_at = |c: usize, l: usize| f[1][c * k + l];
         let (indices, mut expected) =
-            sampled_product(&f[0], &b_at, (m, n, k), self.tolerance(k), samples, rng);
+            sampled_product(&f[0], &b_at, shape, self.tolerance(k), (samples, rng))?;
         if let Some(bias) = f.get(2).filter(|_| self.epilogue().bias) {
             // The samples as one row of C whose columns are their own: each gets its column's bias.
             let at_samples: Vec<f32> = indices.iter().map(|&i| bias[i % n]).collect();
             self.apply_epilogue(k, Some(&at_samples), at_samples.len(), &mut expected);
         }
         Some((indices, expected))
+    }
+
+    fn identity(self) -> (Kernel, &'static str) {
+        match self {
+            GemmBf16Wgmma::Plain => (Kernel::GemmBf16Wgmma, "gemm_bf16_wgmma"),
+            GemmBf16Wgmma::Bias => (Kernel::GemmBf16WgmmaBias, "gemm_bf16_wgmma_bias"),
+            GemmBf16Wgmma::Bf16 => (Kernel::GemmBf16WgmmaBf16, "gemm_bf16_wgmma_bf16"),
+            GemmBf16Wgmma::BiasBf16 => (Kernel::GemmBf16WgmmaBiasBf16, "gemm_bf16_wgmma_bias_bf16"),
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! `gemm_tiled`: `C = A·B` in f32 through 16×16 shared-memory tiles, a block per tile of C.
 
+use fastrand::Rng;
+
 use super::common::{abs_all, sampled_product, subnormal, uniform};
-use super::family::{Family, Gemm, Param};
+use super::family::{Family, Gemm, Param, Sampled};
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
 use crate::compare::Tolerance;
 
@@ -20,14 +22,6 @@ const TIMING: Gemm = Gemm { m: 4096, n: 4096, k: 4096 };
 
 impl Family for GemmTiled {
     type Shape = Gemm;
-
-    fn kernel(self) -> Kernel {
-        Kernel::GemmTiled
-    }
-
-    fn entry(self) -> &'static str {
-        "gemm_tiled"
-    }
 
     /// Compute-bound: FLOP/s, judged against the peer only.
     fn roofline(self) -> Roofline {
@@ -48,31 +42,20 @@ impl Family for GemmTiled {
 
     /// `m*k`, `k*n` and `m*n` floats.
     fn params(self, Gemm { m, n, k }: Gemm) -> Vec<Param> {
-        vec![
-            Param::Input(0),
-            Param::Input(1),
-            Param::Output,
-            Param::Count(m),
-            Param::Count(n),
-            Param::Count(k),
-        ]
+        use Param::{Count, Input, Output};
+        vec![Input(0), Input(1), Output, Count(m), Count(n), Count(k)]
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (m, n, k) in CORRECTNESS {
-            let shape = Gemm { m, n, k };
-            cases.push(self.case(shape, self.launch(shape, 256, None)));
-        }
-        cases
+        self.by_contract(CORRECTNESS.map(|(m, n, k)| (Gemm { m, n, k }, 256, None)))
     }
 
     fn special_cases(self) -> Vec<Case> {
-        vec![self.special(SPECIAL, self.launch(SPECIAL, 256, None), 0)]
+        self.specials_by_contract([(SPECIAL, 256, None, 0)])
     }
 
     fn timing_cases(self, _sms: usize) -> Vec<Case> {
-        vec![self.case(TIMING, self.launch(TIMING, 256, None))]
+        self.by_contract([(TIMING, 256, None)])
     }
 
     fn work(self, Gemm { m, n, k }: Gemm) -> Work {
@@ -80,19 +63,13 @@ impl Family for GemmTiled {
         Work { bytes: f * (m * k + k * n + m * n) as u64, flops: 2 * (m * n * k) as u64 }
     }
 
-    fn random_inputs(self, Gemm { m, n, k }: Gemm, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(self, Gemm { m, n, k }: Gemm, rng: &mut Rng) -> Inputs {
         Inputs::plain(vec![uniform(rng, m * k, -1.0, 1.0), uniform(rng, k * n, -1.0, 1.0)])
     }
 
     /// Row 0 of `a` holds a NaN, row 1 an infinity met by a zero in column 0 of `b` (inf · 0 =
     /// NaN there, ±inf elsewhere), row 2 subnormals only.
-    fn plant_specials(
-        self,
-        Gemm { m, n, k }: Gemm,
-        _: &Launch,
-        inputs: &mut Inputs,
-        rng: &mut fastrand::Rng,
-    ) {
+    fn plant_specials(self, Gemm { m, n, k }: Gemm, _: &Launch, inputs: &mut Inputs, rng: &mut Rng) {
         let (a, b) = inputs.floats.split_at_mut(1);
         let (a, b) = (&mut a[0], &mut b[0]);
         if m >= 3 && k >= 2 && n >= 1 {
@@ -118,18 +95,13 @@ impl Family for GemmTiled {
     }
 
     /// B is `k × n`: element (r, c) is the dot product of A's row r and B's column c.
-    fn sampled_expected(
-        self,
-        Gemm { m, n, k }: Gemm,
-        inputs: &Inputs,
-        samples: usize,
-        rng: &mut fastrand::Rng,
-    ) -> Option<(Vec<usize>, Expected)> {
-        if m == 0 || n == 0 {
-            return None;
-        }
-        let f = &inputs.floats;
-        let tolerance = Tolerance::SumBound { terms: k + 1 };
-        Some(sampled_product(&f[0], &|c, l| f[1][l * n + c], (m, n, k), tolerance, samples, rng))
+    fn sampled_expected(self, shape: Gemm, inputs: &Inputs, samples: usize, rng: &mut Rng) -> Sampled {
+        let (f, n) = (&inputs.floats, shape.n);
+        let tolerance = Tolerance::SumBound { terms: shape.k + 1 };
+        sampled_product(&f[0], &|c, l| f[1][l * n + c], shape, tolerance, (samples, rng))
+    }
+
+    fn identity(self) -> (Kernel, &'static str) {
+        (Kernel::GemmTiled, "gemm_tiled")
     }
 }

@@ -1,6 +1,8 @@
 //! `gemv_f16`: `y = W·x` with f16 weights and f32 accumulation, a block per row of `W` and a
 //! block reduction. Its special weights are shared with `gemv_f16_batched`.
 
+use fastrand::Rng;
+
 use super::common::{abs_all, subnormal, uniform, uniform_halves};
 use super::family::{Family, Grid, Matrix, Param};
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
@@ -13,14 +15,10 @@ pub enum Gemv {
 
 /// Correctness `(rows, cols, grid)`, blocks of 256: sizes off the 16-byte chunk, rows longer
 /// than a block, a grid smaller than the rows.
+#[rustfmt::skip]
 const CORRECTNESS: [(usize, usize, Option<usize>); 7] = [
-    (0, 8, None),
-    (1, 1, None),
-    (5, 13, None),
-    (33, 4096, None),
-    (100, 1000, None),
-    (17, 1001, None),
-    (1000, 4104, Some(7)),
+    (0, 8, None), (1, 1, None), (5, 13, None), (33, 4096, None),
+    (100, 1000, None), (17, 1001, None), (1000, 4104, Some(7)),
 ];
 /// Special values on 14 rows (twice the 7 special rows), `(cols, offset)`, blocks of 128.
 const SPECIAL_ROWS: usize = 14;
@@ -36,18 +34,6 @@ const TIMING_GRIDS: [Grid; 2] = [Grid::PerSm(8), Grid::PerSm(16)];
 impl Family for Gemv {
     type Shape = Matrix;
 
-    fn kernel(self) -> Kernel {
-        Kernel::GemvF16
-    }
-
-    fn entry(self) -> &'static str {
-        "gemv_f16"
-    }
-
-    fn roofline(self) -> Roofline {
-        Roofline::Bandwidth { target: Some(0.88) }
-    }
-
     /// A block per row; 128 bytes for the block reduction.
     fn launch(self, Matrix { rows, .. }: Matrix, block: u32, grid: Option<usize>) -> Launch {
         Launch::linear(grid.unwrap_or(rows), block, 128)
@@ -59,42 +45,33 @@ impl Family for Gemv {
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (rows, cols, grid) in CORRECTNESS {
-            let shape = Matrix { rows, cols };
-            cases.push(self.case(shape, self.launch(shape, 256, grid)));
-        }
-        cases
+        self.by_contract(CORRECTNESS.map(|(rows, cols, grid)| (Matrix { rows, cols }, 256, grid)))
     }
 
     fn special_cases(self) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (cols, offset) in SPECIAL {
-            let shape = Matrix { rows: SPECIAL_ROWS, cols };
-            cases.push(self.special(shape, self.launch(shape, 128, None), offset));
-        }
-        cases
+        let special = |(cols, offset)| (Matrix { rows: SPECIAL_ROWS, cols }, 128, None, offset);
+        self.specials_by_contract(SPECIAL.map(special))
     }
 
     fn timing_cases(self, sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (rows, cols) in TIMING {
+        let launches = TIMING.into_iter().flat_map(|(rows, cols)| {
             let shape = Matrix { rows, cols };
-            for block in TIMING_BLOCKS {
-                cases.push(self.case(shape, self.launch(shape, block, None)));
-            }
-            for grid in TIMING_GRIDS {
-                cases.push(self.case(shape, self.launch(shape, 128, Some(grid.blocks(sms)))));
-            }
-        }
-        cases
+            let blocks = TIMING_BLOCKS.map(|block| (shape, block, None));
+            blocks.into_iter().chain(TIMING_GRIDS.map(|grid| (shape, 128, Some(grid.blocks(sms)))))
+        });
+        self.by_contract(launches)
+    }
+
+    /// The target for GEMV.
+    fn roofline(self) -> Roofline {
+        Roofline::Bandwidth { target: Some(0.88) }
     }
 
     fn work(self, Matrix { rows, cols }: Matrix) -> Work {
         Work::of(2 * rows * cols + 4 * cols + 4 * rows, 2 * rows * cols)
     }
 
-    fn random_inputs(self, Matrix { rows, cols }: Matrix, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(self, Matrix { rows, cols }: Matrix, rng: &mut Rng) -> Inputs {
         Inputs {
             floats: vec![uniform(rng, cols, -1.0, 1.0)],
             halves: Some(uniform_halves(rng, rows * cols)),
@@ -102,13 +79,7 @@ impl Family for Gemv {
         }
     }
 
-    fn plant_specials(
-        self,
-        Matrix { rows, cols }: Matrix,
-        _: &Launch,
-        inputs: &mut Inputs,
-        rng: &mut fastrand::Rng,
-    ) {
+    fn plant_specials(self, Matrix { rows, cols }: Matrix, _: &Launch, inputs: &mut Inputs, rng: &mut Rng) {
         let weights = inputs.halves.as_mut().expect("gemv_f16 has half weights");
         plant_gemv_specials(weights, &mut inputs.floats[0], rows, cols, rng);
     }
@@ -127,6 +98,10 @@ impl Family for Gemv {
             tolerance: gemv_tolerance(cols, block),
             magnitudes: Some(kernels_reference::gemv_f16(&abs_halves(weights), &abs_all(x), rows, cols)),
         }
+    }
+
+    fn identity(self) -> (Kernel, &'static str) {
+        (Kernel::GemvF16, "gemv_f16")
     }
 }
 
@@ -148,7 +123,7 @@ pub(super) fn plant_gemv_specials(
     x: &mut [f32],
     rows: usize,
     cols: usize,
-    rng: &mut fastrand::Rng,
+    rng: &mut Rng,
 ) {
     const POSITIVE_INFINITY: u16 = 0x7c00;
     const NEGATIVE_INFINITY: u16 = 0xfc00;

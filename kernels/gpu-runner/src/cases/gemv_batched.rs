@@ -3,6 +3,8 @@
 //! warp per group of 8 weight rows, and the `_split` entries whose warps split each group's
 //! columns for wide matrices (`kernels/src/gemv.rs`).
 
+use fastrand::Rng;
+
 use super::common::{abs_all, uniform, uniform_halves};
 use super::family::{Batched, Family, Param};
 use super::gemv::{TIMING as GEMV_TIMING, abs_halves, gemv_tolerance, plant_gemv_specials};
@@ -37,36 +39,20 @@ pub const GEMV_BATCHED_SPLIT_ENTRIES: [(usize, &str); 3] =
 /// width (1, 2, 4, 8, 16), full and partly used, on the 16-byte and the one-weight path, with
 /// rows that leave a group partly filled; 17 (two passes of the widest entry's 16); a grid
 /// smaller than the groups.
+#[rustfmt::skip]
 const CORRECTNESS: [(usize, usize, usize, Option<usize>); 16] = [
-    (0, 5, 8, None),
-    (1, 1, 1, None),
-    (1, 5, 13, None),
-    (1, 9, 4096, None),
-    (2, 5, 13, None),
-    (2, 9, 4096, None),
-    (4, 6, 999, None),
-    (3, 33, 4096, None),
-    (5, 17, 1000, None),
-    (8, 20, 999, None),
-    (12, 13, 4104, None),
-    (16, 17, 1001, None),
-    (16, 7, 4096, None),
-    (17, 9, 4096, None),
-    (4, 1000, 4104, Some(7)),
-    (16, 1000, 4096, Some(3)),
+    (0, 5, 8, None), (1, 1, 1, None), (1, 5, 13, None), (1, 9, 4096, None),
+    (2, 5, 13, None), (2, 9, 4096, None), (4, 6, 999, None), (3, 33, 4096, None),
+    (5, 17, 1000, None), (8, 20, 999, None), (12, 13, 4104, None), (16, 17, 1001, None),
+    (16, 7, 4096, None), (17, 9, 4096, None), (4, 1000, 4104, Some(7)), (16, 1000, 4096, Some(3)),
 ];
 /// Correctness of the split entries `(batch, rows, cols, block, grid)`: each width full and
 /// partly used, both paths, one warp (no shared memory), two to eight, a grid smaller than the
 /// groups, a batch in passes.
+#[rustfmt::skip]
 const CORRECTNESS_SPLIT: [(usize, usize, usize, u32, Option<usize>); 8] = [
-    (1, 9, 4096, 128, None),
-    (1, 5, 13, 64, None),
-    (2, 17, 1001, 256, None),
-    (2, 9, 4096, 32, None),
-    (3, 33, 4104, 128, None),
-    (4, 6, 999, 64, None),
-    (4, 1000, 4096, 256, Some(7)),
-    (7, 20, 4096, 128, None),
+    (1, 9, 4096, 128, None), (1, 5, 13, 64, None), (2, 17, 1001, 256, None), (2, 9, 4096, 32, None),
+    (3, 33, 4104, 128, None), (4, 6, 999, 64, None), (4, 1000, 4096, 256, Some(7)), (7, 20, 4096, 128, None),
 ];
 /// Special values on 4 activation rows of 14 weight rows, `(cols, offset)`, blocks of 128, on
 /// a warp per group and split.
@@ -134,14 +120,6 @@ pub fn gemv_batched_split_launch(
 impl Family for GemvBatched {
     type Shape = Batched;
 
-    fn kernel(self) -> Kernel {
-        Kernel::GemvF16Batched
-    }
-
-    fn entry(self) -> &'static str {
-        "gemv_f16_batched"
-    }
-
     /// Every width's entry and every split entry.
     fn entries(self) -> Vec<&'static str> {
         GEMV_BATCHED_WIDTHS
@@ -170,22 +148,14 @@ impl Family for GemvBatched {
 
     /// `rows * cols` halves, `batch * cols` floats in, `batch * rows` out.
     fn params(self, Batched { batch, rows, cols }: Batched) -> Vec<Param> {
-        vec![
-            Param::Halves,
-            Param::Input(0),
-            Param::Output,
-            Param::Count(rows),
-            Param::Count(cols),
-            Param::Count(batch),
-        ]
+        use Param::{Count, Halves, Input, Output};
+        vec![Halves, Input(0), Output, Count(rows), Count(cols), Count(batch)]
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (batch, rows, cols, grid) in CORRECTNESS {
-            let shape = Batched { batch, rows, cols };
-            cases.push(self.case(shape, self.launch(shape, 256, grid)));
-        }
+        let mut cases = self.by_contract(
+            CORRECTNESS.map(|(batch, rows, cols, grid)| (Batched { batch, rows, cols }, 256, grid)),
+        );
         for (batch, rows, cols, block, grid) in CORRECTNESS_SPLIT {
             let shape = Batched { batch, rows, cols };
             cases.push(self.case(shape, gemv_batched_split_launch(shape, block, grid)));
@@ -224,7 +194,7 @@ impl Family for GemvBatched {
         Work::of(2 * rows * cols + 4 * batch * cols + 4 * batch * rows, 2 * batch * rows * cols)
     }
 
-    fn random_inputs(self, Batched { batch, rows, cols }: Batched, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(self, Batched { batch, rows, cols }: Batched, rng: &mut Rng) -> Inputs {
         Inputs {
             floats: vec![uniform(rng, batch * cols, -1.0, 1.0)],
             halves: Some(uniform_halves(rng, rows * cols)),
@@ -239,7 +209,7 @@ impl Family for GemvBatched {
         Batched { batch, rows, cols }: Batched,
         _: &Launch,
         inputs: &mut Inputs,
-        rng: &mut fastrand::Rng,
+        rng: &mut Rng,
     ) {
         let f = &mut inputs.floats;
         let weights = inputs.halves.as_mut().expect("gemv_f16_batched has half weights");
@@ -267,5 +237,9 @@ impl Family for GemvBatched {
             tolerance: gemv_tolerance(cols, block),
             magnitudes: Some(reference(&abs_halves(weights), &abs_all(x))),
         }
+    }
+
+    fn identity(self) -> (Kernel, &'static str) {
+        (Kernel::GemvF16Batched, "gemv_f16_batched")
     }
 }

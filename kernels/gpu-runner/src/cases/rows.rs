@@ -3,6 +3,8 @@
 //! (`rms_norm` then launches its held-weight entry where its registers fit); the decode shapes
 //! (few long rows) and the chained cases (programmatic dependent launch) are theirs.
 
+use fastrand::Rng;
+
 use super::common::{subnormal, uniform};
 use super::family::{Family, Matrix, Param};
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
@@ -62,29 +64,20 @@ pub const RMS_NORM_HELD_WEIGHT_MAX_BLOCK: u32 = 512;
 
 /// Correctness, a block per row, `(rows, cols, block, grid)`: sizes off the block size, rows
 /// longer than a block, a grid smaller than the rows.
+#[rustfmt::skip]
 const CORRECTNESS: [(usize, usize, u32, Option<usize>); 7] = [
-    (0, 64, 32, None),
-    (1, 1, 32, None),
-    (3, 100, 64, None),
-    (7, 4099, 256, None),
-    (64, 33, 32, None),
-    (5, 2048, 1024, None),
-    (300, 128, 128, Some(16)),
+    (0, 64, 32, None), (1, 1, 32, None), (3, 100, 64, None), (7, 4099, 256, None),
+    (64, 33, 32, None), (5, 2048, 1024, None), (300, 128, 128, Some(16)),
 ];
 /// Correctness, rows split across clusters, `(rows, cols, block, cluster, clusters)`: segments
 /// on the one-read path, on the two-read path (longer than 16 floats per thread), of mixed
 /// paths (`cols` not a multiple of 4), empty segments (fewer columns than blocks), clusters
 /// striding over rows.
+#[rustfmt::skip]
 const CORRECTNESS_CLUSTERS: [(usize, usize, u32, u32, Option<usize>); 9] = [
-    (1, 1, 32, 2, None),
-    (2, 5, 32, 8, None),
-    (3, 100, 64, 2, None),
-    (7, 4099, 256, 4, None),
-    (5, 32768, 256, 8, None),
-    (4, 32768, 128, 4, None),
-    (3, 32768, 128, 16, None),
-    (2, 100, 32, 16, None),
-    (64, 2048, 128, 2, Some(8)),
+    (1, 1, 32, 2, None), (2, 5, 32, 8, None), (3, 100, 64, 2, None),
+    (7, 4099, 256, 4, None), (5, 32768, 256, 8, None), (4, 32768, 128, 4, None),
+    (3, 32768, 128, 16, None), (2, 100, 32, 16, None), (64, 2048, 128, 2, Some(8)),
 ];
 /// Special values, one row per [`ROW_PATTERNS`] entry, `(cols, block, offset)`: the one-read
 /// paths (vectorised, scalar when misaligned), the two-pass path (rows longer than 16 floats
@@ -142,20 +135,6 @@ impl Rows {
 impl Family for Rows {
     type Shape = Matrix;
 
-    fn kernel(self) -> Kernel {
-        match self {
-            Rows::RmsNorm => Kernel::RmsNorm,
-            Rows::SoftmaxRows => Kernel::SoftmaxRows,
-        }
-    }
-
-    fn entry(self) -> &'static str {
-        match self {
-            Rows::RmsNorm => "rms_norm",
-            Rows::SoftmaxRows => "softmax_rows",
-        }
-    }
-
     /// `rms_norm` also launches its held-weight entry.
     fn entries(self) -> Vec<&'static str> {
         match self {
@@ -203,25 +182,16 @@ impl Family for Rows {
 
     /// `rows * cols` floats in and out, `cols` weights for `rms_norm` (and its `eps`).
     fn params(self, Matrix { rows, cols }: Matrix) -> Vec<Param> {
+        use Param::{Count, Input, Output, Scalar};
         match self {
-            Rows::RmsNorm => vec![
-                Param::Input(0),
-                Param::Input(1),
-                Param::Output,
-                Param::Count(rows),
-                Param::Count(cols),
-                Param::Scalar,
-            ],
-            Rows::SoftmaxRows => vec![Param::Input(0), Param::Output, Param::Count(rows), Param::Count(cols)],
+            Rows::RmsNorm => vec![Input(0), Input(1), Output, Count(rows), Count(cols), Scalar],
+            Rows::SoftmaxRows => vec![Input(0), Output, Count(rows), Count(cols)],
         }
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (rows, cols, block, grid) in CORRECTNESS {
-            let shape = Matrix { rows, cols };
-            cases.push(self.case(shape, self.launch(shape, block, grid)));
-        }
+        let per_row = CORRECTNESS.map(|(rows, cols, block, grid)| (Matrix { rows, cols }, block, grid));
+        let mut cases = self.by_contract(per_row);
         for (rows, cols, block, cluster, clusters) in CORRECTNESS_CLUSTERS {
             let shape = Matrix { rows, cols };
             cases.push(self.case(shape, self.cluster_launch(shape, block, cluster, clusters)));
@@ -231,11 +201,8 @@ impl Family for Rows {
 
     fn special_cases(self) -> Vec<Case> {
         let rows = ROW_PATTERNS.len();
-        let mut cases = Vec::new();
-        for (cols, block, offset) in SPECIAL {
-            let shape = Matrix { rows, cols };
-            cases.push(self.special(shape, self.launch(shape, block, None), offset));
-        }
+        let per_row = SPECIAL.map(|(cols, block, offset)| (Matrix { rows, cols }, block, None, offset));
+        let mut cases = self.specials_by_contract(per_row);
         for (cols, block, cluster, offset) in SPECIAL_CLUSTERS {
             let shape = Matrix { rows, cols };
             cases.push(self.special(shape, self.cluster_launch(shape, block, cluster, None), offset));
@@ -244,7 +211,7 @@ impl Family for Rows {
     }
 
     fn timing_cases(self, _sms: usize) -> Vec<Case> {
-        TIMING_BLOCKS.iter().map(|&block| self.case(TIMING, self.launch(TIMING, block, None))).collect()
+        self.by_contract(TIMING_BLOCKS.map(|block| (TIMING, block, None)))
     }
 
     /// Decode shapes: few rows, as a model generating one token at a time sees them (1–64 rows
@@ -273,11 +240,8 @@ impl Family for Rows {
     /// the same bits. Few blocks, so that the second launch's blocks find free multiprocessors
     /// while the first still runs.
     fn chained_cases(self) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (rows, cols, block, grid) in CHAINED {
-            let shape = Matrix { rows, cols };
-            cases.push(self.case(shape, self.launch(shape, block, grid)));
-        }
+        let mut cases =
+            self.by_contract(CHAINED.map(|(rows, cols, block, grid)| (Matrix { rows, cols }, block, grid)));
         for (rows, cols, block, cluster) in CHAINED_CLUSTERS {
             let shape = Matrix { rows, cols };
             cases.push(self.case(shape, self.cluster_launch(shape, block, cluster, None)));
@@ -292,7 +256,7 @@ impl Family for Rows {
         }
     }
 
-    fn random_inputs(self, Matrix { rows, cols }: Matrix, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(self, Matrix { rows, cols }: Matrix, rng: &mut Rng) -> Inputs {
         match self {
             Rows::RmsNorm => Inputs {
                 floats: vec![uniform(rng, rows * cols, -4.0, 4.0), uniform(rng, cols, 0.5, 1.5)],
@@ -304,13 +268,7 @@ impl Family for Rows {
     }
 
     /// Row `r` holds [`ROW_PATTERNS`]`[r % 10]`.
-    fn plant_specials(
-        self,
-        Matrix { cols, .. }: Matrix,
-        _: &Launch,
-        inputs: &mut Inputs,
-        rng: &mut fastrand::Rng,
-    ) {
+    fn plant_specials(self, Matrix { cols, .. }: Matrix, _: &Launch, inputs: &mut Inputs, rng: &mut Rng) {
         for (r, row) in inputs.floats[0].chunks_mut(cols.max(1)).enumerate() {
             plant_row_pattern(row, ROW_PATTERNS[r % ROW_PATTERNS.len()], rng);
         }
@@ -332,13 +290,20 @@ impl Family for Rows {
             Rows::SoftmaxRows => Expected::relative(reference::softmax_rows(&f[0], rows, cols), 1e-5),
         }
     }
+
+    fn identity(self) -> (Kernel, &'static str) {
+        match self {
+            Rows::RmsNorm => (Kernel::RmsNorm, "rms_norm"),
+            Rows::SoftmaxRows => (Kernel::SoftmaxRows, "softmax_rows"),
+        }
+    }
 }
 
 /// Fills `row` with [`RowPattern`] `pattern` (its ordinary values are kept where the pattern
 /// leaves them).
-fn plant_row_pattern(row: &mut [f32], pattern: RowPattern, rng: &mut fastrand::Rng) {
+fn plant_row_pattern(row: &mut [f32], pattern: RowPattern, rng: &mut Rng) {
     let cols = row.len();
-    let any = |rng: &mut fastrand::Rng| rng.usize(0..cols);
+    let any = |rng: &mut Rng| rng.usize(0..cols);
     match pattern {
         RowPattern::Ordinary => {}
         RowPattern::MaskOne => row[any(rng)] = f32::NEG_INFINITY,

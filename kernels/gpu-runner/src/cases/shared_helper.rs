@@ -2,7 +2,9 @@
 //! each block's tile of `n` floats through dynamic shared memory, by an `#[inline(never)]`
 //! helper in the same crate or in `kernel-helpers`. PyTorch has no counterpart.
 
-use super::common::{sprinkle_specials, uniform};
+use fastrand::Rng;
+
+use super::common::{special_elements, sprinkle_specials, uniform};
 use super::family::{Elements, Family, Param};
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
 
@@ -15,31 +17,21 @@ pub enum SharedHelper {
 /// Correctness `(n, block)`: empty, one, sizes around the block, a smaller block.
 const CORRECTNESS: [(usize, u32); 6] =
     [(0, 256), (1, 256), (255, 256), (256, 256), (257, 256), (10_007, 128)];
-/// Special values `(n, offset)`, blocks of 128.
-const SPECIAL: [(usize, usize); 3] = [(1, 0), (1000, 0), (1001, 1)];
 /// The timing shape and its blocks.
-const TIMING: usize = 1 << 26;
+const TIMING: Elements = Elements { n: 1 << 26 };
 const TIMING_BLOCKS: [u32; 2] = [256, 512];
 
 impl Family for SharedHelper {
     type Shape = Elements;
 
-    fn kernel(self) -> Kernel {
-        match self {
-            SharedHelper::Local => Kernel::SharedHelperLocal,
-            SharedHelper::CrossCrate => Kernel::SharedHelperCrossCrate,
-        }
-    }
-
-    fn entry(self) -> &'static str {
-        match self {
-            SharedHelper::Local => "shared_memory_helper_local",
-            SharedHelper::CrossCrate => "shared_memory_helper_cross_crate",
-        }
-    }
-
+    /// The issue sets no target.
     fn roofline(self) -> Roofline {
         Roofline::Bandwidth { target: None }
+    }
+
+    /// The stencils have no PyTorch counterpart.
+    fn has_peer(self) -> bool {
+        false
     }
 
     /// One tile per block: the grid must cover `n`.
@@ -47,43 +39,33 @@ impl Family for SharedHelper {
         Launch::linear(n.div_ceil(block as usize), block, block * 4)
     }
 
-    /// `n` floats each.
+    /// `n` floats each, and the blur's scale.
     fn params(self, Elements { n }: Elements) -> Vec<Param> {
         vec![Param::Input(0), Param::Output, Param::Count(n), Param::Scalar]
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (n, block) in CORRECTNESS {
-            let shape = Elements { n };
-            cases.push(self.case(shape, self.launch(shape, block, None)));
-        }
-        cases
+        self.by_contract(CORRECTNESS.map(|(n, block)| (Elements { n }, block, None)))
     }
 
     fn special_cases(self) -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (n, offset) in SPECIAL {
-            let shape = Elements { n };
-            cases.push(self.special(shape, self.launch(shape, 128, None), offset));
-        }
-        cases
+        special_elements(self)
     }
 
     fn timing_cases(self, _sms: usize) -> Vec<Case> {
-        let shape = Elements { n: TIMING };
-        TIMING_BLOCKS.iter().map(|&block| self.case(shape, self.launch(shape, block, None))).collect()
+        self.by_contract(TIMING_BLOCKS.map(|block| (TIMING, block, None)))
     }
 
     fn work(self, Elements { n }: Elements) -> Work {
         Work::of(2 * 4 * n, 4 * n)
     }
 
-    fn random_inputs(self, Elements { n }: Elements, rng: &mut fastrand::Rng) -> Inputs {
+    fn random_inputs(self, Elements { n }: Elements, rng: &mut Rng) -> Inputs {
         Inputs { floats: vec![uniform(rng, n, -4.0, 4.0)], halves: None, scalar: 0.5 + 1.5 * rng.f32() }
     }
 
-    fn plant_specials(self, _: Elements, _: &Launch, inputs: &mut Inputs, rng: &mut fastrand::Rng) {
+    /// About a third of the input's elements.
+    fn plant_specials(self, _: Elements, _: &Launch, inputs: &mut Inputs, rng: &mut Rng) {
         sprinkle_specials(&mut inputs.floats[0], rng);
     }
 
@@ -98,7 +80,10 @@ impl Family for SharedHelper {
         Expected::exact(kernels_reference::blur3_tiles(&inputs.floats[0], block, inputs.scalar))
     }
 
-    fn has_peer(self) -> bool {
-        false
+    fn identity(self) -> (Kernel, &'static str) {
+        match self {
+            SharedHelper::Local => (Kernel::SharedHelperLocal, "shared_memory_helper_local"),
+            SharedHelper::CrossCrate => (Kernel::SharedHelperCrossCrate, "shared_memory_helper_cross_crate"),
+        }
     }
 }
