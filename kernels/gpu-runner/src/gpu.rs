@@ -515,20 +515,33 @@ impl Gpu {
         for _ in 0..warmup {
             graph.launch()?;
         }
+        let elapsed = self.between_events(method.repeats, "launch", || Ok(graph.launch()?))?;
+        per_launch(&elapsed, method.launches).context("no timed repeats")
+    }
+
+    /// Enqueues `work` `repeats` times, each between two events, waits for the stream, and
+    /// returns each repeat's elapsed milliseconds; a failure on the device is a timed `what`
+    /// that failed.
+    fn between_events(
+        &self,
+        repeats: usize,
+        what: &str,
+        mut work: impl FnMut() -> Result<()>,
+    ) -> Result<Vec<f64>> {
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut pairs = Vec::with_capacity(method.repeats);
-        for _ in 0..method.repeats {
+        let mut pairs = Vec::with_capacity(repeats);
+        for _ in 0..repeats {
             let start = self.stream.record_event(timing)?;
-            graph.launch()?;
+            work()?;
             let end = self.stream.record_event(timing)?;
             pairs.push((start, end));
         }
-        self.stream.synchronize().context("a timed launch failed on the device")?;
-        let mut elapsed = Vec::with_capacity(method.repeats);
+        self.stream.synchronize().with_context(|| format!("a timed {what} failed on the device"))?;
+        let mut elapsed = Vec::with_capacity(repeats);
         for (start, end) in &pairs {
             elapsed.push(f64::from(start.elapsed_ms(end)?));
         }
-        per_launch(&elapsed, method.launches).context("no timed repeats")
+        Ok(elapsed)
     }
 
     /// The time of one device-to-device copy of `bytes` bytes (rounded down to whole floats,
@@ -557,21 +570,12 @@ impl Gpu {
         for _ in 0..3 {
             self.stream.memcpy_dtod(&source, &mut destination)?;
         }
-        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut pairs = Vec::with_capacity(method.repeats);
-        for _ in 0..method.repeats {
-            let start = self.stream.record_event(timing)?;
+        let elapsed = self.between_events(method.repeats, "copy", || {
             for _ in 0..method.launches {
                 self.stream.memcpy_dtod(&source, &mut destination)?;
             }
-            let end = self.stream.record_event(timing)?;
-            pairs.push((start, end));
-        }
-        self.stream.synchronize().context("a timed copy failed on the device")?;
-        let mut elapsed = Vec::with_capacity(method.repeats);
-        for (start, end) in &pairs {
-            elapsed.push(f64::from(start.elapsed_ms(end)?));
-        }
+            Ok(())
+        })?;
         let spread = per_launch(&elapsed, method.launches).context("no timed copies")?;
         Ok(2.0 * (len * 4) as f64 / (spread.median_ms * 1e-3))
     }
