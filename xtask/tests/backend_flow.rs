@@ -11,40 +11,13 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::git::{git, with_git_env};
 use common::registry::write;
 use common::run::Run;
 use tempfile::TempDir;
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 const REFUSED: i32 = 70;
-
-/// Git that works the same on a clean CI machine: no system or global configuration, a fixed
-/// identity, and local paths allowed as submodule URLs.
-fn with_git_env(command: &mut Command) -> &mut Command {
-    command
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Fixture")
-        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Fixture")
-        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
-        .env("GIT_CONFIG_COUNT", "2")
-        .env("GIT_CONFIG_KEY_0", "protocol.file.allow")
-        .env("GIT_CONFIG_VALUE_0", "always")
-        .env("GIT_CONFIG_KEY_1", "init.defaultBranch")
-        .env("GIT_CONFIG_VALUE_1", "main")
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = with_git_env(&mut Command::new("git")).current_dir(dir).args(args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?} in {}: {}",
-        dir.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
 
 const MAIN_RS: &str = "mod target;\n\nfn main() {\n    let greeting = \"hello\";\n    println!(\"{greeting}, {}\", \
                        target::TARGET);\n}\n";
@@ -191,6 +164,16 @@ impl Fixture {
         self.project.join("compiler-patches/up")
     }
 
+    /// Damages the install of `up` with `damage`, expects `check-backend` to refuse it saying
+    /// `refusal`, then builds it again, through all six steps, and expects the guard to accept
+    /// it.
+    fn refuses_damaged_install(&self, damage: impl FnOnce(&Path), refusal: &str) {
+        damage(&self.installs("up").remove(0));
+        self.run("check-backend", "up").expect_stderr(REFUSED, &[refusal]);
+        self.run("build-backend", "up").expect_stderr(0, &["[6/6]"]);
+        self.run("check-backend", "up").expect_stderr(0, &[]);
+    }
+
     /// The install folders of `backend`, by key.
     fn installs(&self, backend: &str) -> Vec<PathBuf> {
         entries(&self.root.join(backend)).into_iter().filter(|p| p.is_dir()).collect()
@@ -319,11 +302,8 @@ fn tampered_added_removed_and_unlisted_patches_are_refused_by_name() {
     std::fs::write(&series, &listed).unwrap();
 
     // The installed product itself changed.
-    let install = fixture.installs("up").remove(0);
-    std::fs::write(install.join("up"), "not the build").unwrap();
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["does not match its sha256 in PROVENANCE"]);
-    fixture.run("build-backend", "up").expect_stderr(0, &["[6/6]"]);
-    fixture.run("check-backend", "up").expect_stderr(0, &[]);
+    let tamper = |install: &Path| std::fs::write(install.join("up"), "not the build").unwrap();
+    fixture.refuses_damaged_install(tamper, "does not match its sha256 in PROVENANCE");
 }
 
 #[test]
@@ -411,11 +391,8 @@ fn a_build_killed_midway_leaves_nothing_the_guard_accepts_and_a_rerun_recovers()
     fixture.run("check-backend", "up").expect_stderr(0, &[]);
 
     // Killed between the install and PROVENANCE: an install folder without one.
-    let install = fixture.installs("up").remove(0);
-    std::fs::remove_file(install.join("PROVENANCE")).unwrap();
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["is incomplete: it has no PROVENANCE"]);
-    fixture.run("build-backend", "up").expect_stderr(0, &["[6/6]"]);
-    fixture.run("check-backend", "up").expect_stderr(0, &[]);
+    let interrupt = |install: &Path| std::fs::remove_file(install.join("PROVENANCE")).unwrap();
+    fixture.refuses_damaged_install(interrupt, "is incomplete: it has no PROVENANCE");
 }
 
 #[test]

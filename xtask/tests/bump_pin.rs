@@ -15,6 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::git::{git, with_git_env};
 use common::registry::write;
 use common::run::Run;
 use regress::ptx::Module;
@@ -47,25 +48,6 @@ fn kernels(version: &str) -> String {
             format!("{HEADER}{copy}{twice}{SAME}")
         }
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = with_git_env(&mut Command::new("git")).current_dir(dir).args(args).output().unwrap();
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
-
-fn with_git_env(command: &mut Command) -> &mut Command {
-    command
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Fixture")
-        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Fixture")
-        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
-        .env("GIT_CONFIG_COUNT", "1")
-        .env("GIT_CONFIG_KEY_0", "init.defaultBranch")
-        .env("GIT_CONFIG_VALUE_0", "main")
 }
 
 /// A registry with toyc 0.1.0, 0.2.0 and 0.3.0, a project pinned at 0.1.0 carrying one patch,

@@ -33,6 +33,15 @@ fn chromium() -> Option<PathBuf> {
     ["chromium", "chromium-browser"].iter().find_map(|name| xtask::shapes::on_path(name))
 }
 
+/// Chromium, or `None` after test `name` said it skipped for want of it ([`WHY_SKIPPED`]).
+fn chromium_or_skip(name: &str) -> Option<PathBuf> {
+    let browser = chromium();
+    if browser.is_none() {
+        xtask::skips::skip(name, WHY_SKIPPED);
+    }
+    browser
+}
+
 /// Headless Chromium with a throwaway profile and nothing fetched in the background.
 fn headless(browser: &Path, profile: &Path) -> Command {
     let mut command = Command::new(browser);
@@ -64,8 +73,7 @@ fn dump_dom(browser: &Path, page: &Path, fragment: &str) -> String {
 
 #[test]
 fn the_report_renders_its_tables_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        xtask::skips::skip("report::the_report_renders_its_tables_in_headless_chromium", WHY_SKIPPED);
+    let Some(browser) = chromium_or_skip("report::the_report_renders_its_tables_in_headless_chromium") else {
         return;
     };
     let layout = Layout::from_build();
@@ -154,8 +162,8 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 
 #[test]
 fn the_report_draws_its_four_charts_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        xtask::skips::skip("report::the_report_draws_its_four_charts_in_headless_chromium", WHY_SKIPPED);
+    let Some(browser) = chromium_or_skip("report::the_report_draws_its_four_charts_in_headless_chromium")
+    else {
         return;
     };
     let layout = Layout::from_build();

@@ -185,6 +185,18 @@ fn worse(a: f64, b: f64) -> bool {
     }
 }
 
+/// `difference` in units of `unit`: none when both are 0, infinitely many when only the unit
+/// is.
+fn in_units_of(difference: f64, unit: f64) -> f64 {
+    if unit > 0.0 {
+        difference / unit
+    } else if difference == 0.0 {
+        0.0
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// One element's error in the tolerance's unit, and whether it is within the tolerance.
 fn element_error(got: f32, want: f32, tolerance: Tolerance, magnitude: Option<f32>) -> (f64, bool) {
     if want.is_nan() || got.is_nan() {
@@ -211,13 +223,7 @@ fn element_error(got: f32, want: f32, tolerance: Tolerance, magnitude: Option<f3
         Tolerance::SumBound { terms } => {
             let difference = (f64::from(got) - f64::from(want)).abs();
             let unit = f64::from(f32::EPSILON) * f64::from(magnitude.unwrap_or(0.0));
-            let in_units = if unit > 0.0 {
-                difference / unit
-            } else if difference == 0.0 {
-                0.0
-            } else {
-                f64::INFINITY
-            };
+            let in_units = in_units_of(difference, unit);
             (in_units, in_units <= terms as f64)
         }
         Tolerance::SumBoundThenBf16 { terms } => {
@@ -227,13 +233,7 @@ fn element_error(got: f32, want: f32, tolerance: Tolerance, magnitude: Option<f3
             // bf16's subnormals (2⁻¹³³), where the rounding's error stops being relative.
             let half_ulp = ((f64::from(want).abs() + sum_bound) / 256.0).max(2f64.powi(-134));
             let bound = sum_bound + half_ulp;
-            let fraction = if bound > 0.0 {
-                difference / bound
-            } else if difference == 0.0 {
-                0.0
-            } else {
-                f64::INFINITY
-            };
+            let fraction = in_units_of(difference, bound);
             (fraction, fraction <= 1.0)
         }
     }

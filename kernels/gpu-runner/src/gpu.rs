@@ -19,7 +19,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::cases::{self, Case, Inputs, Kernel, Shape, output_len};
+use crate::cases::{self, Case, Inputs, Kernel, Param, Shape, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
 use crate::gemm_wgmma::GemmShape;
 use crate::gemm_wgmma_gpu::{BF16_POISON, WgmmaOperands, widen_bf16_output};
@@ -189,9 +189,10 @@ impl Gpu {
             }
             None => None,
         };
-        // SAXPY works in place on `y`, its second input; everything else has its own output.
-        let output = if case.kernel == Kernel::Saxpy {
-            floats.pop().context("saxpy needs x and y")?
+        // SAXPY works in place on `y`, its second input (`Kernel::writes_in_place`); everything
+        // else has its own output.
+        let output = if case.kernel.writes_in_place() {
+            floats.pop().with_context(|| format!("{} needs x and y", case.kernel))?
         } else if bf16_output.is_some() {
             // Unused: the kernel writes `bf16_output`.
             self.stream.clone_htod(&[poison])?
@@ -213,91 +214,61 @@ impl Gpu {
             block_dim: (case.launch.block.0, case.launch.block.1, 1),
             shared_mem_bytes: case.launch.shared_bytes,
         };
+        // Counts the entry takes as `u32`, narrowed before anything is pushed.
+        let params = case.kernel.params(case.shape);
+        let narrowed = params
+            .iter()
+            .map(|param| match *param {
+                Param::Count32(count) => {
+                    u32::try_from(count).with_context(|| format!("{} takes its counts in u32", case.kernel))
+                }
+                _ => Ok(0),
+            })
+            .collect::<Result<Vec<u32>>>()?;
         let mut args = self.stream.launch_builder(function);
         let offset = case.offset;
         let f: Vec<_> = buffers.floats.iter().map(|buffer| buffer.slice(offset..)).collect();
         let halves = buffers.halves.as_ref().map(|buffer| buffer.slice(offset..));
         let mut output = buffers.output.slice_mut(offset..);
-        match (case.kernel, case.shape) {
-            (Kernel::VectorAdd | Kernel::SiluMul, crate::cases::Shape::Elements(n)) => {
-                args.arg(&f[0]).arg(&f[1]).arg(&mut output).arg(&n);
-                // SAFETY: the buffers hold `n` floats (plus guards), as the contract asks.
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::Saxpy, crate::cases::Shape::Elements(n)) => {
-                args.arg(&buffers.scalar).arg(&f[0]).arg(&mut output).arg(&n);
-                // SAFETY: as above; `y` is the output buffer.
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::BlockReduceSum, crate::cases::Shape::Elements(n)) => {
-                args.arg(&f[0]).arg(&mut output).arg(&n);
-                // SAFETY: `n` inputs, `gridDim.x` partials, `blockDim.x * 4` shared bytes.
-                unsafe { args.launch(config) }?;
-            }
-            (
-                Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate,
-                crate::cases::Shape::Elements(n),
-            ) => {
-                args.arg(&f[0]).arg(&mut output).arg(&n).arg(&buffers.scalar);
-                // SAFETY: `n` floats each; the grid covers `n`; `blockDim.x * 4` shared bytes.
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::RmsNorm, crate::cases::Shape::Matrix { rows, cols }) => {
-                args.arg(&f[0]).arg(&f[1]).arg(&mut output).arg(&rows).arg(&cols).arg(&buffers.scalar);
-                // SAFETY: `rows * cols` floats in and out, `cols` weights, 128 shared bytes.
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::SoftmaxRows, crate::cases::Shape::Matrix { rows, cols }) => {
-                args.arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols);
-                // SAFETY: `rows * cols` floats in and out, 128 shared bytes.
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::GemvF16, crate::cases::Shape::Matrix { rows, cols }) => {
-                let weights = halves.as_ref().context("gemv_f16 needs its weights")?;
-                args.arg(weights).arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols);
-                // SAFETY: `rows * cols` halves, `cols` floats in, `rows` floats out.
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::GemvF16Batched, crate::cases::Shape::Batched { batch, rows, cols }) => {
-                let weights = halves.as_ref().context("gemv_f16_batched needs its weights")?;
-                args.arg(weights).arg(&f[0]).arg(&mut output).arg(&rows).arg(&cols).arg(&batch);
-                // SAFETY: `rows * cols` halves, `batch * cols` floats in, `batch * rows` out.
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::GemmTiled, crate::cases::Shape::Gemm { m, n, k }) => {
-                args.arg(&f[0]).arg(&f[1]).arg(&mut output).arg(&m).arg(&n).arg(&k);
-                // SAFETY: `m*k`, `k*n` and `m*n` floats; 16×16 blocks covering `c`; 2048 bytes.
-                unsafe { args.launch(config) }?;
-            }
-            (kernel, crate::cases::Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
-                let operands =
-                    buffers.wgmma.as_ref().with_context(|| format!("{kernel} needs its tensor maps"))?;
-                let dims = [m, n, k].map(u32::try_from);
-                let [Ok(m), Ok(n), Ok(k)] = dims else { bail!("{kernel} takes m, n, k in u32") };
-                args.arg(&operands.a_map).arg(&operands.b_map);
-                match &mut buffers.bf16_output {
-                    Some(c) => args.arg(c),
-                    None => args.arg(&mut output),
-                };
-                if let Some(bias) = &operands.bias {
-                    args.arg(bias);
+        let mut output = Some(&mut output);
+        // A bf16 C (the wgmma entries with a bf16 epilogue) is the output instead.
+        let mut bf16_output = buffers.bf16_output.as_mut();
+        let tensor_maps =
+            || buffers.wgmma.as_ref().with_context(|| format!("{} needs its tensor maps", case.kernel));
+        for (param, count32) in params.iter().zip(&narrowed) {
+            match param {
+                Param::Input(index) => args.arg(&f[*index]),
+                Param::Halves => {
+                    args.arg(halves.as_ref().with_context(|| format!("{} needs its weights", case.kernel))?)
                 }
-                args.arg(&m).arg(&n).arg(&k);
-                // SAFETY: the maps describe A (k × m) and B (k × n) bf16 with the box and swizzle
-                // the kernel reads; C holds m·n floats (plus guards); the grid covers C in
-                // 128×128 tiles with 288 threads and the shared memory the function was
-                // raised to (`open_modules`).
-                unsafe { args.launch(config) }?;
-            }
-            (Kernel::PipelineSum, crate::cases::Shape::Tiles(tiles)) => {
-                let tiles = u32::try_from(tiles).context("pipeline_sum counts tiles in u32")?;
-                args.arg(&f[0]).arg(&tiles).arg(&mut output);
-                // SAFETY: whole tiles, 256-byte aligned (cudaMalloc), `gridDim.x` partials,
-                // 160 threads and the ring's 16 576 shared bytes.
-                unsafe { args.launch(config) }?;
-            }
-            (kernel, shape) => bail!("{kernel} takes no {shape:?}"),
+                Param::Output => match bf16_output.take() {
+                    Some(c) => args.arg(c),
+                    None => args.arg(output.take().context("an entry has one output")?),
+                },
+                Param::Scalar => args.arg(&buffers.scalar),
+                Param::Count(count) => args.arg(count),
+                Param::Count32(_) => args.arg(count32),
+                Param::TensorMapA => args.arg(&tensor_maps()?.a_map),
+                Param::TensorMapB => args.arg(&tensor_maps()?.b_map),
+                Param::Bias => args.arg(
+                    tensor_maps()?
+                        .bias
+                        .as_ref()
+                        .with_context(|| format!("{} needs its bias", case.kernel))?,
+                ),
+            };
         }
+        // SAFETY: the parameters are the entry's, in its order (`Kernel::params`, each family's
+        // contract), and the buffers hold what the contract asks for the case's shape (the
+        // catalogue's inputs, each followed by poisoned guards): element-wise kernels `n` floats
+        // each; the block reduction and `pipeline_sum` `gridDim.x` partials out; the GEMVs
+        // `rows * cols` halves; `gemm_tiled` `m*k`, `k*n` and `m*n` floats in 16×16 blocks
+        // covering C; for the wgmma entries, the maps describe A (k × m) and B (k × n) bf16
+        // with the box and swizzle the kernel reads, C holds m·n values (plus guards) and the
+        // shared memory is what the function was raised to (`open_modules`); `pipeline_sum`
+        // whole tiles, 256-byte aligned (cudaMalloc); the launch's shared bytes are the
+        // contract's (`cases::launch_for`).
+        unsafe { args.launch(config) }?;
         Ok(())
     }
 
@@ -313,36 +284,44 @@ impl Gpu {
         buffers: &mut DeviceCase,
         row_launch: RowLaunch,
     ) -> Result<()> {
-        let crate::cases::Shape::Matrix { rows, cols } = case.shape else {
+        if !cases::splits_rows_across_clusters(case.kernel) {
             bail!("{} {}: only row kernels are launched with attributes", case.kernel, case.launch)
-        };
-        let offset_bytes = 4 * case.offset as u64;
-        let (x, _x_sync) = buffers.floats[0].device_ptr(&self.stream);
-        let (out, _out_sync) = buffers.output.device_ptr_mut(&self.stream);
-        let (mut x, mut out) = (x + offset_bytes, out + offset_bytes);
-        if row_launch.swapped {
-            std::mem::swap(&mut x, &mut out);
         }
-        let (mut rows, mut cols, mut eps) = (rows, cols, buffers.scalar);
-        let mut weight = match buffers.floats.get(1) {
-            Some(weight) => weight.device_ptr(&self.stream).0 + offset_bytes,
-            None => 0,
-        };
+        let offset_bytes = 4 * case.offset as u64;
+        let inputs: Vec<_> = buffers.floats.iter().map(|buffer| buffer.device_ptr(&self.stream)).collect();
+        let (out, _out_sync) = buffers.output.device_ptr_mut(&self.stream);
+        let mut pointers: Vec<u64> = inputs.iter().map(|(pointer, _sync)| pointer + offset_bytes).collect();
+        let mut out = out + offset_bytes;
+        if row_launch.swapped {
+            std::mem::swap(&mut pointers[0], &mut out);
+        }
+        /// A parameter's value, which `cuLaunchKernelEx` takes by pointer.
+        enum Value {
+            Pointer(u64),
+            Count(usize),
+            Scalar(f32),
+        }
+        let mut values = Vec::new();
+        for param in case.kernel.params(case.shape) {
+            values.push(match param {
+                Param::Input(index) => Value::Pointer(pointers[index]),
+                Param::Output => Value::Pointer(out),
+                Param::Count(count) => Value::Count(count),
+                Param::Scalar => Value::Scalar(buffers.scalar),
+                _ => bail!("{} is not launched with attributes", case.kernel),
+            });
+        }
         fn param<T>(value: &mut T) -> *mut c_void {
             (value as *mut T).cast()
         }
-        let mut params = match case.kernel {
-            Kernel::RmsNorm => vec![
-                param(&mut x),
-                param(&mut weight),
-                param(&mut out),
-                param(&mut rows),
-                param(&mut cols),
-                param(&mut eps),
-            ],
-            Kernel::SoftmaxRows => vec![param(&mut x), param(&mut out), param(&mut rows), param(&mut cols)],
-            kernel => bail!("{kernel} is not launched with attributes"),
-        };
+        let mut params: Vec<*mut c_void> = values
+            .iter_mut()
+            .map(|value| match value {
+                Value::Pointer(pointer) => param(pointer),
+                Value::Count(count) => param(count),
+                Value::Scalar(scalar) => param(scalar),
+            })
+            .collect();
         let mut attributes = Vec::new();
         if case.launch.cluster > 1 {
             attributes.push(sys::CUlaunchAttribute {
@@ -380,7 +359,7 @@ impl Gpu {
         // SAFETY: `params` holds one pointer per kernel parameter, in order, each to a live value
         // of the parameter's type (device pointers as u64, `usize` counts, `f32` eps); the
         // buffers hold what the kernel's contract asks (see `launch`); the grid is a multiple
-        // of the cluster size (`cases::cluster_launch`); the programmatic dependent launch is
+        // of the cluster size (`cases::rows::Rows::cluster_launch`); the programmatic dependent launch is
         // given only to an entry that waits for the prior grid before touching memory.
         unsafe {
             sys::cuLaunchKernelEx(
@@ -536,20 +515,33 @@ impl Gpu {
         for _ in 0..warmup {
             graph.launch()?;
         }
+        let elapsed = self.between_events(method.repeats, "launch", || Ok(graph.launch()?))?;
+        per_launch(&elapsed, method.launches).context("no timed repeats")
+    }
+
+    /// Enqueues `work` `repeats` times, each between two events, waits for the stream, and
+    /// returns each repeat's elapsed milliseconds; a failure on the device is a timed `what`
+    /// that failed.
+    fn between_events(
+        &self,
+        repeats: usize,
+        what: &str,
+        mut work: impl FnMut() -> Result<()>,
+    ) -> Result<Vec<f64>> {
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut pairs = Vec::with_capacity(method.repeats);
-        for _ in 0..method.repeats {
+        let mut pairs = Vec::with_capacity(repeats);
+        for _ in 0..repeats {
             let start = self.stream.record_event(timing)?;
-            graph.launch()?;
+            work()?;
             let end = self.stream.record_event(timing)?;
             pairs.push((start, end));
         }
-        self.stream.synchronize().context("a timed launch failed on the device")?;
-        let mut elapsed = Vec::with_capacity(method.repeats);
+        self.stream.synchronize().with_context(|| format!("a timed {what} failed on the device"))?;
+        let mut elapsed = Vec::with_capacity(repeats);
         for (start, end) in &pairs {
             elapsed.push(f64::from(start.elapsed_ms(end)?));
         }
-        per_launch(&elapsed, method.launches).context("no timed repeats")
+        Ok(elapsed)
     }
 
     /// The time of one device-to-device copy of `bytes` bytes (rounded down to whole floats,
@@ -578,21 +570,12 @@ impl Gpu {
         for _ in 0..3 {
             self.stream.memcpy_dtod(&source, &mut destination)?;
         }
-        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut pairs = Vec::with_capacity(method.repeats);
-        for _ in 0..method.repeats {
-            let start = self.stream.record_event(timing)?;
+        let elapsed = self.between_events(method.repeats, "copy", || {
             for _ in 0..method.launches {
                 self.stream.memcpy_dtod(&source, &mut destination)?;
             }
-            let end = self.stream.record_event(timing)?;
-            pairs.push((start, end));
-        }
-        self.stream.synchronize().context("a timed copy failed on the device")?;
-        let mut elapsed = Vec::with_capacity(method.repeats);
-        for (start, end) in &pairs {
-            elapsed.push(f64::from(start.elapsed_ms(end)?));
-        }
+            Ok(())
+        })?;
         let spread = per_launch(&elapsed, method.launches).context("no timed copies")?;
         Ok(2.0 * (len * 4) as f64 / (spread.median_ms * 1e-3))
     }

@@ -2,8 +2,9 @@
 //! against its host reference (`kernels-reference`) within a tolerance stated per kernel, times
 //! it with CUDA events around graphs of back-to-back launches ([`timing`]), and judges the time against the measured copy bandwidth and PyTorch.
 //!
-//! Data flow: [`cases`] lists, per kernel, the correctness cases (edge sizes) and the timing
-//! cases (large shapes), makes random inputs and computes the expected output and tolerance;
+//! Data flow: [`cases`] lists, per kernel (one module per kernel family, behind
+//! [`cases::Family`]), the correctness cases (edge sizes) and the timing cases (large shapes),
+//! makes random inputs and computes the expected output and tolerance;
 //! [`gpu`] uploads the inputs with poisoned guards, launches and times; [`compare`] finds the
 //! worst error, unwritten elements and writes past the end; [`peer`] asks
 //! `peer/peer_timings.py` to time PyTorch on the same shapes; [`report`] prints a table per

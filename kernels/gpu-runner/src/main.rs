@@ -118,8 +118,6 @@ fn main() -> Result<()> {
         if !cli.correctness_only {
             cases.extend(cases::decode_cases(kernel));
         }
-        // Random inputs are shared by the cases of one shape; special ones belong to their case
-        // (where they are planted depends on the launch).
         let mut inputs_by_shape: HashMap<String, cases::Inputs> = HashMap::new();
         for (index, case) in cases.iter().enumerate() {
             let kind = match index {
@@ -127,13 +125,8 @@ fn main() -> Result<()> {
                 i if i < large => CaseKind::Large,
                 _ => CaseKind::Decode,
             };
-            let special_inputs;
-            let inputs = if case.values == cases::Values::Special {
-                special_inputs = cases::inputs(case, &mut rng);
-                &special_inputs
-            } else {
-                inputs_by_shape.entry(case.shape.to_string()).or_insert_with(|| cases::inputs(case, &mut rng))
-            };
+            let mut special_inputs = None;
+            let inputs = case_inputs(case, &mut inputs_by_shape, &mut special_inputs, &mut rng);
             // A case that cannot run (a launch the device refuses) is a failed row, so that the
             // other cases still run and the table shows which one.
             match run_case(&gpu, case, inputs, kind, launch_once, &cli, &mut same_bytes_copies) {
@@ -287,6 +280,22 @@ fn compare_with_peer(script: &std::path::Path, specials: &[SpecialRun], rows: &m
         row.result = format!("{}; torch: {}", row.result, comparison.summary());
     }
     Ok(())
+}
+
+/// A case's inputs, drawn from `rng`: random ones are shared by the cases of one shape (drawn
+/// for the first, kept in `by_shape`); special ones belong to their case (where they are planted
+/// depends on the launch), kept in `special`.
+fn case_inputs<'a>(
+    case: &Case,
+    by_shape: &'a mut HashMap<String, cases::Inputs>,
+    special: &'a mut Option<cases::Inputs>,
+    rng: &mut fastrand::Rng,
+) -> &'a cases::Inputs {
+    if case.values == cases::Values::Special {
+        special.insert(cases::inputs(case, rng))
+    } else {
+        by_shape.entry(case.shape.to_string()).or_insert_with(|| cases::inputs(case, rng))
+    }
 }
 
 /// Runs (and, unless `launch_once`, times) one case and compares its output; returns the row
@@ -454,13 +463,8 @@ fn compare_modules(
             .map(|case| (case, None))
             .chain(timed.iter().map(|(case, decode)| (case, Some(*decode))));
         for (case, timing) in all {
-            let special_inputs;
-            let inputs = if case.values == cases::Values::Special {
-                special_inputs = cases::inputs(case, &mut rng);
-                &special_inputs
-            } else {
-                inputs_by_shape.entry(case.shape.to_string()).or_insert_with(|| cases::inputs(case, &mut rng))
-            };
+            let mut special_inputs = None;
+            let inputs = case_inputs(case, &mut inputs_by_shape, &mut special_inputs, &mut rng);
             compared.push(compare_case(&gpu, case, inputs, timing, cli.repeats).unwrap_or_else(|error| {
                 eprintln!("{kernel} on {} with {}: {error:#}", case.label(), case.launch);
                 let failed = format!("FAIL: did not run ({})", error.root_cause());

@@ -45,7 +45,7 @@ pub struct PeerTiming {
 /// The peer request for a kernel timed on `shape`, or `None` where PyTorch has no counterpart
 /// (the shared-memory helper stencils); `launches` calls per timed replay.
 pub fn request(kernel: Kernel, shape: Shape, launches: usize) -> Option<PeerRequest> {
-    if matches!(kernel, Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate) {
+    if !kernel.has_peer() {
         return None;
     }
     Some(PeerRequest { kernel: kernel.entry().to_owned(), dims: peer_dims(kernel, &shape.dims()), launches })
@@ -54,11 +54,7 @@ pub fn request(kernel: Kernel, shape: Shape, launches: usize) -> Option<PeerRequ
 /// The dimensions the peer is asked for, given a shape's [`Shape::dims`]: the same, except
 /// that `pipeline_sum`'s tiles are given in floats.
 pub fn peer_dims(kernel: Kernel, dims: &[usize]) -> Vec<usize> {
-    if kernel == Kernel::PipelineSum {
-        dims.iter().map(|tiles| tiles * kernels_reference::PIPELINE_TILE_FLOATS).collect()
-    } else {
-        dims.to_vec()
-    }
+    kernel.peer_dims(dims)
 }
 
 /// One special-value case for the peer to compute PyTorch's output on. Its inputs are raw
@@ -81,7 +77,7 @@ pub struct OutputRequest {
 /// The output request for a case, without its file names, or `None` where PyTorch has no
 /// counterpart (the shared-memory helper stencils).
 pub fn output_request(case: &Case) -> Option<OutputRequest> {
-    if matches!(case.kernel, Kernel::SharedHelperLocal | Kernel::SharedHelperCrossCrate) {
+    if !case.kernel.has_peer() {
         return None;
     }
     Some(OutputRequest {

@@ -13,18 +13,20 @@ use regress::layout::Layout;
 use tempfile::TempDir;
 
 use super::apply::apply_series;
-use super::carried::{self, CarriedRecord};
+use super::carried;
+use super::carried_record::CarriedRecord;
 use super::description::{Build, PRISTINE_SUFFIX, Upstream, read_backend};
 use super::error::BackendError;
-use super::guard::{Installed, source_differences, verify};
-use super::inputs::{BuildInputs, FileHash, hash_sources};
+use super::guard::{self, Installed, source_differences, verify};
+use super::hash::{FileHash, sha256_file};
+use super::inputs::{BuildInputs, hash_sources};
 use super::lock::Lock;
 use super::package;
 use super::provenance::Provenance;
 use super::rustc::Rustc;
-use super::series::sha256_file;
 use super::store::{Slot, backends_root};
 use super::upstream::{Materialised, materialise, work_copy};
+use super::upstream_tests;
 use crate::process::{self, Steps};
 
 /// Whether a run built the backend or found it installed already.
@@ -55,7 +57,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     let _project_lock =
         Lock::acquire(&root.join("target").join("backend-locks").join(format!("{name}.lock")), name)?;
     let _key_lock = Lock::acquire(&slot.lock_path(), &format!("{name} ({})", slot.key))?;
-    super::guard::refuse_edited_vendor(&inputs.backend)?;
+    guard::refuse_edited_vendor(&inputs.backend)?;
     if let Some(Ok(installed)) = verify(&inputs, &slot.dir()) {
         eprintln!(
             "backend `{name}` is up to date at {} (built {}); nothing to do",
@@ -89,7 +91,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
         if !inputs.carried.is_empty() {
             let prepared = carried::prepare(root, name, &inputs.carried, &slot)?;
             for (input, (_, dir)) in inputs.carried.iter().zip(&prepared) {
-                carried::run_upstream_tests(root, name, &input.carried, dir)?;
+                upstream_tests::run_upstream_tests(root, name, &input.carried, dir)?;
             }
             return Ok(prepared);
         }

@@ -1,14 +1,17 @@
-//! Registry packages an in-tree backend carries patches on (`carry` in `backends.toml`), such
-//! as pliron under the default backend's verifier.
+//! The work copies of the registry packages an in-tree backend carries patches on (`carry` in
+//! `backends.toml`, such as pliron under the default backend's verifier), and the work copy of
+//! the workspace that is built against them.
 //!
-//! Each is vendored pristine at its exact version (`vendor/NAME`, checksum-guarded by
+//! Each package is vendored pristine at its exact version (`vendor/NAME`, checksum-guarded by
 //! [`super::package`]); its series is applied to a throwaway work copy, which is then synced
 //! into a stable folder (`target/backend-work/BACKEND/NAME`, only changed files rewritten, so
 //! cargo's freshness holds from one build to the next); the package's own test suite runs
-//! there and must pass. The backend is then built in a work copy of the workspace
-//! (`target/backend-work/BACKEND/workspace`) whose manifest gains a `[patch]` naming the
-//! patched folders. That is why the project's own `Cargo.toml` never names a generated path:
-//! cargo resolves it, and `cargo xtask` builds, on a fresh clone.
+//! there and must pass ([`super::upstream_tests`]). The backend is then built in a work copy of
+//! the workspace (`target/backend-work/BACKEND/workspace`) whose manifest gains a `[patch]`
+//! naming the patched folders. That is why the project's own `Cargo.toml` never names a
+//! generated path: cargo resolves it, and `cargo xtask` builds, on a fresh clone. What a
+//! carried package is as data (its inputs, its record in PROVENANCE) is
+//! [`super::carried_record`].
 
 use std::path::{Path, PathBuf};
 
@@ -17,91 +20,13 @@ use anyhow::{Context, Result};
 use regress::layout::Layout;
 
 use super::apply::apply_series;
-use super::description::{Backend, Carried, read_backend};
-use super::error::{BackendError, StaleReason};
-use super::inputs::FileHash;
+use super::carried_record::{CarriedInputs, CarriedRecord, read_inputs};
+use super::description::{Carried, read_backend};
+use super::fs::{sync_tree, write_if_changed};
+use super::guard::check_backend;
 use super::lock::Lock;
 use super::package;
-use super::series::Series;
 use super::store::{Slot, backends_root};
-use crate::process;
-
-/// A carried package and its series as they are on disk now.
-#[derive(Debug, Clone)]
-pub struct CarriedInputs {
-    pub carried: Carried,
-    pub series: Series,
-}
-
-/// What PROVENANCE records of a carried package.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CarriedRecord {
-    pub package: String,
-    pub version: String,
-    /// `NAME VERSION sha256:ARCHIVE`, the archive's sha256 as cargo recorded it.
-    pub revision: String,
-    pub series_sha256: String,
-    /// The patches applied, in order, with their sha256.
-    pub patches: Vec<FileHash>,
-}
-
-/// Reads the series of every package `backend` carries.
-pub fn read_inputs(backend: &Backend) -> Result<Vec<CarriedInputs>, BackendError> {
-    let read = |carried: &Carried| {
-        let series = Series::read(&format!("{} ({})", backend.name, carried.package), &carried.patches)?;
-        Ok(CarriedInputs { carried: carried.clone(), series })
-    };
-    backend.carried.iter().map(read).collect()
-}
-
-/// The lines the carried packages add to the build key.
-pub fn key_lines(carried: &[CarriedInputs]) -> String {
-    let mut text = String::new();
-    for input in carried {
-        let Carried { package, version, skip_tests, .. } = &input.carried;
-        text.push_str(&format!(
-            "carry {package} {version} series {} skip-tests {skip_tests:?}\n",
-            input.series.sha256
-        ));
-        for patch in &input.series.patches {
-            text.push_str(&format!("carry-patch {package} {} {}\n", patch.name, patch.sha256));
-        }
-    }
-    text
-}
-
-/// What differs between the carried packages a build recorded and those described now.
-pub fn differences(installed: &[CarriedRecord], now: &[CarriedInputs]) -> Vec<StaleReason> {
-    let mut reasons = Vec::new();
-    for input in now {
-        let Carried { package, version, .. } = &input.carried;
-        let change = match installed.iter().find(|record| &record.package == package) {
-            None => Some(format!("{package} {version} is carried now but was not in the build")),
-            Some(record) if &record.version != version => {
-                Some(format!("{package} was built at {}, is carried at {version} now", record.version))
-            }
-            Some(record) if record.patches != input.series.file_hashes() => {
-                let names =
-                    |list: &[FileHash]| list.iter().map(|p| p.path.clone()).collect::<Vec<_>>().join(", ");
-                Some(format!(
-                    "{package}'s series changed: built with [{}], carries [{}] now",
-                    names(&record.patches),
-                    names(&input.series.file_hashes())
-                ))
-            }
-            Some(record) if record.series_sha256 != input.series.sha256 => {
-                Some(format!("{package}'s series file changed since the build"))
-            }
-            Some(_) => None,
-        };
-        reasons.extend(change.map(|change| StaleReason::Carried { change }));
-    }
-    for record in installed.iter().filter(|r| !now.iter().any(|i| i.carried.package == r.package)) {
-        reasons.push(StaleReason::Carried { change: format!("{} is no longer carried", record.package) });
-    }
-    reasons
-}
 
 /// The stable folder of backend `backend`'s work copies in the project at `root`.
 pub fn work_root(root: &Path, backend: &str) -> PathBuf {
@@ -161,95 +86,6 @@ fn own_workspace(dir: &Path) -> Result<()> {
     std::fs::write(&manifest, text).with_context(|| format!("writing {}", manifest.display()))
 }
 
-/// Runs the test suite `package` ships with, on its patched copy at `dir`, and refuses the
-/// build naming every failing test.
-pub fn run_upstream_tests(root: &Path, backend: &str, carried: &Carried, dir: &Path) -> Result<()> {
-    let package = &carried.package;
-    let target = root.join("target").join("backend-build").join("upstream-tests");
-    let mut test = process::cargo(dir);
-    test.args(["test", "--manifest-path", "Cargo.toml", "--target-dir"]).arg(&target);
-    test.args(test_targets(backend, carried, dir)?);
-    // The tests' expected messages are written without backtraces (pliron's errors carry one
-    // when RUST_BACKTRACE asks for it), so a developer's setting must not fail them.
-    test.env("RUST_BACKTRACE", "0").env("RUST_LIB_BACKTRACE", "0");
-    // A package that ships its lock file is tested with exactly the dependencies it was
-    // released with.
-    if dir.join("Cargo.lock").is_file() {
-        test.arg("--locked");
-    }
-    eprintln!("{package}: running its own test suite on the patched copy ({})", dir.display());
-    // cargo's progress and the tests' own messages go to the terminal; libtest's report is read.
-    test.stderr(std::process::Stdio::inherit());
-    let output = test.output().with_context(|| format!("running the test suite of {package}"))?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let passed: usize = stdout.lines().filter_map(passed_count).sum();
-    if output.status.success() {
-        eprintln!("{package}: {passed} tests passed");
-        return Ok(());
-    }
-    let failing = failing_tests(&stdout);
-    let detail = if failing.is_empty() {
-        format!("it did not build or run ({}; cargo's report is above)", output.status)
-    } else {
-        format!("failing: {}", failing.join(", "))
-    };
-    Err(BackendError::UpstreamTestsFailed { backend: backend.into(), package: package.into(), detail }.into())
-}
-
-/// Which of the package's tests run: its library's unit tests and its integration tests, but
-/// those `skip-tests` names. Examples and doctests are left out: pliron 0.20.0's example needs
-/// a crate the package does not declare, and doctests compile every example in the
-/// documentation separately, minutes on two cores.
-fn test_targets(backend: &str, carried: &Carried, dir: &Path) -> Result<Vec<String>> {
-    if carried.skip_tests.is_empty() {
-        return Ok(vec!["--lib".into(), "--tests".into()]);
-    }
-    let manifest: toml::Table = toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml"))?)
-        .with_context(|| format!("reading {}", dir.join("Cargo.toml").display()))?;
-    let declared: Vec<String> = manifest
-        .get("test")
-        .and_then(|tests| tests.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|test| test.get("name")?.as_str().map(str::to_owned))
-        .collect();
-    if let Some(unknown) = carried.skip_tests.iter().find(|name| !declared.contains(name)) {
-        return Err(BackendError::BadDescription {
-            file: super::description::DESCRIPTION_FILE.into(),
-            reason: format!(
-                "backend `{backend}`: `skip-tests` names `{unknown}`, which is not a test of {} {} (its tests: {}); \
-                 remove it",
-                carried.package,
-                carried.version,
-                declared.join(", ")
-            ),
-        }
-        .into());
-    }
-    let mut args = vec!["--lib".to_owned()];
-    for name in declared.iter().filter(|name| !carried.skip_tests.contains(name)) {
-        args.extend(["--test".to_owned(), name.clone()]);
-    }
-    Ok(args)
-}
-
-/// The tests libtest reports as failed (`test NAME ... FAILED`).
-fn failing_tests(stdout: &str) -> Vec<String> {
-    let mut names: Vec<String> = stdout
-        .lines()
-        .filter_map(|line| line.strip_prefix("test ")?.strip_suffix(" ... FAILED").map(str::to_owned))
-        .collect();
-    names.dedup();
-    names
-}
-
-/// The count of a libtest summary line (`test result: ok. 12 passed; …`).
-fn passed_count(line: &str) -> Option<usize> {
-    let rest = line.strip_prefix("test result: ")?;
-    let (_, after) = rest.split_once(". ")?;
-    after.split_once(" passed")?.0.parse().ok()
-}
-
 /// Makes a work copy of the workspace at `root` in the stable work folder, its manifest
 /// patched to use each `(package, folder)` in place of the registry's, and returns it.
 pub fn workspace_copy(root: &Path, backend: &str, patched: &[(String, PathBuf)]) -> Result<PathBuf> {
@@ -277,7 +113,7 @@ pub fn workspace_copy(root: &Path, backend: &str, patched: &[(String, PathBuf)])
 /// The backend's locks are held while the work folders are written, as `build-backend` does.
 pub fn patched_workspace(layout: &Layout, name: &str) -> Result<PathBuf> {
     let root = layout.root();
-    let installed = super::check_backend(layout, name)?;
+    let installed = check_backend(layout, name)?;
     let inputs = read_inputs(&read_backend(root, name)?)?;
     let _project_lock =
         Lock::acquire(&root.join("target").join("backend-locks").join(format!("{name}.lock")), name)?;
@@ -286,83 +122,4 @@ pub fn patched_workspace(layout: &Layout, name: &str) -> Result<PathBuf> {
     let patched: Vec<_> =
         prepare(root, name, &inputs, &slot)?.into_iter().map(|(record, dir)| (record.package, dir)).collect();
     workspace_copy(root, name, &patched)
-}
-
-/// Makes `to` hold exactly the files of `from` (but for folders named in `skip`, at any
-/// depth), rewriting only files whose content differs, so that unchanged files keep their
-/// modification times. Folders named in `skip` inside `to` are left alone.
-pub fn sync_tree(from: &Path, to: &Path, skip: &[&str]) -> Result<()> {
-    let skipped =
-        |entry: &walkdir::DirEntry| entry.depth() > 0 && skip.iter().any(|s| entry.file_name() == *s);
-    let mut wanted = std::collections::BTreeSet::new();
-    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| !skipped(e)) {
-        let entry = entry.with_context(|| format!("listing {}", from.display()))?;
-        let relative = entry.path().strip_prefix(from).unwrap_or(entry.path()).to_owned();
-        let target = to.join(&relative);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
-        } else if entry.file_type().is_file() {
-            let bytes =
-                std::fs::read(entry.path()).with_context(|| format!("reading {}", entry.path().display()))?;
-            write_if_changed(&target, &bytes)?;
-        }
-        wanted.insert(relative);
-    }
-    let mut stale = Vec::new();
-    for entry in walkdir::WalkDir::new(to).into_iter().filter_entry(|e| !skipped(e)) {
-        let entry = entry.with_context(|| format!("listing {}", to.display()))?;
-        let relative = entry.path().strip_prefix(to).unwrap_or(entry.path()).to_owned();
-        if entry.depth() > 0 && !wanted.contains(&relative) {
-            stale.push(entry.path().to_owned());
-        }
-    }
-    for path in stale {
-        let removed =
-            if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
-        // A folder removed first takes its files with it.
-        if path.exists() {
-            removed.with_context(|| format!("removing {}", path.display()))?;
-        }
-    }
-    Ok(())
-}
-
-fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
-        return Ok(());
-    }
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn libtest_failures_and_counts_are_read_from_its_output() {
-        let stdout = "running 3 tests\ntest graph::a ... ok\ntest graph::dominance::tests::x ... FAILED\n\
-                      test b ... FAILED\n\ntest result: FAILED. 1 passed; 2 failed; 0 ignored\n\
-                      test result: ok. 7 passed; 0 failed\n";
-        assert_eq!(failing_tests(stdout), ["graph::dominance::tests::x", "b"]);
-        assert_eq!(stdout.lines().filter_map(passed_count).sum::<usize>(), 8);
-    }
-
-    #[test]
-    fn sync_rewrites_only_changed_files_and_removes_stale_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        let (from, to) = (dir.path().join("from"), dir.path().join("to"));
-        std::fs::create_dir_all(from.join("src/target")).unwrap();
-        std::fs::write(from.join("src/lib.rs"), "a").unwrap();
-        std::fs::write(from.join("src/target/out"), "built").unwrap();
-        std::fs::write(from.join("Cargo.toml"), "m").unwrap();
-        sync_tree(&from, &to, &["target"]).unwrap();
-        assert!(!to.join("src/target").exists(), "skipped folders are not copied");
-        std::fs::write(to.join("stale.rs"), "").unwrap();
-        let before = std::fs::metadata(to.join("Cargo.toml")).unwrap().modified().unwrap();
-        std::fs::write(from.join("src/lib.rs"), "b").unwrap();
-        sync_tree(&from, &to, &["target"]).unwrap();
-        assert_eq!(std::fs::read_to_string(to.join("src/lib.rs")).unwrap(), "b");
-        assert!(!to.join("stale.rs").exists());
-        assert_eq!(std::fs::metadata(to.join("Cargo.toml")).unwrap().modified().unwrap(), before);
-    }
 }

@@ -274,17 +274,22 @@ mod format {
 mod tests {
     use super::*;
 
-    const GIT: &str = r#"
-[backend.up]
-summary = "a test upstream"
-patches = "compiler-patches/up"
-upstream = { git = "https://example.org/up.git", pin = "9DF9E7CE", vendor = "vendor/up" }
-build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
-"#;
+    /// A description of backend `up` built by `cargo build` into `product`.
+    fn up(summary: &str, upstream: &str, product: &str) -> String {
+        format!(
+            "\n[backend.up]\nsummary = \"{summary}\"\npatches = \"compiler-patches/up\"\nupstream = {upstream}\n\
+             build = {{ command = [\"cargo\", \"build\"], produces = [\"{product}\"] }}\n"
+        )
+    }
+
+    fn git() -> String {
+        let upstream = r#"{ git = "https://example.org/up.git", pin = "9DF9E7CE", vendor = "vendor/up" }"#;
+        up("a test upstream", upstream, "target/debug/up")
+    }
 
     #[test]
     fn paths_resolve_against_the_root_and_pins_are_lowercase() {
-        let backends = parse(GIT, Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
+        let backends = parse(&git(), Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
         let up = &backends["up"];
         assert_eq!(up.patches, Path::new("/repo/compiler-patches/up"));
         assert_eq!(
@@ -298,17 +303,17 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
         assert_eq!(up.product_names(), ["up"]);
     }
 
-    const PACKAGE: &str = r#"
-[backend.up]
-summary = "a test package"
-patches = "compiler-patches/up"
-upstream = { package = "up-tool", version = "1.2.3", vendor = "vendor/up" }
-build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
-"#;
+    fn package() -> String {
+        up(
+            "a test package",
+            r#"{ package = "up-tool", version = "1.2.3", vendor = "vendor/up" }"#,
+            "target/debug/up",
+        )
+    }
 
     #[test]
     fn a_package_upstream_is_pinned_to_one_exact_version() {
-        let backends = parse(PACKAGE, Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
+        let backends = parse(&package(), Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
         assert_eq!(
             backends["up"].upstream,
             Upstream::Package {
@@ -327,16 +332,17 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
 
     #[test]
     fn bad_descriptions_are_refused_naming_the_backend() {
+        let (git, package, in_tree) = (git(), package(), in_tree());
         let cases = [
-            (GIT.replace("9DF9E7CE", "main"), "`pin` is a commit id"),
-            (GIT.replace("vendor = \"vendor/up\"", "in-tree = [\"x\"]"), "`upstream` is one of"),
-            (PACKAGE.replace("1.2.3", "^1.2"), "one exact version"),
-            (PACKAGE.replace("\"up-tool\"", "\"up tool\""), "`package` is a package name"),
-            (GIT.replace("[\"target/debug/up\"]", "[]"), "names no file"),
-            (GIT.replace("summary", "summery"), "unknown field"),
-            (format!("{GIT}{CARRY}"), "`carry` is for in-tree backends"),
-            (format!("{IN_TREE}pristine = {{ command = [\"cargo\"], produces = [\"p\"] }}\n"), "add `carry`"),
-            (format!("{IN_TREE}{}", CARRY.replace("0.20.0", "0.20")), "one exact version"),
+            (git.replace("9DF9E7CE", "main"), "`pin` is a commit id"),
+            (git.replace("vendor = \"vendor/up\"", "in-tree = [\"x\"]"), "`upstream` is one of"),
+            (package.replace("1.2.3", "^1.2"), "one exact version"),
+            (package.replace("\"up-tool\"", "\"up tool\""), "`package` is a package name"),
+            (git.replace("[\"target/debug/up\"]", "[]"), "names no file"),
+            (git.replace("summary", "summery"), "unknown field"),
+            (format!("{git}{CARRY}"), "`carry` is for in-tree backends"),
+            (format!("{in_tree}pristine = {{ command = [\"cargo\"], produces = [\"p\"] }}\n"), "add `carry`"),
+            (format!("{in_tree}{}", CARRY.replace("0.20.0", "0.20")), "one exact version"),
         ];
         for (text, expected) in cases {
             let error = parse(&text, Path::new("/r"), Path::new("/r/backends.toml")).unwrap_err().to_string();
@@ -345,19 +351,16 @@ build = { command = ["cargo", "build"], produces = ["target/debug/up"] }
         }
     }
 
-    const IN_TREE: &str = r#"
-[backend.up]
-summary = "an in-tree tool"
-patches = "compiler-patches/up"
-upstream = { in-tree = ["tool"] }
-build = { command = ["cargo", "build"], produces = ["target/debug/tool"] }
-"#;
+    fn in_tree() -> String {
+        up("an in-tree tool", r#"{ in-tree = ["tool"] }"#, "target/debug/tool")
+    }
     const CARRY: &str = "carry = [{ package = \"pliron\", version = \"0.20.0\", vendor = \"vendor/pliron\", patches = \"p/pliron\" }]\n";
 
     #[test]
     fn an_in_tree_backend_carries_packages_and_names_its_pristine_products() {
         let text = format!(
-            "{IN_TREE}{CARRY}pristine = {{ command = [\"cargo\"], produces = [\"target/probe\"] }}\n"
+            "{}{CARRY}pristine = {{ command = [\"cargo\"], produces = [\"target/probe\"] }}\n",
+            in_tree()
         );
         let backends = parse(&text, Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
         let up = &backends["up"];

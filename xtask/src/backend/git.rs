@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::process::{one_line, output_within};
+use crate::process::{one_line, output_within, read};
 
 /// How long a probe of an upstream's git host may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -17,6 +17,23 @@ pub fn git(dir: &Path) -> Command {
     let mut command = Command::new("git");
     command.current_dir(dir).env("GIT_TERMINAL_PROMPT", "0").args(["-c", "advice.detachedHead=false"]);
     command
+}
+
+/// The changes `git status --porcelain` lists in the work tree at `dir` (untracked files
+/// included), one a line, trimmed: none in a clean tree.
+pub fn status_lines(dir: &Path) -> Result<Vec<String>> {
+    let status = read(git(dir).args(["status", "--porcelain", "--untracked-files=normal"]))?;
+    Ok(status.lines().map(|line| line.trim().to_owned()).collect())
+}
+
+/// The first `at_most` of `lines`, joined by commas, then how many more there are: for a
+/// message that names changes without listing hundreds.
+pub fn summary(lines: &[String], at_most: usize) -> String {
+    let mut shown = lines.iter().take(at_most).cloned().collect::<Vec<_>>().join(", ");
+    if lines.len() > at_most {
+        shown.push_str(&format!(" and {} more", lines.len() - at_most));
+    }
+    shown
 }
 
 /// Whether `url` answers `git ls-remote` within [`PROBE_TIMEOUT`]: `Err(why)` when it does not.

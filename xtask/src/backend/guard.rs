@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use regress::layout::Layout;
 
+use super::carried_record;
 use super::description::{Backend, Upstream, read_backend};
 use super::error::{BackendError, StaleReason};
-use super::inputs::{BuildInputs, FileHash};
+use super::hash::{FileHash, sha256_file};
+use super::inputs::BuildInputs;
 use super::provenance::{PROVENANCE_FILE, Provenance};
 use super::rustc::Rustc;
-use super::series::sha256_file;
 use super::store::{Slot, backends_root};
 use super::{git, package, upstream};
 
@@ -121,7 +122,7 @@ pub fn differences(provenance: &Provenance, inputs: &BuildInputs) -> Vec<StaleRe
         reasons.push(StaleReason::SeriesFile);
     }
     reasons.extend(source_differences(&provenance.sources, &inputs.sources));
-    reasons.extend(super::carried::differences(&provenance.carried, &inputs.carried));
+    reasons.extend(carried_record::differences(&provenance.carried, &inputs.carried));
     let products: Vec<String> = inputs.backend.product_names();
     let installed_products: Vec<String> = provenance.products.iter().map(|p| p.path.clone()).collect();
     if provenance.build_command != inputs.backend.build.command || installed_products != products {
@@ -325,7 +326,7 @@ mod tests {
         assert!(verify(&inputs, &dir).is_none(), "no PROVENANCE: not a complete build");
         std::fs::write(dir.join("up"), "built").unwrap();
         let mut record = record;
-        record.products[0].sha256 = crate::backend::series::sha256_hex(b"built");
+        record.products[0].sha256 = crate::backend::hash::sha256_hex(b"built");
         record.write(&dir).unwrap();
         assert!(matches!(verify(&inputs, &dir), Some(Ok(_))));
 

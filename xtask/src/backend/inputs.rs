@@ -7,18 +7,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::carried::{self, CarriedInputs};
+use super::carried_record::{self, CarriedInputs};
 use super::description::{Backend, Upstream};
 use super::error::BackendError;
+use super::hash::{FileHash, sha256_file, sha256_hex, slash_path};
 use super::rustc::Rustc;
-use super::series::{Series, sha256_file, sha256_hex};
-
-/// A file and the sha256 of its bytes; the path is relative, with `/` separators.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub struct FileHash {
-    pub path: String,
-    pub sha256: String,
-}
+use super::series::Series;
 
 /// The inputs of one backend build.
 #[derive(Debug, Clone)]
@@ -51,7 +45,7 @@ impl BuildInputs {
                 hash_sources(root, inputs)?
             }
         };
-        let carried = carried::read_inputs(&backend)?;
+        let carried = carried_record::read_inputs(&backend)?;
         Ok(BuildInputs { backend, series, rustc, sources, carried })
     }
 
@@ -87,7 +81,7 @@ impl BuildInputs {
         if let Some(pristine) = &self.backend.pristine {
             text.push_str(&format!("pristine {:?} {:?}\n", pristine.command, pristine.produces));
         }
-        text.push_str(&carried::key_lines(&self.carried));
+        text.push_str(&carried_record::key_lines(&self.carried));
         for source in &self.sources {
             text.push_str(&format!("source {} {}\n", source.path, source.sha256));
         }
@@ -123,13 +117,6 @@ pub fn hash_sources(root: &Path, inputs: &[std::path::PathBuf]) -> Result<Vec<Fi
     hashes.sort();
     hashes.dedup();
     Ok(hashes)
-}
-
-/// `path` relative to `base`, with `/` separators: the form PROVENANCE and cargo's checksum
-/// files use on every platform.
-pub fn slash_path(base: &Path, path: &Path) -> String {
-    let relative = path.strip_prefix(base).unwrap_or(path);
-    relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
 #[cfg(test)]

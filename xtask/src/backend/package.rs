@@ -13,8 +13,7 @@ use anyhow::{Context, Result};
 
 use super::error::BackendError;
 use super::git::git;
-use super::inputs::slash_path;
-use super::series::{sha256_file, sha256_hex};
+use super::hash::{sha256_file, sha256_hex, slash_path};
 use super::upstream::Materialised;
 use crate::process::{self, one_line, output_within, read};
 

@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::carried::CarriedRecord;
-use super::inputs::FileHash;
+use super::carried_record::CarriedRecord;
+use super::hash::FileHash;
 use crate::atomic::write_atomically;
 
 /// The file name inside an install folder.

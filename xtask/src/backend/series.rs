@@ -4,10 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::error::BackendError;
-use super::inputs::FileHash;
+use super::hash::{FileHash, sha256_file, sha256_hex};
 
 /// One patch of a series, with the sha256 of its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,16 +22,6 @@ pub struct Series {
     /// sha256 of the series file's bytes.
     pub sha256: String,
     pub patches: Vec<Patch>,
-}
-
-/// The sha256 of `bytes`, in lowercase hexadecimal.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
-}
-
-/// The sha256 of a file's bytes.
-pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    Ok(sha256_hex(&std::fs::read(path)?))
 }
 
 impl Series {

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 
 use super::error::BackendError;
 use super::git::{self, git};
-use super::inputs::slash_path;
+use super::hash::slash_path;
 use crate::process::{self, read, succeeds};
 
 /// A git upstream at its pin, checked out in the vendor folder.
@@ -93,15 +93,11 @@ fn resolve(repository: &Path, pin: &str) -> Result<Option<String>> {
 /// Refuses a vendor checkout with uncommitted changes (modified, added, deleted or untracked
 /// files), naming them: the checkout stands for the pin, and changes belong in the series.
 pub(super) fn refuse_local_changes(backend: &str, vendor: &Path) -> Result<()> {
-    let changes = read(git(vendor).args(["status", "--porcelain", "--untracked-files=normal"]))?;
-    if changes.is_empty() {
+    let lines = git::status_lines(vendor)?;
+    if lines.is_empty() {
         return Ok(());
     }
-    let lines: Vec<&str> = changes.lines().map(str::trim).collect();
-    let mut changes = lines.iter().take(5).copied().collect::<Vec<_>>().join(", ");
-    if lines.len() > 5 {
-        changes.push_str(&format!(" and {} more", lines.len() - 5));
-    }
+    let changes = git::summary(&lines, 5);
     let untracked = lines.iter().any(|line| line.starts_with("??"));
     let restore = format!(
         "`git -C {0} checkout .`{1}",

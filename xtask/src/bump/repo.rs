@@ -6,24 +6,19 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::backend::git::git;
+use crate::backend::git::{self, git};
 use crate::process::read;
 use crate::refusal::Refused;
 
 /// Refuses (exit 70) a project with uncommitted changes or untracked files, naming them.
 pub fn refuse_dirty(root: &Path, what: &str) -> Result<()> {
-    let status =
-        read(git(root).args(["status", "--porcelain", "--untracked-files=normal"])).with_context(|| {
-            format!("reading the git status of {} (a bump needs a git work tree)", root.display())
-        })?;
-    if status.is_empty() {
+    let lines = git::status_lines(root).with_context(|| {
+        format!("reading the git status of {} (a bump needs a git work tree)", root.display())
+    })?;
+    if lines.is_empty() {
         return Ok(());
     }
-    let lines: Vec<&str> = status.lines().map(str::trim).collect();
-    let mut shown = lines.iter().take(8).copied().collect::<Vec<_>>().join(", ");
-    if lines.len() > 8 {
-        shown.push_str(&format!(" and {} more", lines.len() - 8));
-    }
+    let shown = git::summary(&lines, 8);
     Err(Refused(format!(
         "`{what}` needs a clean work tree, so that what it leaves to commit is the bump alone; \
          commit or stash these first: {shown}"

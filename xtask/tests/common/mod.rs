@@ -4,6 +4,7 @@
 // Each test binary compiles this module whole and uses a part of it.
 #![allow(dead_code)]
 
+pub mod git;
 pub mod registry;
 pub mod run;
 
