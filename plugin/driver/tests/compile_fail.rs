@@ -338,7 +338,9 @@ fn check_project_kernels() -> Result<(), Failed> {
             Verdict::Rejected | Verdict::Unverified => false,
         };
         if !accepted {
-            return Err(format!("{} was {:?} (opt-out: {:?})", scope.kernel, scope.verdict, scope.opt_out).into());
+            return Err(
+                format!("{} was {:?} (opt-out: {:?})", scope.kernel, scope.verdict, scope.opt_out).into()
+            );
         }
     }
     for name in ["shared_memory_helper_local", "shared_memory_helper_cross_crate"] {
