@@ -190,18 +190,11 @@ fn operand_fact(ctx: &Context, store: &dyn FactStore, value: Value) -> Option<Fa
     if is_tracked(ctx, value) { store.get(value) } else { Some(Fact::Unrelated) }
 }
 
-/// Arithmetic on facts: anything about one state becomes `Derived` of it. An operand with no
-/// fact yet adds nothing: no state flows into it so far, and if one does later, the result only
-/// moves up the lattice (to `Derived` of that state, or `Conflict`). Only when no operand has a
-/// fact is there none. (Waiting for every operand would leave `window + index * SIZE` without a
-/// fact forever when `window` comes through memory that no fact reaches.)
+/// Arithmetic on facts: anything about one state becomes `Derived` of it.
 fn combine(facts: &[Option<Fact>]) -> Option<Fact> {
-    if facts.iter().all(Option::is_none) {
-        return None;
-    }
     let mut state = None;
-    for fact in facts.iter().flatten() {
-        match *fact {
+    for fact in facts {
+        match (*fact)? {
             Fact::Conflict => return Some(Fact::Conflict),
             Fact::Unrelated => {}
             other => {

@@ -162,12 +162,13 @@ pub(crate) fn analyze_with(
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
     typestate::check_ordering(&mut reporter, &*store, &applies_to);
-    init_order::check_init_order(&mut reporter);
+    let init_gap = init_order::check_init_order(&mut reporter);
     let layout_gaps = layout::check_layout(&mut reporter, &*store);
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store));
     report.gaps.extend(accounting::memory_gaps(ctx, &index, &*store));
     report.gaps.extend(layout_gaps);
+    report.gaps.extend(init_gap);
     report.gaps.extend(undecided.into_iter().map(Gap::undecided));
     rules::check_pointers(&mut reporter);
     let schedule = match strategy {

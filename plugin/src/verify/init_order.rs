@@ -20,7 +20,7 @@ use pliron::{
 };
 
 use super::{
-    Rule,
+    Gap, Rule,
     index::ScopeIndex,
     rules::{PipelineKind, Reporter},
 };
@@ -61,15 +61,23 @@ pub(crate) fn is_pipeline_init(ctx: &Context, op: Ptr<Operation>) -> bool {
 /// What each function does to the bits, for each entry bits (computed once per function).
 type Summary = HashMap<Bits, Bits>;
 
-pub(crate) fn check_init_order(reporter: &mut Reporter) {
+/// The rule; returns a gap when the scope uses pipelines but holds no `Pipeline::init` (IR made
+/// without the device API, or barriers set up where the scope cannot see): the order cannot be
+/// judged, so the scope is not proven.
+pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
     let ctx = reporter.ctx;
     let index = reporter.index;
-    if !index
+    let uses_pipelines = index
         .ops
         .iter()
-        .any(|op| PipelineKind::of(ctx, *op).is_some_and(|kind| kind != PipelineKind::Advance))
-    {
-        return;
+        .any(|op| PipelineKind::of(ctx, *op).is_some_and(|kind| kind != PipelineKind::Advance));
+    if !uses_pipelines {
+        return None;
+    }
+    if !index.ops.iter().any(|op| is_pipeline_init(ctx, *op)) {
+        return Some(Gap::undecided(
+            "the initialisation of the pipelines' barriers (no `Pipeline::init` in the scope)",
+        ));
     }
     // Callee-first summaries; a function in a call cycle is summarised as "anything may hold".
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
@@ -106,6 +114,7 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) {
             vec![],
         );
     }
+    None
 }
 
 /// Functions with callees before callers (a cycle is broken where it is met).

@@ -426,8 +426,8 @@ why = "w"
         let rows: Vec<Vec<&str>> =
             table.lines().skip(1).map(|line| line.split_whitespace().collect()).collect();
         // Correct: 1 accepted; broken: 1 accepted, 1 rejected (for another rule).
-        assert_eq!(rows[0][2..], ["1", "0", "0"]);
-        assert_eq!(rows[1][2..], ["1", "1", "0"]);
+        assert_eq!(rows[0][2..], ["1", "0", "0", "0"]);
+        assert_eq!(rows[1][2..], ["1", "1", "0", "0"]);
         assert!(table.ends_with("rejected for another rule than expected: 1\n"), "{table}");
     }
 }
