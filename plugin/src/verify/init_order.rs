@@ -74,9 +74,11 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
     if !uses_pipelines {
         return None;
     }
-    if !index.ops.iter().any(|op| is_pipeline_init(ctx, *op)) {
+    // Without an init, or without any block barrier, there is no order to judge: not proven.
+    let barriers = index.ops.iter().any(|op| Operation::get_op::<BarrierOp>(*op, ctx).is_some());
+    if !barriers || !index.ops.iter().any(|op| is_pipeline_init(ctx, *op)) {
         return Some(Gap::undecided(
-            "the initialisation of the pipelines' barriers (no `Pipeline::init` in the scope)",
+            "the initialisation of the pipelines' barriers (no `Pipeline::init`, or no block barrier, in the scope)",
         ));
     }
     // Callee-first summaries; a function in a call cycle is summarised as "anything may hold".
