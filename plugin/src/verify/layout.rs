@@ -84,7 +84,7 @@ impl Evaluator<'_> {
             && let Some(Fact::Index(state)) = self.facts.get(value)
         {
             let stages = self.stages(state)?;
-            return Some(Affine { window: 0, index: Some((state, 1)), lo: 0, hi: 0 }).filter(|_| stages > 0);
+            return (stages > 0).then_some(Affine { window: 0, index: Some((state, 1)), lo: 0, hi: 0 });
         }
         let def = match value.defining_entity() {
             DefiningEntity::Op(def) => def,
