@@ -11,9 +11,6 @@ use std::fmt;
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
-};
-
-use pliron::{
     r#type::Typed,
     value::{DefiningEntity, Value},
 };
@@ -27,7 +24,7 @@ use crate::ir::{
     builder::SourceLoc,
     mir::{
         arith::{AddrSpaceCastOp, CastKind, CastOp},
-        control::{CallOp, ReturnOp},
+        control::CallOp,
         memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
         pointer_type_of,
@@ -142,12 +139,18 @@ fn is_local_value(what: &str) -> bool {
 /// memory, by the launch contract), through offsets, casts, locals, helper parameters (every
 /// call's argument must be placed) and helper results. Anything else might touch a stage
 /// outside its window or a barrier: a gap.
-pub(crate) fn memory_gaps(ctx: &Context, index: &ScopeIndex, facts: &dyn FactStore) -> Vec<Gap> {
+/// `returns` holds each function's `mir.return` operations (numbers).
+pub(crate) fn memory_gaps(
+    ctx: &Context,
+    index: &ScopeIndex,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    returns: &[Vec<usize>],
+) -> Vec<Gap> {
     if !index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some()) {
         return Vec::new();
     }
-    let locals = LocalStores::of(ctx, index);
-    let placer = Placer { ctx, index, facts, locals: &locals, returns: returned_values(ctx, index) };
+    let placer = Placer { ctx, index, facts, locals, returns };
     let mut gaps = Vec::new();
     for (number, op) in index.ops.iter().enumerate() {
         let address = if Operation::get_op::<LoadOp>(*op, ctx).is_some() {
@@ -178,8 +181,8 @@ struct Placer<'a> {
     index: &'a ScopeIndex,
     facts: &'a dyn FactStore,
     locals: &'a LocalStores,
-    /// The values each function of the scope returns.
-    returns: Vec<Vec<Value>>,
+    /// Each function's `mir.return` operations (numbers).
+    returns: &'a [Vec<usize>],
 }
 
 impl Placer<'_> {
@@ -242,7 +245,10 @@ impl Placer<'_> {
                 if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
                     let number = self.index.op_number.get(&def).copied();
                     if let Some(&callee) = number.and_then(|n| self.index.callee_of.get(&n)) {
-                        let returned = &self.returns[callee];
+                        let returned: Vec<Value> = self.returns[callee]
+                            .iter()
+                            .flat_map(|&ret| self.index.ops[ret].deref(ctx).operands().collect::<Vec<_>>())
+                            .collect();
                         return !returned.is_empty()
                             && returned.iter().all(|value| self.placed(*value, budget));
                     }
@@ -259,18 +265,6 @@ impl Placer<'_> {
             }
         }
     }
-}
-
-/// The operands of every `mir.return` of each function of the scope.
-fn returned_values(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<Value>> {
-    let mut returns = vec![Vec::new(); index.functions.len()];
-    for (number, op) in index.ops.iter().enumerate() {
-        if Operation::get_op::<ReturnOp>(*op, ctx).is_some() {
-            let f = index.block_function[block_of_op(index, number)];
-            returns[f].extend(op.deref(ctx).operands());
-        }
-    }
-    returns
 }
 
 /// The gaps of one scope's operations that need no facts (what the import left opaque, and
@@ -360,7 +354,7 @@ const ORIGIN_DEPTH: usize = 16;
 
 fn gap_at(ctx: &Context, index: &ScopeIndex, number: usize, kind: GapKind, message: String) -> Gap {
     let op = index.ops[number];
-    let function = index.function_names[index.block_function[block_of_op(index, number)]].clone();
+    let function = index.function_of_op(ctx, op).map(|f| index.function_names[f].clone()).unwrap_or_default();
     let location = SourceLoc::from_location(ctx, op.deref(ctx).loc());
     Gap { kind, message, function, location }
 }
@@ -379,9 +373,4 @@ fn opaque_gap(ctx: &Context, op: Ptr<Operation>) -> Option<(GapKind, String)> {
         GapKind::Opaque
     };
     Some((kind, format!("the import does not model `{what}`")))
-}
-
-/// The block (number) holding operation `number`.
-fn block_of_op(index: &ScopeIndex, number: usize) -> usize {
-    index.ops_of_block.partition_point(|range| range.end <= number)
 }

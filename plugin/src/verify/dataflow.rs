@@ -102,8 +102,8 @@ impl FlowState {
     }
 }
 
-/// Each function's `mir.return` operations.
-fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
+/// Each function's `mir.return` operations (numbers).
+pub(crate) fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
     let mut returns = vec![Vec::new(); index.functions.len()];
     for (f, blocks) in index.blocks_of.iter().enumerate() {
         for b in blocks.clone() {

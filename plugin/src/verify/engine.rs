@@ -163,10 +163,13 @@ pub(crate) fn analyze_with(
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
     typestate::check_ordering(&mut reporter, &*store, &applies_to);
     let init_gap = init_order::check_init_order(&mut reporter);
-    let layout_gaps = layout::check_layout(&mut reporter, &*store);
+    // Read by both the layout rule and the memory accounting: one pass each, not two.
+    let locals = typestate::LocalStores::of(ctx, &index);
+    let returns = dataflow::returns_of(ctx, &index);
+    let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns);
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store));
-    report.gaps.extend(accounting::memory_gaps(ctx, &index, &*store));
+    report.gaps.extend(accounting::memory_gaps(ctx, &index, &*store, &locals, &returns));
     report.gaps.extend(layout_gaps);
     report.gaps.extend(init_gap);
     report.gaps.extend(undecided.into_iter().map(Gap::undecided));

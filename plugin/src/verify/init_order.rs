@@ -23,6 +23,7 @@ use super::{
     Gap, Rule,
     index::ScopeIndex,
     rules::{PipelineKind, Reporter},
+    typestate::callee_first,
 };
 use crate::ir::{mir::control::CallOp, semantic::memory::BarrierOp};
 
@@ -50,12 +51,18 @@ impl Bits {
     ];
 }
 
-/// Whether a call's callee is `Pipeline::init` (symbol `device__pipeline__Pipeline…init`).
-pub(crate) fn is_pipeline_init(ctx: &Context, op: Ptr<Operation>) -> bool {
+/// Whether `op` calls the device API's `Pipeline::<method>` (symbol
+/// `device__pipeline__Pipeline…<method>`).
+pub(crate) fn calls_pipeline_method(ctx: &Context, op: Ptr<Operation>, method: &str) -> bool {
     Operation::get_op::<CallOp>(op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|name| {
         let name: &str = name.as_ref();
-        name.starts_with("device__pipeline__Pipeline") && name.ends_with("init")
+        name.starts_with("device__pipeline__Pipeline") && name.ends_with(method)
     })
+}
+
+/// Whether a call's callee is `Pipeline::init`.
+pub(crate) fn is_pipeline_init(ctx: &Context, op: Ptr<Operation>) -> bool {
+    calls_pipeline_method(ctx, op, "init")
 }
 
 /// What each function does to the bits, for each entry bits (computed once per function).
@@ -83,7 +90,8 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
     }
     // Callee-first summaries; a function in a call cycle is summarised as "anything may hold".
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
-    for f in callee_first(index) {
+    let (order, _) = callee_first(index);
+    for &f in &order {
         let summary = Bits::ALL
             .into_iter()
             .map(|entry| (entry, run(ctx, index, f, entry, &summaries, None).0))
@@ -95,9 +103,8 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
     let mut entry: Vec<Bits> = (0..index.functions.len())
         .map(|f| if f == 0 || index.callers[f].is_empty() { Bits::ENTRY } else { Bits::UNREACHED })
         .collect();
-    let order: Vec<usize> = callee_first(index).into_iter().rev().collect();
     let mut found = Vec::new();
-    for f in order {
+    for &f in order.iter().rev() {
         let mut at_calls = Vec::new();
         let (_, uses) = run(ctx, index, f, entry[f], &summaries, Some(&mut at_calls));
         for (callee, bits) in at_calls {
@@ -117,31 +124,6 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
         );
     }
     None
-}
-
-/// Functions with callees before callers (a cycle is broken where it is met).
-fn callee_first(index: &ScopeIndex) -> Vec<usize> {
-    let mut order = Vec::new();
-    let mut state = vec![0u8; index.functions.len()];
-    fn visit(index: &ScopeIndex, f: usize, state: &mut [u8], order: &mut Vec<usize>) {
-        if state[f] != 0 {
-            return;
-        }
-        state[f] = 1;
-        for b in index.blocks_of[f].clone() {
-            for number in index.ops_of_block[b].clone() {
-                if let Some(&callee) = index.callee_of.get(&number) {
-                    visit(index, callee, state, order);
-                }
-            }
-        }
-        state[f] = 2;
-        order.push(f);
-    }
-    for f in 0..index.functions.len() {
-        visit(index, f, &mut state, &mut order);
-    }
-    order
 }
 
 /// Function `f` from `entry`: its exit bits (joined over returns), and the pipeline

@@ -23,7 +23,7 @@ use super::{
     Gap, GapKind, Rule, StateId,
     facts::{Fact, FactStore, is_tracked},
     index::ScopeIndex,
-    init_order::is_pipeline_init,
+    init_order::{calls_pipeline_method, is_pipeline_init},
     rules::Reporter,
     typestate::LocalStores,
 };
@@ -32,7 +32,7 @@ use crate::ir::{
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
-        control::{CallOp, ReturnOp},
+        control::CallOp,
         memory::LoadOp,
         opaque::OpaqueOp,
     },
@@ -68,9 +68,9 @@ struct Evaluator<'a> {
     index: &'a ScopeIndex,
     facts: &'a dyn FactStore,
     /// Values stored into each local of the scope and each field of one.
-    locals: LocalStores,
-    /// The values each function of the scope returns, by result position.
-    returns: Vec<Vec<Ptr<Operation>>>,
+    locals: &'a LocalStores,
+    /// Each function's `mir.return` operations (numbers).
+    returns: &'a [Vec<usize>],
 }
 
 impl Evaluator<'_> {
@@ -121,8 +121,8 @@ impl Evaluator<'_> {
             let position = def.deref(self.ctx).results().position(|result| result == value)?;
             let returned: Option<Vec<Value>> = self.returns[callee]
                 .iter()
-                .map(|ret| {
-                    let operation = ret.deref(self.ctx);
+                .map(|&ret| {
+                    let operation = self.index.ops[ret].deref(self.ctx);
                     (position < operation.get_num_operands()).then(|| operation.get_operand(position))
                 })
                 .collect();
@@ -172,22 +172,14 @@ impl Evaluator<'_> {
             return None;
         }
         let position = block.deref(self.ctx).arguments().position(|argument| argument == value)?;
-        let mut form = None;
-        for &call in &self.index.callers[f] {
-            let operation = self.index.ops[call].deref(self.ctx);
-            if position >= operation.get_num_operands() {
-                return None;
-            }
-            let argument = operation.get_operand(position);
-            drop(operation);
-            let this = self.eval(argument, depth - 1)?;
-            match form {
-                None => form = Some(this),
-                Some(seen) if seen == this => {}
-                Some(_) => return None,
-            }
-        }
-        form
+        let arguments: Option<Vec<Value>> = self.index.callers[f]
+            .iter()
+            .map(|&call| {
+                let operation = self.index.ops[call].deref(self.ctx);
+                (position < operation.get_num_operands()).then(|| operation.get_operand(position))
+            })
+            .collect();
+        self.same_form(arguments?, depth - 1)
     }
 }
 
@@ -229,8 +221,14 @@ fn overlaps(a: &Extent, b: &Extent) -> bool {
     a.lo < b.hi && b.lo < a.hi
 }
 
-/// The rule; returns the gaps (addresses it could not place).
-pub(crate) fn check_layout(reporter: &mut Reporter, facts: &dyn FactStore) -> Vec<Gap> {
+/// The rule; returns the gaps (addresses it could not place). `returns` holds each function's
+/// `mir.return` operations (numbers).
+pub(crate) fn check_layout(
+    reporter: &mut Reporter,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    returns: &[Vec<usize>],
+) -> Vec<Gap> {
     let ctx = reporter.ctx;
     let index = reporter.index;
     let copies: Vec<Ptr<Operation>> =
@@ -241,7 +239,7 @@ pub(crate) fn check_layout(reporter: &mut Reporter, facts: &dyn FactStore) -> Ve
         .filter_map(|op| {
             if is_pipeline_init(ctx, *op) {
                 Some((*op, true))
-            } else if is_pipeline_attach(ctx, *op) {
+            } else if calls_pipeline_method(ctx, *op, "attach") {
                 Some((*op, false))
             } else {
                 None
@@ -251,15 +249,7 @@ pub(crate) fn check_layout(reporter: &mut Reporter, facts: &dyn FactStore) -> Ve
     if copies.is_empty() && barrier_setups.is_empty() {
         return Vec::new();
     }
-    let mut returns = vec![Vec::new(); index.functions.len()];
-    for op in &index.ops {
-        if Operation::get_op::<ReturnOp>(*op, ctx).is_some()
-            && let Some(f) = index.function_of_op(ctx, *op)
-        {
-            returns[f].push(*op);
-        }
-    }
-    let evaluator = Evaluator { ctx, index, facts, locals: LocalStores::of(ctx, index), returns };
+    let evaluator = Evaluator { ctx, index, facts, locals, returns };
     let stages = index
         .ops
         .iter()
@@ -415,11 +405,4 @@ pub(crate) fn check_layout(reporter: &mut Reporter, facts: &dyn FactStore) -> Ve
         }
     }
     gaps
-}
-
-fn is_pipeline_attach(ctx: &Context, op: Ptr<Operation>) -> bool {
-    Operation::get_op::<CallOp>(op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|name| {
-        let name: &str = name.as_ref();
-        name.starts_with("device__pipeline__Pipeline") && name.ends_with("attach")
-    })
 }

@@ -41,6 +41,7 @@ use super::{
     Rule,
     facts::StateId,
     index::ScopeIndex,
+    init_order::is_pipeline_init,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     typestate::constant_value,
 };
@@ -348,9 +349,7 @@ fn declared_block_threads(ctx: &Context, index: &ScopeIndex) -> Option<usize> {
 fn init_counts(ctx: &Context, index: &ScopeIndex) -> Vec<(Option<Value>, Ptr<Operation>, Option<i64>)> {
     let mut found = Vec::new();
     for op in &index.ops {
-        let Some(call) = Operation::get_op::<CallOp>(*op, ctx) else { continue };
-        let Some(name) = call.callee(ctx).map(|name| name.to_string()) else { continue };
-        if !(name.starts_with("device__pipeline__Pipeline") && name.ends_with("init")) {
+        if !is_pipeline_init(ctx, *op) {
             continue;
         }
         let operation = op.deref(ctx);

@@ -282,7 +282,7 @@ fn calls_in(index: &ScopeIndex, f: usize) -> impl Iterator<Item = (usize, usize)
 
 /// The functions in an order where every callee comes before its callers (depth-first
 /// post-order from each function), and the calls (numbers) that close a cycle.
-fn callee_first(index: &ScopeIndex) -> (Vec<usize>, HashSet<usize>) {
+pub(crate) fn callee_first(index: &ScopeIndex) -> (Vec<usize>, HashSet<usize>) {
     let functions = index.functions.len();
     let calls: Vec<Vec<(usize, usize)>> = (0..functions).map(|f| calls_in(index, f).collect()).collect();
     // 0: not seen, 1: on the stack, 2: done.
