@@ -38,19 +38,6 @@ pub enum Verdict {
     OptedOut,
 }
 
-impl Verdict {
-    /// The verdict's name in summaries and tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Verified => "verified",
-            Verdict::Skipped => "skipped",
-            Verdict::Rejected => "rejected",
-            Verdict::Unverified => "unverified",
-            Verdict::OptedOut => "opted out",
-        }
-    }
-}
-
 /// One kernel scope: its size, its verdict and the time spent on it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScopeReport {

@@ -66,11 +66,7 @@ pub fn build_corpus(cargo: impl Fn() -> Command, target_dir: &Path) -> Result<Co
     Ok(CorpusBuild { report, report_path, ptx, seconds })
 }
 
-/// The corpus's expectation files.
-pub fn expected_path(layout: &Layout) -> PathBuf {
-    layout.resolve(CORPUS).join("expected.toml")
-}
-
+/// The corpus's ratchet of known misjudgments.
 pub fn known_misjudged_path(layout: &Layout) -> PathBuf {
     layout.resolve(CORPUS).join("known-misjudged.toml")
 }
@@ -86,7 +82,8 @@ pub fn verifier_truth(
     let root = layout.root();
     let mut steps = Steps::new(4);
     let folder = corpus.map_or_else(|| layout.resolve(CORPUS), |corpus| layout.resolve(corpus));
-    if !folder.join("expected.toml").is_file() {
+    let expected = folder.join("expected.toml");
+    if !expected.is_file() {
         bail!(
             "{} holds no expected.toml: a corpus folder is a crate with the corpus's contract and an expected.toml beside its Cargo.toml",
             folder.display()
@@ -102,7 +99,6 @@ pub fn verifier_truth(
         build_corpus(|| kernel_build.cargo(), &target)
     })?;
     eprintln!("corpus build: {:.1} s, {} kernel scopes", built.seconds, built.report.scopes.len());
-    let expected = folder.join("expected.toml");
     steps.step("the verdicts against expected.toml", || {
         let corpus_expectations = Corpus::read(&expected)?;
         let (judgements, unexpected) = judge(&corpus_expectations, &verdicts(&built.report));

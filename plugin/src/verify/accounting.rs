@@ -125,8 +125,8 @@ fn opaque_is_accounted(what: &str) -> bool {
 /// an operation cannot touch the protocol; its result is a value the rules do not know, which
 /// they treat as unknown (an address computed from it is placed by [`memory_gaps`] or is a gap).
 fn is_local_value(what: &str) -> bool {
-    const VALUE_FORMS: &[&str] =
-        &["read of ", "write to ", "discriminant(", "const ", "[", "{closure@", "&", "&mut "];
+    // `&` covers `&mut` and `&raw` too: the address of a place, not an access to it.
+    const VALUE_FORMS: &[&str] = &["read of ", "write to ", "discriminant(", "const ", "[", "{closure@", "&"];
     let dereferences = what.contains("(*") || what.contains("*_");
     let value_form = VALUE_FORMS.iter().any(|form| what.starts_with(form))
         || (what.contains("::") && !what.contains("Intrinsic(") && !what.starts_with("drop("));
