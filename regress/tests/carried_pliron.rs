@@ -255,10 +255,10 @@ fn corpus_verdicts_differ(probes: &Probes) -> Vec<String> {
         ));
     }
     let count = |word: &str| patched_verdicts.values().filter(|v| v.contains(word)).count();
-    let (verified, rejected) = (count(": verified"), count(": rejected"));
+    let (verified, rejected, unverified) = (count(": verified"), count(": rejected"), count(": unverified"));
     println!(
         "verdicts: the patched and the pristine pliron agree on {} of {} oracle-agreement corpus kernels \
-         ({verified} verified, {rejected} rejected; {:.1} s)",
+         ({verified} verified, {unverified} unverified, {rejected} rejected; {:.1} s)",
         agreeing,
         files.len(),
         started.elapsed().as_secs_f64()
@@ -269,12 +269,13 @@ fn corpus_verdicts_differ(probes: &Probes) -> Vec<String> {
             patched.0, pristine.0
         ));
     }
-    // Every kernel must have been read and judged, and both verdicts must occur, or the
-    // comparison compared nothing.
-    if verified + rejected != files.len() || verified == 0 || rejected == 0 {
+    // Every kernel must have been read and judged (verified, unverified or rejected), and
+    // both a verified and a rejected verdict must occur, or the comparison compared nothing.
+    if verified + unverified + rejected != files.len() || verified == 0 || rejected == 0 {
         failures.push(format!(
-            "oracle-agreement corpus: of {} kernels the patched probe verified {verified} and rejected \
-             {rejected}: the comparison needs every kernel judged and both verdicts present",
+            "oracle-agreement corpus: of {} kernels the patched probe verified {verified}, left \
+             {unverified} unverified and rejected {rejected}: the comparison needs every kernel judged \
+             and both verified and rejected verdicts present",
             files.len()
         ));
     }
