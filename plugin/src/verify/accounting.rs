@@ -85,6 +85,20 @@ pub struct Gap {
 }
 
 impl Gap {
+    /// A gap at operation `op`: its function and its source position.
+    pub(crate) fn at(
+        ctx: &Context,
+        index: &ScopeIndex,
+        op: Ptr<Operation>,
+        kind: GapKind,
+        message: String,
+    ) -> Gap {
+        let function =
+            index.function_of_op(ctx, op).map(|f| index.function_names[f].clone()).unwrap_or_default();
+        let location = SourceLoc::from_location(ctx, op.deref(ctx).loc());
+        Gap { kind, message, function, location }
+    }
+
     /// A gap a rule reports for the whole scope, with no single operation to point at.
     pub fn undecided(message: impl Into<String>) -> Gap {
         Gap { kind: GapKind::Undecided, message: message.into(), function: String::new(), location: None }
@@ -353,10 +367,7 @@ fn points_outside_shared(ctx: &Context, index: &ScopeIndex, pointer: Value) -> b
 const ORIGIN_DEPTH: usize = 16;
 
 fn gap_at(ctx: &Context, index: &ScopeIndex, number: usize, kind: GapKind, message: String) -> Gap {
-    let op = index.ops[number];
-    let function = index.function_of_op(ctx, op).map(|f| index.function_names[f].clone()).unwrap_or_default();
-    let location = SourceLoc::from_location(ctx, op.deref(ctx).loc());
-    Gap { kind, message, function, location }
+    Gap::at(ctx, index, index.ops[number], kind, message)
 }
 
 fn opaque_gap(ctx: &Context, op: Ptr<Operation>) -> Option<(GapKind, String)> {

@@ -28,7 +28,6 @@ use super::{
     typestate::LocalStores,
 };
 use crate::ir::{
-    builder::SourceLoc,
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
@@ -258,17 +257,10 @@ pub(crate) fn check_layout(
         .unwrap_or(1) as i64;
     let mut gaps = Vec::new();
     let mut unplaced = |op: Ptr<Operation>, what: &str| {
-        gaps.push(Gap {
-            kind: GapKind::Undecided,
-            message: format!(
-                "the shared-memory layout: {what} is not a constant offset from the dynamic shared window"
-            ),
-            function: index
-                .function_of_op(ctx, op)
-                .map(|f| index.function_names[f].clone())
-                .unwrap_or_default(),
-            location: SourceLoc::from_location(ctx, op.deref(ctx).loc()),
-        })
+        let message = format!(
+            "the shared-memory layout: {what} is not a constant offset from the dynamic shared window"
+        );
+        gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, message))
     };
     // Barrier areas.
     let mut inits: Vec<Extent> = Vec::new();
