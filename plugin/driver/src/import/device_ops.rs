@@ -1,0 +1,197 @@
+//! Calls of the device API's protocol functions as the semantic operations, each naming the
+//! pipeline it acts on.
+
+use pliron::context::Ptr;
+use pliron::operation::Operation;
+use pliron::r#type::TypeHandle;
+use pliron::value::Value;
+use plugin::ir::builder::{FunctionBuilder, SourceLoc};
+use plugin::ir::semantic::pipeline::PipelineRole;
+use plugin::ir::types::shorthand;
+use rustc_middle::mir::{Operand, Place};
+use rustc_middle::ty::Instance;
+use rustc_span::Spanned;
+
+use crate::device_api::DeviceOp;
+
+use super::state_abi::stage_count;
+use super::types::pointer_pointee;
+use super::{FunctionImport, Importer};
+
+impl<'tcx> Importer<'_, 'tcx> {
+    /// Emits the semantic operation of a device-API call; `false` when the call's arguments
+    /// are not in a form the operation takes (it is then imported as an ordinary call).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn device_op(
+        &mut self,
+        function: &mut FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        op: DeviceOp,
+        callee: Instance<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+        at: &SourceLoc,
+    ) -> bool {
+        match op {
+            DeviceOp::ConsumerStateNew | DeviceOp::ProducerStateNew => {
+                let Some((index_slot, phase_slot)) =
+                    function.state_of(destination).and_then(|path| function.state_slots(&path))
+                else {
+                    return false;
+                };
+                let role = if op == DeviceOp::ProducerStateNew {
+                    PipelineRole::Producer
+                } else {
+                    PipelineRole::Consumer
+                };
+                let stages = stage_count(destination.ty(function.body, self.tcx).ty);
+                let (index, phase) = builder.state_new(self.ctx, role, stages, at);
+                builder.store(self.ctx, index, index_slot, at);
+                builder.store(self.ctx, phase, phase_slot, at);
+            }
+            DeviceOp::StateAdvance => {
+                let (index, phase) = self.state_operands(function, builder, args, 0, at);
+                let (index, phase) = builder.state_advance(self.ctx, index, phase, at);
+                if let Some((index_slot, phase_slot)) = function.state_arg(args, 0) {
+                    builder.store(self.ctx, index, index_slot, at);
+                    builder.store(self.ctx, phase, phase_slot, at);
+                }
+            }
+            DeviceOp::StateIndex | DeviceOp::ProducerBarrier => {
+                // `state.index()` is the stage index; `producer_barrier(&state)` selects the
+                // stage's *full* barrier, which the import represents by the stage index.
+                let position = if op == DeviceOp::StateIndex { 0 } else { 1 };
+                let Some((index_slot, _)) = function.state_arg(args, position) else { return false };
+                let index = builder.load(self.ctx, index_slot, at);
+                if op == DeviceOp::ProducerBarrier
+                    && destination.projection.is_empty()
+                    && let Some(pipeline) = self.pipeline_arg(function, builder, args, at)
+                {
+                    function.barrier_pipelines.insert(destination.local, pipeline);
+                }
+                self.write_place(function, builder, destination, index, at);
+            }
+            DeviceOp::ProducerAcquire | DeviceOp::ProducerTail | DeviceOp::ConsumerWait => {
+                let (index, phase) = self.state_operands(function, builder, args, 1, at);
+                let pipeline = self.pipeline_arg(function, builder, args, at);
+                let semantic = match op {
+                    DeviceOp::ProducerAcquire => builder.producer_acquire(self.ctx, index, phase, at),
+                    DeviceOp::ProducerTail => builder.producer_tail(self.ctx, index, phase, at),
+                    _ => builder.consumer_wait(self.ctx, index, phase, at),
+                };
+                self.name_pipeline(semantic, pipeline);
+            }
+            DeviceOp::ConsumerRelease => {
+                let (index, _) = self.state_operands(function, builder, args, 1, at);
+                let pipeline = self.pipeline_arg(function, builder, args, at);
+                let semantic = builder.consumer_release(self.ctx, index, at);
+                self.name_pipeline(semantic, pipeline);
+            }
+            DeviceOp::ProducerExpectTx => {
+                let Some(bytes) = args.get(2).and_then(|arg| self.operand(function, builder, &arg.node, at))
+                else {
+                    return false;
+                };
+                let (index, _) = self.state_operands(function, builder, args, 1, at);
+                let pipeline = self.pipeline_arg(function, builder, args, at);
+                let semantic = builder.producer_expect_tx(self.ctx, index, bytes, at);
+                self.name_pipeline(semantic, pipeline);
+            }
+            DeviceOp::BulkCopy | DeviceOp::TensorCopy2d => {
+                let values: Vec<Option<Value>> =
+                    args.iter().map(|arg| self.operand(function, builder, &arg.node, at)).collect();
+                // A tensor copy's (column, row) pick the box inside the tensor; the model only
+                // needs its destination, source, bytes and barrier.
+                let (operands, barrier_arg) = match (op, &values[..]) {
+                    (DeviceOp::BulkCopy, [Some(to), Some(from), Some(bytes), Some(barrier)]) => {
+                        ((*to, *from, *bytes, *barrier), 3)
+                    }
+                    (DeviceOp::TensorCopy2d, [Some(to), Some(map), _, _, Some(bytes), Some(barrier)]) => {
+                        ((*to, *map, *bytes, *barrier), 5)
+                    }
+                    _ => return false,
+                };
+                let (copy_to, source, bytes, barrier) = operands;
+                let pipeline = args
+                    .get(barrier_arg)
+                    .and_then(|arg| arg.node.place())
+                    .filter(|place| place.projection.is_empty())
+                    .and_then(|place| function.barrier_pipelines.get(&place.local).copied());
+                let semantic = builder.bulk_copy(self.ctx, copy_to, source, bytes, barrier, at);
+                self.name_pipeline(semantic, pipeline);
+            }
+            DeviceOp::DynamicSharedBase => {
+                let pointee = self.ir_type(callee.args.type_at(0), None);
+                let base = builder.dynamic_shared_base(self.ctx, pointee, at);
+                self.write_place(function, builder, destination, base, at);
+            }
+            DeviceOp::DynamicSharedWindow => {
+                // The 32-bit shared-window address: an integer the IR does not follow.
+                let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
+                let address = self.opaque(builder, "dynamic_shared_window_address()", &[], &[u32_ty], at)[0];
+                self.write_place(function, builder, destination, address, at);
+            }
+            DeviceOp::Barrier => {
+                builder.barrier(self.ctx, at);
+            }
+            DeviceOp::WgmmaFence | DeviceOp::WgmmaMma | DeviceOp::WgmmaWait => {
+                // The accumulators' address comes first; an mma's descriptors and scale are not
+                // modelled (see `plugin::ir::semantic::wgmma`).
+                let Some(accumulators) =
+                    args.first().and_then(|arg| self.operand(function, builder, &arg.node, at))
+                else {
+                    return false;
+                };
+                if pointer_pointee(self.ctx, accumulators).is_none() {
+                    return false;
+                }
+                match op {
+                    DeviceOp::WgmmaFence => builder.wgmma_fence(self.ctx, accumulators, at),
+                    DeviceOp::WgmmaMma => builder.wgmma_mma(self.ctx, accumulators, at),
+                    _ => {
+                        // `PENDING` is the callee's const argument; without one the wait is
+                        // imported with an opaque count, which completes nothing.
+                        let u32_ty = shorthand::u32_type(self.ctx);
+                        let pending = match callee.args.consts().next().and_then(|c| c.try_to_leaf()) {
+                            Some(leaf) => builder.const_int(self.ctx, u32_ty, i128::from(leaf.to_u32()), at),
+                            None => {
+                                self.opaque(builder, "wait_group's pending count", &[], &[u32_ty.into()], at)
+                                    [0]
+                            }
+                        };
+                        builder.wgmma_wait(self.ctx, pending, accumulators, at)
+                    }
+                };
+            }
+            DeviceOp::WgmmaCommit => {
+                builder.wgmma_commit(self.ctx, at);
+            }
+            DeviceOp::ProxyFence => {
+                builder.proxy_fence(self.ctx, at);
+            }
+        }
+        true
+    }
+
+    /// The `Pipeline` a device-API method is called on (argument 0, `&pipeline`): its address,
+    /// which names the pipeline for the pipeline-identity rule. `None` when the argument is
+    /// not a pointer.
+    pub(super) fn pipeline_arg(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        args: &[Spanned<Operand<'tcx>>],
+        at: &SourceLoc,
+    ) -> Option<Value> {
+        let value = self.operand(function, builder, &args.first()?.node, at)?;
+        pointer_pointee(self.ctx, value).map(|_| value)
+    }
+
+    /// Appends the pipeline operand to a semantic operation (see
+    /// `plugin::ir::semantic::pipeline::pipeline_operand`).
+    pub(super) fn name_pipeline(&mut self, semantic: Ptr<Operation>, pipeline: Option<Value>) {
+        if let Some(pipeline) = pipeline {
+            Operation::push_operand(semantic, self.ctx, pipeline);
+        }
+    }
+}
