@@ -7,14 +7,24 @@
 //! kernel and every function it reaches) → [`verify::verify_scope`] runs local verification,
 //! the scope guard, the indexed provenance fixpoint and the rules, and returns a report or
 //! rejections naming rule, operation and location → [`report`] renders them for people.
-//! With the `oracle` feature, [`oracle`] verifies the same scopes the slow, simple way, for
-//! agreement tests and the timing regression; [`timing`] times the verifier on generated
+//! With the `oracle` feature, [`harness::oracle`] verifies the same scopes the slow, simple way, for
+//! agreement tests and the timing regression; [`harness::timing`] times the verifier on generated
 //! scopes (the timing regression's measurement). With the `random-kernels` feature,
-//! [`random_kernel`] draws the small random kernels of the oracle-agreement corpus. [`build_report`] is the per-crate verification
+//! [`harness::random_kernel`] draws the small random kernels of the oracle-agreement corpus. [`build_report`] is the per-crate verification
 //! report the driver writes and `just kernels` reads back.
 
 pub mod build_report;
-pub mod generate;
+pub mod harness {
+    //! What tests and the timing regression use to exercise the verifier, kept out of the
+    //! library's root: generated scopes of a chosen size, the timing measurement over them, the
+    //! slow reference verifier they are checked against, and random small kernels.
+    pub mod generate;
+    #[cfg(feature = "oracle")]
+    pub mod oracle;
+    #[cfg(feature = "random-kernels")]
+    pub mod random_kernel;
+    pub mod timing;
+}
 pub mod ir {
     //! The kernel IR: types, the `mir` and `semantic` dialects, and the builder.
     pub mod builder;
@@ -22,14 +32,9 @@ pub mod ir {
     pub mod semantic;
     pub mod types;
 }
-#[cfg(feature = "oracle")]
-pub mod oracle;
-#[cfg(feature = "random-kernels")]
-pub mod random_kernel;
 pub mod report;
 pub mod scope;
 pub mod text;
-pub mod timing;
 pub mod verify;
 
 /// A pliron context with the `mir` and `semantic` dialects registered (pliron registers every

@@ -1,11 +1,11 @@
 //! The indexed verifier and the oracle agree: on thousands of generated scopes (proptest,
 //! with shrinking), both reach the same verdict (same rejections) and the same facts. A scope
 //! the guard skips must be one the oracle accepts. The kernels are drawn from
-//! `plugin::random_kernel` (the same generator the patched-versus-pristine pliron comparison,
+//! `plugin::harness::random_kernel` (the same generator the patched-versus-pristine pliron comparison,
 //! `regress/tests/carried_pliron.rs`, draws its fixed corpus from).
 
 use plugin::{
-    random_kernel::{blocks, build},
+    harness::random_kernel::{blocks, build},
     scope::scopes_of_module,
     verify::{ScopeStatus, analyze_scope},
 };
@@ -20,7 +20,7 @@ proptest! {
         let module = build(&mut ctx, &specs);
         for scope in scopes_of_module(&ctx, module) {
             let indexed = analyze_scope(&ctx, &scope);
-            let oracle = plugin::oracle::analyze_scope(&ctx, &scope);
+            let oracle = plugin::harness::oracle::analyze_scope(&ctx, &scope);
             if indexed.report.status == ScopeStatus::Skipped {
                 prop_assert!(oracle.rejections.is_empty(), "skipped scope rejected by the oracle");
             } else {
@@ -37,10 +37,10 @@ fn the_guard_skips_only_what_the_oracle_accepts_and_the_oracle_sees_every_scope(
     // the oracle (no guard) computes facts even for the one the guard skips.
     for with_semantic_ops in [true, false] {
         let mut ctx = plugin::new_context();
-        let module = plugin::generate::pipeline_chain(&mut ctx, 40, with_semantic_ops);
+        let module = plugin::harness::generate::pipeline_chain(&mut ctx, 40, with_semantic_ops);
         let scope = &scopes_of_module(&ctx, module)[0];
         let indexed = analyze_scope(&ctx, scope);
-        let oracle = plugin::oracle::analyze_scope(&ctx, scope);
+        let oracle = plugin::harness::oracle::analyze_scope(&ctx, scope);
         assert!(indexed.rejections.is_empty() && oracle.rejections.is_empty());
         assert!(!oracle.facts.is_empty());
         if with_semantic_ops {

@@ -59,7 +59,7 @@ fn good_fixtures_verify_and_the_oracle_agrees() {
         let mut ctx = plugin::new_context();
         let module = parse_module(&mut ctx, &text, &file).expect("parses");
         for scope in scopes_of_module(&ctx, module) {
-            let oracle = plugin::oracle::analyze_scope(&ctx, &scope);
+            let oracle = plugin::harness::oracle::analyze_scope(&ctx, &scope);
             assert!(oracle.rejections.is_empty(), "{}: the oracle rejects", file.display());
         }
     }
@@ -240,7 +240,7 @@ fn the_oracle_rejects_what_the_indexed_verifier_rejects_on_every_fixture() {
         let module = parse_module(&mut ctx, &text, &file).expect("every fixture parses");
         for scope in scopes_of_module(&ctx, module) {
             let indexed = plugin::verify::analyze_scope(&ctx, &scope);
-            let oracle = plugin::oracle::analyze_scope(&ctx, &scope);
+            let oracle = plugin::harness::oracle::analyze_scope(&ctx, &scope);
             assert_eq!(indexed.rejections, oracle.rejections, "{}", file.display());
         }
     }

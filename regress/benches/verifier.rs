@@ -3,12 +3,12 @@
 //! only how they grow). Run with `cargo bench -p regress --bench verifier`; the HTML report is
 //! `target/criterion/report/index.html`.
 //!
-//! Each benchmark verifies one scope made by `plugin::generate` (same seed as the timing
+//! Each benchmark verifies one scope made by `plugin::harness::generate` (same seed as the timing
 //! regression), so the figures here and there are of the same scopes. Throughput is in
 //! blocks, so criterion also reports blocks per second.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use plugin::generate::{Family, generate};
+use plugin::harness::generate::{Family, generate};
 use plugin::verify::verify_scope;
 
 /// The shape's seed: the timing regression's.

@@ -1,6 +1,6 @@
 //! Generated Rust kernel source for the end-to-end timing (`cargo xtask timing`): a kernels
 //! crate with one kernel, `timing_story`, whose body runs the pipeline story of
-//! `plugin::generate`'s story family in real device-API calls, at a chosen size, so that the
+//! `plugin::harness::generate`'s story family in real device-API calls, at a chosen size, so that the
 //! whole path (rustc's front end, the plugin's MIR import and verifier, LLVM's NVPTX back end,
 //! ptxas) can be timed against kernel size.
 //!

@@ -13,7 +13,7 @@
 //! `compiler-patches/pliron/series` fails this suite, and the breach names the family and the
 //! exponent), its exponent is above [`PRISTINE_TEETH`] (else the comparison has no teeth), and
 //! both builds reach the same verdict, word for word, on every textual-IR fixture and on the
-//! oracle-agreement corpus (`plugin::random_kernel`: a fixed draw of [`CORPUS_KERNELS`] random
+//! oracle-agreement corpus (`plugin::harness::random_kernel`: a fixed draw of [`CORPUS_KERNELS`] random
 //! kernels, printed as textual IR and verified by each probe in one run); a difference fails
 //! the suite naming the fixture or the corpus kernel (its file keeps its number).
 
@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pliron::printable::Printable;
-use plugin::generate::Family;
-use plugin::timing::{Samples, parse_samples};
+use plugin::harness::generate::Family;
+use plugin::harness::timing::{Samples, parse_samples};
 use regress::timing::{Limit, Series, check, exponent_field, interval_field};
 
 /// Where the installed default backend is (set by `cargo xtask test` and `cargo xtask timing`).
@@ -219,12 +219,12 @@ fn verdicts_differ(probes: &Probes) -> Vec<String> {
 fn corpus_verdicts_differ(probes: &Probes) -> Vec<String> {
     let started = std::time::Instant::now();
     let dir = tempfile::tempdir().expect("a temporary folder for the corpus");
-    let files: Vec<PathBuf> = plugin::random_kernel::corpus(CORPUS_KERNELS)
+    let files: Vec<PathBuf> = plugin::harness::random_kernel::corpus(CORPUS_KERNELS)
         .iter()
         .enumerate()
         .map(|(n, kernel)| {
             let mut ctx = plugin::new_context();
-            let module = plugin::random_kernel::build(&mut ctx, kernel);
+            let module = plugin::harness::random_kernel::build(&mut ctx, kernel);
             let file = dir.path().join(format!("kernel-{n:04}.pir"));
             std::fs::write(&file, module.disp(&ctx).to_string())
                 .unwrap_or_else(|e| panic!("writing {}: {e}", file.display()));
@@ -294,7 +294,7 @@ fn differing_verdicts(
         let (a, b) = (patched.get(name), pristine.get(name));
         if a != b {
             failures.push(format!(
-                "oracle-agreement corpus kernel {name} (plugin::random_kernel::corpus({CORPUS_KERNELS})[{}]): the \
+                "oracle-agreement corpus kernel {name} (plugin::harness::random_kernel::corpus({CORPUS_KERNELS})[{}]): the \
                  patched and the pristine pliron reach different verdicts:\n{}\n{}",
                 name.trim_start_matches("kernel-").trim_end_matches(".pir"),
                 a.map_or("(no verdict)", String::as_str).trim(),

@@ -1,17 +1,17 @@
 //! The verifier timing regression: the semantic verifier must stay linear in a scope's block
 //! count, and this test proves it on every `just test`.
 //!
-//! It verifies generated scopes (`plugin::generate`) of both families at doubling block
+//! It verifies generated scopes (`plugin::harness::generate`) of both families at doubling block
 //! counts, takes several timings per size, fits `time = a + b·blocks^k` on the medians with a
 //! bootstrap interval for `k` from the repeats (`regress::timing::fit_growth`), and fails when
 //! the whole interval lies above 1.25 for either family: noise widens the interval, it does not
 //! fail the run. To show the measurement has teeth, it fits the scan-everything oracle
-//! (`plugin::oracle`, small sizes only) the same way and fails unless its whole interval lies
+//! (`plugin::harness::oracle`, small sizes only) the same way and fails unless its whole interval lies
 //! above 1.8. No wall-clock time is ever compared with a constant: only exponents of timings
 //! measured in the same run.
 //!
 //! How samples are taken (interleaved sizes, the same footprint at every size) is
-//! `plugin::timing`'s.
+//! `plugin::harness::timing`'s.
 //!
 //! The verifier timed is the one that ships: the default backend's `verifier-probe`, built with
 //! the patched pliron (the oracle is timed in this process). Beside it, the same verifier built
@@ -31,8 +31,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use carried_pliron::Probes;
-use plugin::generate::Family;
-use plugin::timing::{Samples, Verifier, measure};
+use plugin::harness::generate::Family;
+use plugin::harness::timing::{Samples, Verifier, measure};
 use regress::timing::{Limit, Point, Series, check, exponent_field, interval_field, millis, table};
 
 /// Set to `full` for the long sweep.
@@ -62,7 +62,7 @@ impl Plan {
     }
 }
 
-/// The samples `plugin::timing` took, as a series of the fit.
+/// The samples `plugin::harness::timing` took, as a series of the fit.
 fn series(name: &str, measured: Vec<Samples>) -> Series {
     let mut series = Series::new(name);
     series.points = measured.into_iter().map(|p| Point { size: p.blocks, samples: p.samples }).collect();

@@ -13,9 +13,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use plugin::generate::Family;
+use plugin::harness::generate::Family;
+use plugin::harness::timing::{Verifier, format_samples, measure};
 use plugin::report::{FileVerdict, render, verify_file};
-use plugin::timing::{Verifier, format_samples, measure};
 
 const USAGE: &str =
     "usage: verifier-probe verify-ir FILE… | verifier-probe timing guard|story FOOTPRINT RUNS SIZE…";

@@ -1,4 +1,4 @@
-//! Timing the verifier on generated scopes ([`crate::generate`]): the measurement behind the
+//! Timing the verifier on generated scopes ([`crate::harness::generate`]): the measurement behind the
 //! timing regression (`regress/tests/verifier_timing.rs`). The regression runs it in its own
 //! process for the oracle and, through the default backend's `verifier-probe` binaries, for
 //! the verifier built with the patched and with the pristine pliron, so that the same code
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use pliron::context::Context;
 
-use crate::generate::{Family, Generated, generate};
+use crate::harness::generate::{Family, Generated, generate};
 use crate::verify::{ScopeStatus, verify_scope};
 
 /// Seed of the generated scopes (the shape; any seed gives a valid scope).
@@ -30,7 +30,7 @@ const MIN_SAMPLE: Duration = Duration::from_millis(4);
 pub enum Verifier {
     /// [`verify_scope`]: scope guard, indexed facts, worklist.
     Indexed,
-    /// `plugin::oracle::analyze_scope`: no guard, scanned facts, full rounds.
+    /// `plugin::harness::oracle::analyze_scope`: no guard, scanned facts, full rounds.
     #[cfg(feature = "oracle")]
     Oracle,
 }
@@ -86,7 +86,7 @@ impl Case {
                 }
                 #[cfg(feature = "oracle")]
                 Verifier::Oracle => {
-                    let analysis = crate::oracle::analyze_scope(ctx, scope);
+                    let analysis = crate::harness::oracle::analyze_scope(ctx, scope);
                     if let Some(rejection) = analysis.rejections.first() {
                         panic!("the oracle rejected the generated {} scope: {rejection}", family.name());
                     }
