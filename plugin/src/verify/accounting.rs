@@ -25,6 +25,7 @@ use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastKind, CastOp},
         control::CallOp,
+        may_carry_address,
         memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
         pointer_type_of,
@@ -299,7 +300,12 @@ pub(crate) fn operation_gaps(ctx: &Context, index: &ScopeIndex) -> Vec<Gap> {
 /// `from_raw_parts`, …) is followed by the stage-access walk instead. Pointers to the
 /// function's own locals and the kernel's parameters (global memory, by the launch contract)
 /// are safe to hand over: what the call does to them reaches the rules as unknown values.
-pub(crate) fn call_gaps(ctx: &Context, index: &ScopeIndex, facts: &dyn FactStore) -> Vec<Gap> {
+pub(crate) fn call_gaps(
+    ctx: &Context,
+    index: &ScopeIndex,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+) -> Vec<Gap> {
     let mut gaps = Vec::new();
     for (number, op) in index.ops.iter().enumerate() {
         if index.callee_of.contains_key(&number) {
@@ -314,14 +320,15 @@ pub(crate) fn call_gaps(ctx: &Context, index: &ScopeIndex, facts: &dyn FactStore
         let stateful = operands.iter().any(|operand| {
             is_tracked(ctx, *operand) && facts.get(*operand).is_some_and(|fact| fact.state().is_some())
         });
-        let unsafe_pointer = operands.iter().any(|operand| {
-            pointer_type_of(ctx, operand.get_type(ctx)).is_some()
-                && !points_outside_shared(ctx, index, *operand)
+        let unsafe_address = operands.iter().any(|operand| {
+            let mut budget = ORIGIN_BUDGET;
+            !outside_shared(ctx, index, locals, *operand, &mut budget)
         });
         let why = if stateful {
             "is handed a value computed from a pipeline state, which the verifier cannot follow through it"
-        } else if unsafe_pointer {
-            "is handed a pointer that may point into shared memory, whose accesses there the verifier cannot see"
+        } else if unsafe_address {
+            "is handed a pointer, or an aggregate that may hold one (an iterator, a closure), that may point \
+             into shared memory, whose accesses there the verifier cannot see"
         } else {
             continue;
         };
@@ -331,40 +338,60 @@ pub(crate) fn call_gaps(ctx: &Context, index: &ScopeIndex, facts: &dyn FactStore
     gaps
 }
 
-/// Whether `pointer` provably points outside shared memory: to a local of its function
-/// (`mir.alloca`) or into a kernel parameter (global memory, by the launch contract), through
-/// offsets, fields and pointer casts.
-fn points_outside_shared(ctx: &Context, index: &ScopeIndex, pointer: Value) -> bool {
-    let mut at = pointer;
-    for _ in 0..ORIGIN_DEPTH {
-        if pointer_type_of(ctx, at.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared) {
-            return false;
+/// Whether `value` provably carries no address into shared memory: it is a number, or a pointer
+/// to a local of its function (`mir.alloca`) or into a kernel parameter (global memory, by the
+/// launch contract), through offsets, fields, pointer casts, standard-library views and what
+/// was stored into a local; an aggregate likewise by what it was built or stored from.
+fn outside_shared(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    value: Value,
+    budget: &mut u32,
+) -> bool {
+    if !may_carry_address(ctx, value.get_type(ctx)) {
+        return true;
+    }
+    if pointer_type_of(ctx, value.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared) {
+        return false;
+    }
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    match value.defining_entity() {
+        DefiningEntity::Block(block) => {
+            let kernel_entry = index.entry_block(0).map(|b| index.blocks[b]);
+            kernel_entry == Some(block)
         }
-        match at.defining_entity() {
-            DefiningEntity::Block(block) => {
-                let kernel_entry = index.entry_block(0).map(|b| index.blocks[b]);
-                return kernel_entry == Some(block);
+        DefiningEntity::Op(def) => {
+            if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+                return true;
             }
-            DefiningEntity::Op(def) => {
-                if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
-                    return true;
-                }
-                let follows = Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
-                    || Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
-                    || Operation::get_op::<CastOp>(def, ctx)
-                        .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
-                if !follows {
-                    return false;
-                }
-                at = def.deref(ctx).get_operand(0);
+            let operands: Vec<Value> = def.deref(ctx).operands().collect();
+            let follows_first = Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
+                || Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
+                || Operation::get_op::<CastOp>(def, ctx)
+                    .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
+            if follows_first {
+                return outside_shared(ctx, index, locals, operands[0], budget);
             }
+            if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+                return locals.stored_over(ctx, operands[0]).is_some_and(|stored| {
+                    !stored.is_empty()
+                        && stored.iter().all(|value| outside_shared(ctx, index, locals, *value, budget))
+                });
+            }
+            let view = Operation::get_op::<CallOp>(def, ctx)
+                .and_then(|call| call.callee(ctx))
+                .is_some_and(|callee| is_memory_view(callee.as_ref()));
+            view && operands.iter().all(|operand| outside_shared(ctx, index, locals, *operand, budget))
         }
     }
-    false
 }
 
-/// Definitions looked through for a pointer's origin.
-const ORIGIN_DEPTH: usize = 16;
+/// Definitions looked through for a value's origin.
+const ORIGIN_BUDGET: u32 = 32;
 
 fn gap_at(ctx: &Context, index: &ScopeIndex, number: usize, kind: GapKind, message: String) -> Gap {
     Gap::at(ctx, index, index.ops[number], kind, message)

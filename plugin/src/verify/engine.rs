@@ -168,7 +168,7 @@ pub(crate) fn analyze_with(
     let returns = dataflow::returns_of(ctx, &index);
     let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns);
     report.gaps = operation_gaps;
-    report.gaps.extend(accounting::call_gaps(ctx, &index, &*store));
+    report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals));
     report.gaps.extend(accounting::memory_gaps(ctx, &index, &*store, &locals, &returns));
     report.gaps.extend(layout_gaps);
     report.gaps.extend(init_gap);

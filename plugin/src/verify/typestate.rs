@@ -36,6 +36,7 @@ use crate::ir::{
         arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
         control::{CallOp, CondBrOp, ReturnOp},
+        may_carry_address,
         memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         pointer_type_of,
     },
@@ -1011,6 +1012,21 @@ impl LocalStores {
     pub(crate) fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
         local_slot(ctx, address).and_then(|slot| self.0.get(&slot)).map_or(&[], Vec::as_slice)
     }
+
+    /// Every value stored over the memory `address` names, if it is a local or a field of one:
+    /// stores to it, to fields inside it, and to the aggregates around it (which write it
+    /// too). `None` when `address` is not a local's.
+    pub(crate) fn stored_over(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
+        let (local, path) = local_slot(ctx, address)?;
+        let overlapping = self
+            .0
+            .iter()
+            .filter(|((stored_local, stored_path), _)| {
+                *stored_local == local && (stored_path.starts_with(&path) || path.starts_with(stored_path))
+            })
+            .flat_map(|(_, values)| values.iter().copied());
+        Some(overlapping.collect())
+    }
 }
 
 /// The local (`mir.alloca`) and the field path an address names, if it is one: a chain of at
@@ -1055,11 +1071,14 @@ const MEMORY_VIEWS: &[&str] = &[
     "len",
 ];
 
-/// Whether `callee` (an IR symbol, path segments joined by `__`) is a standard-library view.
+/// Whether `callee` (an IR symbol: a path without generic arguments, segments joined by `__`)
+/// is a standard-library view: a function of `core` whose own name, the last segment, is one
+/// of [`MEMORY_VIEWS`]. Only the last segment counts: `core::iter::Iterator::sum` lives in a
+/// module named `iter` but reads memory.
 pub(crate) fn is_memory_view(callee: &str) -> bool {
     let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
     let from_core = segments.next().is_some_and(|first| first == "core");
-    from_core && callee.split("__").any(|segment| MEMORY_VIEWS.contains(&segment.trim_matches('_')))
+    from_core && segments.last().is_some_and(|name| MEMORY_VIEWS.contains(&name))
 }
 
 /// The state whose stage an operation accesses, by the memory it touches: a `mir.load` or
@@ -1082,9 +1101,11 @@ fn stage_access(
         return None;
     }
     let operands: Vec<Value> = op.deref(ctx).operands().collect();
+    // An aggregate operand (an iterator over a stage, a closure capturing a stage pointer) hands
+    // the stage over as much as a pointer does.
     operands
         .into_iter()
-        .filter(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_some())
+        .filter(|operand| may_carry_address(ctx, operand.get_type(ctx)))
         .find_map(|operand| stage_of_pointer(ctx, facts, locals, operand))
 }
 
@@ -1141,7 +1162,7 @@ pub(crate) fn stage_of_pointer(
                     return Some(state);
                 }
             }
-            pending.extend(locals.stored(ctx, address).iter().copied());
+            pending.extend(locals.stored_over(ctx, address).unwrap_or_default());
         } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx)
             && call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref()))
         {
@@ -1172,4 +1193,21 @@ fn offset_state(ctx: &Context, facts: &dyn FactStore, offset: Value, budget: &mu
     }
     let operands: Vec<Value> = def.deref(ctx).operands().collect();
     operands.into_iter().find_map(|operand| offset_state(ctx, facts, operand, budget))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_memory_view;
+
+    #[test]
+    fn a_view_is_recognised_by_its_own_name_not_by_its_module() {
+        assert!(is_memory_view("core__slice__from_raw_parts"));
+        assert!(is_memory_view("core__slice___impl__T____iter"));
+        assert!(is_memory_view("core__iter__Iterator__step_by"));
+        // `Iterator::sum` lives in `core::iter` but reads every element.
+        assert!(!is_memory_view("core__iter__Iterator__sum"));
+        assert!(!is_memory_view("core__iter__traits__iterator__Iterator__fold"));
+        // Only the standard library's functions: a kernel's own `iter` may do anything.
+        assert!(!is_memory_view("kernels__ring__iter"));
+    }
 }

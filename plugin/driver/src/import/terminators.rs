@@ -8,7 +8,7 @@ use pliron::value::Value;
 use plugin::ir::builder::{BuildError, FunctionBuilder, SourceLoc};
 use plugin::verify::accounting;
 use rustc_middle::mir::{Local, Operand, Place, TerminatorKind};
-use rustc_middle::ty::{Ty, TypingEnv};
+use rustc_middle::ty::{Instance, Ty, TypingEnv};
 use rustc_span::Spanned;
 
 use crate::device_api::DeviceOp;
@@ -16,7 +16,7 @@ use crate::scope::resolve_callee;
 
 use super::analysis::untupled_arguments;
 use super::types::pointer_pointee;
-use super::{FunctionImport, Importer, readable_path, symbol};
+use super::{FunctionImport, Importer, symbol};
 
 impl<'tcx> Importer<'_, 'tcx> {
     pub(super) fn terminator(
@@ -205,8 +205,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         if self.pointer_write(function, builder, callee, args, at) {
             return Ok(());
         }
-        let name =
-            self.names.get(&callee).cloned().unwrap_or_else(|| symbol(&readable_path(self.tcx, callee)));
+        let name = self.names.get(&callee).cloned().unwrap_or_else(|| symbol(&self.outside_path(callee)));
         let signature = self
             .tcx
             .normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
@@ -281,5 +280,17 @@ impl<'tcx> Importer<'_, 'tcx> {
         }
         self.forget_destination_states(function, builder, destination, at);
         Ok(())
+    }
+
+    /// The name of a function outside the scope: its crate, then its path without generic
+    /// arguments, so that the first segment is the crate and the last the function's own name
+    /// (`core::iter::Iterator::sum`, not `…::sum::<f32>`; `core::<I as
+    /// core::iter::IntoIterator>::into_iter` for a blanket impl's method). The verifier
+    /// recognises the standard library's views by these two segments.
+    fn outside_path(&self, callee: Instance<'tcx>) -> String {
+        let def_id = callee.def_id();
+        let krate = self.tcx.crate_name(def_id.krate);
+        let path = self.tcx.def_path_str(def_id);
+        if path.starts_with(&format!("{krate}::")) { path } else { format!("{krate}::{path}") }
     }
 }

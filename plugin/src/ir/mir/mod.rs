@@ -25,6 +25,14 @@ pub(crate) fn pointer_type_of(ctx: &Context, ty: TypeHandle) -> Option<crate::ir
     ty.deref(ctx).downcast_ref::<crate::ir::types::PointerType>().cloned()
 }
 
+/// Whether a value of type `ty` may carry an address: a pointer, or an aggregate (the IR knows
+/// an aggregate only by name, so its fields may hold pointers: a slice iterator, a closure's
+/// captures, a struct of stage pointers).
+pub(crate) fn may_carry_address(ctx: &Context, ty: TypeHandle) -> bool {
+    let ty = ty.deref(ctx);
+    ty.is::<crate::ir::types::PointerType>() || ty.is::<crate::ir::types::AdtType>()
+}
+
 /// The width of `ty` if it is an integer type.
 pub(crate) fn int_width(ctx: &Context, ty: TypeHandle) -> Option<u32> {
     ty.deref(ctx).downcast_ref::<pliron::builtin::types::IntegerType>().map(|int| int.width())
