@@ -18,7 +18,7 @@ use pliron::{
 use super::{
     facts::{FactStore, is_tracked},
     index::ScopeIndex,
-    typestate::{LocalStores, is_memory_view, stage_of_pointer},
+    typestate::{LocalStores, is_memory_view, is_view_reader, stage_of_pointer},
 };
 use crate::ir::{
     builder::SourceLoc,
@@ -320,10 +320,13 @@ pub(crate) fn call_gaps(
         let stateful = operands.iter().any(|operand| {
             is_tracked(ctx, *operand) && facts.get(*operand).is_some_and(|fact| fact.state().is_some())
         });
-        let unsafe_address = operands.iter().any(|operand| {
-            let mut budget = ORIGIN_BUDGET;
-            !outside_shared(ctx, index, locals, *operand, &mut budget)
-        });
+        // A reader's accesses are the elements of the view it is handed, which the typestate
+        // rules judge at the call like a load of the stage.
+        let unsafe_address = !is_view_reader(&callee)
+            && operands.iter().any(|operand| {
+                let mut budget = ORIGIN_BUDGET;
+                !outside_shared(ctx, index, locals, *operand, &mut budget)
+            });
         let why = if stateful {
             "is handed a value computed from a pipeline state, which the verifier cannot follow through it"
         } else if unsafe_address {

@@ -1081,6 +1081,18 @@ pub(crate) fn is_memory_view(callee: &str) -> bool {
     from_core && segments.last().is_some_and(|name| MEMORY_VIEWS.contains(&name))
 }
 
+/// Standard-library functions that consume an iterator or slice they are handed by reading
+/// its elements, and touch no other memory: handed a view of a stage, the call is a read of the
+/// stage (judged by the typestate rules like a load), and nothing the model cannot see.
+const VIEW_READERS: &[&str] = &["sum", "product", "count", "max", "min", "last", "nth"];
+
+/// Whether `callee` is one of the standard library's [`VIEW_READERS`].
+pub(crate) fn is_view_reader(callee: &str) -> bool {
+    let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
+    let from_core = segments.next().is_some_and(|first| first == "core");
+    from_core && segments.last().is_some_and(|name| VIEW_READERS.contains(&name))
+}
+
 /// The state whose stage an operation accesses, by the memory it touches: a `mir.load` or
 /// `mir.store` whose address points into a stage, or a call (other than a standard-library
 /// view) handed a pointer into a stage or a view of one.
@@ -1209,5 +1221,13 @@ mod tests {
         assert!(!is_memory_view("core__iter__traits__iterator__Iterator__fold"));
         // Only the standard library's functions: a kernel's own `iter` may do anything.
         assert!(!is_memory_view("kernels__ring__iter"));
+    }
+
+    #[test]
+    fn a_reader_of_a_view_is_a_function_of_core_that_reads_its_elements() {
+        use super::is_view_reader;
+        assert!(is_view_reader("core__iter__Iterator__sum"));
+        assert!(!is_view_reader("core__iter__Iterator__for_each"));
+        assert!(!is_view_reader("kernels__tile__sum"));
     }
 }
