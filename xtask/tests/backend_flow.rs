@@ -12,11 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::git::{git, with_git_env};
-use common::registry::write;
+use common::registry::{manifest, use_registry, write};
 use common::run::Run;
-use tempfile::TempDir;
+use common::sandbox::Sandbox;
 
-const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 const REFUSED: i32 = 70;
 
 const MAIN_RS: &str = "mod target;\n\nfn main() {\n    let greeting = \"hello\";\n    println!(\"{greeting}, {}\", \
@@ -31,10 +30,8 @@ const BUILD_RS: &str = "fn main() {\n    println!(\"cargo::rerun-if-env-changed=
 /// An upstream repository, a project declaring backend `up` (on that upstream) and `tool`
 /// (in-tree), and a backends root, all in one temporary folder.
 struct Fixture {
-    dir: TempDir,
+    sandbox: Sandbox,
     upstream: PathBuf,
-    project: PathBuf,
-    root: PathBuf,
     /// The commit the series is written against.
     base: String,
     /// A later commit that contains patch 0001's change.
@@ -45,12 +42,9 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let dir = tempfile::Builder::new().prefix("backend-flow-").tempdir().unwrap();
-        let upstream = dir.path().join("upstream");
-        write(
-            &upstream.join("Cargo.toml"),
-            "[package]\nname = \"up\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-        );
+        let sandbox = Sandbox::new("backend-flow-");
+        let upstream = sandbox.dir.path().join("upstream");
+        write(&upstream.join("Cargo.toml"), &manifest("up", "0.1.0", ""));
         write(&upstream.join("build.rs"), BUILD_RS);
         write(&upstream.join("src/main.rs"), MAIN_RS);
         write(&upstream.join("src/target.rs"), TARGET_RS);
@@ -60,7 +54,7 @@ impl Fixture {
         git(&upstream, &["commit", "-qm", "base"]);
         let base = git(&upstream, &["rev-parse", "HEAD"]);
 
-        let project = dir.path().join("project");
+        let project = sandbox.project.clone();
         let patches = project.join("compiler-patches/up");
         write(&upstream.join("src/main.rs"), &MAIN_RS.replace("\"hello\"", "\"hello there\""));
         write(&patches.join("0001-greeting.patch"), &git(&upstream, &["diff"]));
@@ -81,19 +75,15 @@ impl Fixture {
         git(&upstream, &["commit", "-qam", "upstream rewrites the greeting"]);
         let conflicting = git(&upstream, &["rev-parse", "HEAD"]);
 
-        write(
-            &project.join("tool/Cargo.toml"),
-            "[package]\nname = \"tool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-        );
+        write(&project.join("tool/Cargo.toml"), &manifest("tool", "0.1.0", ""));
         write(&project.join("tool/src/main.rs"), "fn main() {\n    println!(\"tool\");\n}\n");
         write(&project.join("compiler-patches/tool/series"), "# in-tree: nothing carried\n");
         write(&project.join(".gitignore"), "/vendor/*\n/target/\n/tool/target/\n/backends/\n");
-        let fixture =
-            Fixture { root: dir.path().join("backends"), dir, upstream, project, base, merged, conflicting };
+        let fixture = Fixture { sandbox, upstream, base, merged, conflicting };
         fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.base[..8]);
-        git(&fixture.project, &["init", "-q"]);
-        git(&fixture.project, &["add", "-A"]);
-        git(&fixture.project, &["commit", "-qm", "project"]);
+        git(&fixture.sandbox.project, &["init", "-q"]);
+        git(&fixture.sandbox.project, &["add", "-A"]);
+        git(&fixture.sandbox.project, &["commit", "-qm", "project"]);
         fixture
     }
 
@@ -121,38 +111,26 @@ impl Fixture {
              build = {{ command = [\"cargo\", \"build\", \"--release\", \"--offline\", \"--quiet\", \
              \"--manifest-path\", \"tool/Cargo.toml\"], produces = [\"tool/target/release/tool\"] }}\n"
         );
-        write(&self.project.join("backends.toml"), &text);
+        write(&self.sandbox.project.join("backends.toml"), &text);
     }
 
     /// Publishes the upstream's base sources as package `up` at `version` into a registry of
     /// the test's own (a cargo directory source), which the project's `.cargo/config.toml`
     /// puts in place of the public registry, the way a team configures a mirror.
     fn publish(&self, version: &str) {
-        let registry = self.dir.path().join("registry");
+        let registry = self.sandbox.registry();
         let files = [
             ("build.rs".to_owned(), BUILD_RS.to_owned()),
             ("src/main.rs".to_owned(), MAIN_RS.to_owned()),
             ("src/target.rs".to_owned(), TARGET_RS.to_owned()),
         ];
         common::registry::publish(&registry, "up", version, &files);
-        write(
-            &self.project.join(".cargo/config.toml"),
-            &format!(
-                "[source.crates-io]\nreplace-with = \"test-registry\"\n\n[source.test-registry]\ndirectory = {:?}\n",
-                registry.to_string_lossy()
-            ),
-        );
+        use_registry(&self.sandbox.project, &registry);
     }
 
     fn command(&self, verb: &str, backend: &str) -> Command {
-        let mut command = Command::new(XTASK);
-        with_git_env(&mut command)
-            .args([verb, backend, "--project"])
-            .arg(&self.project)
-            .env("KERNEL_BACKENDS_ROOT", &self.root)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("FIXTURE_SLOW_BUILD")
-            .current_dir(self.dir.path());
+        let mut command = self.sandbox.xtask(&[verb, backend]);
+        with_git_env(&mut command).env_remove("FIXTURE_SLOW_BUILD");
         command
     }
 
@@ -160,8 +138,16 @@ impl Fixture {
         Run::from(self.command(verb, backend).output().unwrap())
     }
 
+    /// Runs `verb` on `backend` and expects it refused (exit 70) with each of `needles` in its
+    /// standard error.
+    fn refused(&self, verb: &str, backend: &str, needles: &[&str]) -> Run {
+        let run = self.run(verb, backend);
+        run.expect_stderr(REFUSED, needles);
+        run
+    }
+
     fn patches(&self) -> PathBuf {
-        self.project.join("compiler-patches/up")
+        self.sandbox.project.join("compiler-patches/up")
     }
 
     /// Damages the install of `up` with `damage`, expects `check-backend` to refuse it saying
@@ -169,14 +155,14 @@ impl Fixture {
     /// it.
     fn refuses_damaged_install(&self, damage: impl FnOnce(&Path), refusal: &str) {
         damage(&self.installs("up").remove(0));
-        self.run("check-backend", "up").expect_stderr(REFUSED, &[refusal]);
+        self.refused("check-backend", "up", &[refusal]);
         self.run("build-backend", "up").expect_stderr(0, &["[6/6]"]);
         self.run("check-backend", "up").expect_stderr(0, &[]);
     }
 
     /// The install folders of `backend`, by key.
     fn installs(&self, backend: &str) -> Vec<PathBuf> {
-        entries(&self.root.join(backend)).into_iter().filter(|p| p.is_dir()).collect()
+        entries(&self.sandbox.root.join(backend)).into_iter().filter(|p| p.is_dir()).collect()
     }
 }
 
@@ -220,14 +206,14 @@ fn a_clean_build_installs_the_patched_backend_with_its_provenance_and_a_rerun_do
     }
 
     // The vendor tree is pristine at the pin, and recorded as a submodule at the full revision.
-    let vendor = fixture.project.join("vendor/up");
+    let vendor = fixture.sandbox.project.join("vendor/up");
     assert_eq!(git(&vendor, &["rev-parse", "HEAD"]), fixture.base);
     assert_eq!(
         git(&vendor, &["status", "--porcelain"]),
         "",
         "the series is never applied to the vendor tree"
     );
-    let staged = git(&fixture.project, &["ls-files", "--stage", "--", "vendor/up"]);
+    let staged = git(&fixture.sandbox.project, &["ls-files", "--stage", "--", "vendor/up"]);
     assert!(staged.starts_with(&format!("160000 {}", fixture.base)), "submodule entry: {staged}");
 
     fixture.run("check-backend", "up").expect_stderr(0, &[]);
@@ -241,8 +227,9 @@ fn a_clean_build_installs_the_patched_backend_with_its_provenance_and_a_rerun_do
 fn a_patch_that_no_longer_applies_is_named_with_its_hunk() {
     let fixture = Fixture::new();
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.conflicting[..10]);
-    fixture.run("build-backend", "up").expect_stderr(
-        REFUSED,
+    fixture.refused(
+        "build-backend",
+        "up",
         &[
             "patch `0001-greeting.patch` no longer applies",
             "hunk #1 of src/main.rs (@@ -1,6 +1,6 @@)",
@@ -256,9 +243,11 @@ fn a_patch_that_no_longer_applies_is_named_with_its_hunk() {
 fn a_patch_that_is_already_upstream_is_to_be_dropped() {
     let fixture = Fixture::new();
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.merged);
-    fixture
-        .run("build-backend", "up")
-        .expect_stderr(REFUSED, &["patch `0001-greeting.patch` is already upstream", "drop this patch from"]);
+    fixture.refused(
+        "build-backend",
+        "up",
+        &["patch `0001-greeting.patch` is already upstream", "drop this patch from"],
+    );
 }
 
 #[test]
@@ -273,8 +262,9 @@ fn tampered_added_removed_and_unlisted_patches_are_refused_by_name() {
     let at = tampered.iter().position(|&b| b == b'G').unwrap();
     tampered[at] = b'g';
     std::fs::write(&patch, &tampered).unwrap();
-    fixture.run("check-backend", "up").expect_stderr(
-        REFUSED,
+    fixture.refused(
+        "check-backend",
+        "up",
         &["patch `0002-target.patch` was tampered with", "run `just build-backend up`"],
     );
     std::fs::write(&patch, &original).unwrap();
@@ -285,19 +275,17 @@ fn tampered_added_removed_and_unlisted_patches_are_refused_by_name() {
     let listed = std::fs::read_to_string(&series).unwrap();
     std::fs::write(fixture.patches().join("0003-more.patch"), &original).unwrap();
     std::fs::write(&series, format!("{listed}0003-more.patch\n")).unwrap();
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["patch `0003-more.patch` was added"]);
+    fixture.refused("check-backend", "up", &["patch `0003-more.patch` was added"]);
 
     // A patch file that the series does not list.
     std::fs::write(&series, &listed).unwrap();
-    fixture
-        .run("check-backend", "up")
-        .expect_stderr(REFUSED, &["patch `0003-more.patch` is in", "not in its series"]);
+    fixture.refused("check-backend", "up", &["patch `0003-more.patch` is in", "not in its series"]);
     std::fs::remove_file(fixture.patches().join("0003-more.patch")).unwrap();
 
     // A patch removed from the series.
     std::fs::write(&series, listed.replace("0002-target.patch\n", "")).unwrap();
     std::fs::remove_file(&patch).unwrap();
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["patch `0002-target.patch` was removed"]);
+    fixture.refused("check-backend", "up", &["patch `0002-target.patch` was removed"]);
     std::fs::write(&patch, &original).unwrap();
     std::fs::write(&series, &listed).unwrap();
 
@@ -309,7 +297,7 @@ fn tampered_added_removed_and_unlisted_patches_are_refused_by_name() {
 #[test]
 fn a_relative_backends_root_is_taken_from_the_project_root_not_the_current_folder() {
     let fixture = Fixture::new();
-    let elsewhere = fixture.dir.path().join("elsewhere");
+    let elsewhere = fixture.sandbox.dir.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     for verb in ["build-backend", "check-backend"] {
         let output = fixture
@@ -319,7 +307,7 @@ fn a_relative_backends_root_is_taken_from_the_project_root_not_the_current_folde
             .output();
         Run::from(output.unwrap()).expect_stderr(0, &[]);
     }
-    let installs = entries(&fixture.project.join("rel-backends/up"));
+    let installs = entries(&fixture.sandbox.project.join("rel-backends/up"));
     assert!(
         installs.iter().any(|p| p.join("PROVENANCE").is_file()),
         "installed under the project: {installs:?}"
@@ -340,7 +328,7 @@ fn four_concurrent_builds_all_succeed_and_leave_one_valid_backend() {
     let built = runs.iter().filter(|r| r.stdout.contains("built and installed")).count();
     let up_to_date = runs.iter().filter(|r| r.stdout.contains("up to date")).count();
     assert_eq!((built, up_to_date), (1, 3), "one build, three runs that found it installed");
-    let leftovers: Vec<PathBuf> = entries(&fixture.root.join("up"))
+    let leftovers: Vec<PathBuf> = entries(&fixture.sandbox.root.join("up"))
         .into_iter()
         .filter(|p| {
             p.file_name().unwrap().to_string_lossy().contains(".staging-")
@@ -386,7 +374,7 @@ fn a_build_killed_midway_leaves_nothing_the_guard_accepts_and_a_rerun_recovers()
     let status = child.wait().unwrap();
     assert!(status.code().is_none(), "the build was killed, not finished: {status}");
 
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["backend `up` is not built"]);
+    fixture.refused("check-backend", "up", &["backend `up` is not built"]);
     fixture.run("build-backend", "up").expect_stderr(0, &["left by an earlier build that did not finish"]);
     fixture.run("check-backend", "up").expect_stderr(0, &[]);
 
@@ -398,25 +386,21 @@ fn a_build_killed_midway_leaves_nothing_the_guard_accepts_and_a_rerun_recovers()
 #[test]
 fn a_missing_upstream_is_refused_by_name() {
     let fixture = Fixture::new();
-    let missing = fixture.dir.path().join("no-such-upstream");
+    let missing = fixture.sandbox.dir.path().join("no-such-upstream");
     fixture.describe(&missing.to_string_lossy(), &fixture.base[..8]);
     let url = missing.to_string_lossy().into_owned();
-    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["backend `up`", "cannot be reached", &url]);
-    fixture
-        .run("check-backend", "up")
-        .expect_stderr(REFUSED, &["backend `up` is not built", "cannot be reached", &url]);
+    fixture.refused("build-backend", "up", &["backend `up`", "cannot be reached", &url]);
+    fixture.refused("check-backend", "up", &["backend `up` is not built", "cannot be reached", &url]);
     // A pin that the upstream does not have.
     fixture.describe(&fixture.upstream.to_string_lossy(), "0123456789abcdef");
-    fixture
-        .run("build-backend", "up")
-        .expect_stderr(REFUSED, &["the pin `0123456789abcdef` is not a commit of"]);
+    fixture.refused("build-backend", "up", &["the pin `0123456789abcdef` is not a commit of"]);
 }
 
 #[test]
 fn a_vendor_tree_with_local_changes_is_refused() {
     let fixture = Fixture::new();
     fixture.run("build-backend", "up").expect_stderr(0, &[]);
-    let vendor = fixture.project.join("vendor/up");
+    let vendor = fixture.sandbox.project.join("vendor/up");
     write(&vendor.join("src/target.rs"), "pub const TARGET: &str = \"edited in place\";\n");
     write(&vendor.join("src/extra.rs"), "// a file of its own\n");
     // The install still matches its pin and series, but the checkout that stands for the pin
@@ -429,13 +413,13 @@ fn a_vendor_tree_with_local_changes_is_refused() {
         "move the change into a patch",
         "clean -fd",
     ];
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &named);
+    fixture.refused("check-backend", "up", &named);
     let run = fixture.run("build-backend", "up");
     run.expect_stderr(REFUSED, &named);
     assert!(!run.stderr.contains("up to date"), "{}", run.stderr);
     // Another pin needs the vendor tree again.
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.base);
-    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["has local changes", "src/target.rs"]);
+    fixture.refused("build-backend", "up", &["has local changes", "src/target.rs"]);
     // Put back as the pin has it, the same install is accepted again.
     fixture.describe(&fixture.upstream.to_string_lossy(), &fixture.base[..8]);
     git(&vendor, &["checkout", "-q", "--", "."]);
@@ -452,8 +436,9 @@ fn a_provenance_whose_key_was_edited_is_refused_by_name() {
     let record = install.join("PROVENANCE");
     let text = std::fs::read_to_string(&record).unwrap();
     std::fs::write(&record, text.replace(&format!("key = \"{key}\""), "key = \"0123456789abcdef\"")).unwrap();
-    fixture.run("check-backend", "up").expect_stderr(
-        REFUSED,
+    fixture.refused(
+        "check-backend",
+        "up",
         &[
             "backend `up` is stale",
             "records key `0123456789abcdef`",
@@ -469,22 +454,15 @@ fn a_provenance_whose_key_was_edited_is_refused_by_name() {
 fn prune_keeps_what_the_description_needs_and_the_newest_and_frees_the_rest() {
     let fixture = Fixture::new();
     let prune = |args: &[&str]| {
-        let mut command = Command::new(XTASK);
-        with_git_env(&mut command)
-            .arg("prune-backends")
-            .args(args)
-            .arg("--project")
-            .arg(&fixture.project)
-            .env("KERNEL_BACKENDS_ROOT", &fixture.root)
-            .current_dir(fixture.dir.path());
-        Run::from(command.output().unwrap())
+        let mut command = fixture.sandbox.xtask(&[&["prune-backends"], args].concat());
+        Run::from(with_git_env(&mut command).output().unwrap())
     };
     fixture.run("build-backend", "up").expect_stderr(0, &[]);
     // The tool's first build writes its Cargo.lock (refused), the second installs it.
-    fixture.run("build-backend", "tool").expect_stderr(REFUSED, &[]);
+    fixture.refused("build-backend", "tool", &[]);
     fixture.run("build-backend", "tool").expect_stderr(0, &[]);
     // Two more configurations of the tool, each installed beside the others.
-    let source = fixture.project.join("tool/src/main.rs");
+    let source = fixture.sandbox.project.join("tool/src/main.rs");
     let original = std::fs::read_to_string(&source).unwrap();
     for version in ["tool 2", "tool 3"] {
         // PROVENANCE's `built_at` has whole seconds: the builds' order must show in it.
@@ -532,17 +510,19 @@ fn prune_keeps_what_the_description_needs_and_the_newest_and_frees_the_rest() {
 fn an_in_tree_backend_is_stale_when_a_source_changes_and_switching_back_costs_nothing() {
     let fixture = Fixture::new();
     // The tool has no Cargo.lock yet, so its first build writes one into its own sources.
-    fixture.run("build-backend", "tool").expect_stderr(
-        REFUSED,
+    fixture.refused(
+        "build-backend",
+        "tool",
         &["its build changed its own in-tree sources (source `tool/Cargo.lock` appeared"],
     );
     assert!(fixture.installs("tool").is_empty(), "nothing is installed");
     fixture.run("build-backend", "tool").expect_stderr(0, &["built in-tree from 3 source files"]);
-    let source = fixture.project.join("tool/src/main.rs");
+    let source = fixture.sandbox.project.join("tool/src/main.rs");
     let original = std::fs::read_to_string(&source).unwrap();
     std::fs::write(&source, original.replace("tool", "tool 2")).unwrap();
-    fixture.run("check-backend", "tool").expect_stderr(
-        REFUSED,
+    fixture.refused(
+        "check-backend",
+        "tool",
         &["source `tool/src/main.rs` changed since the build", "run `just build-backend tool`"],
     );
     fixture.run("build-backend", "tool").expect_stderr(0, &["[6/6]"]);
@@ -552,11 +532,9 @@ fn an_in_tree_backend_is_stale_when_a_source_changes_and_switching_back_costs_no
     fixture.run("build-backend", "tool").expect_stderr(0, &["is up to date"]);
 
     // An in-tree backend has nothing to patch.
-    std::fs::write(fixture.project.join("compiler-patches/tool/series"), "0001-x.patch\n").unwrap();
-    std::fs::write(fixture.project.join("compiler-patches/tool/0001-x.patch"), "").unwrap();
-    fixture
-        .run("build-backend", "tool")
-        .expect_stderr(REFUSED, &["is built in-tree, so it has nothing to patch"]);
+    std::fs::write(fixture.sandbox.project.join("compiler-patches/tool/series"), "0001-x.patch\n").unwrap();
+    std::fs::write(fixture.sandbox.project.join("compiler-patches/tool/0001-x.patch"), "").unwrap();
+    fixture.refused("build-backend", "tool", &["is built in-tree, so it has nothing to patch"]);
 }
 
 #[test]
@@ -575,7 +553,7 @@ fn a_registry_package_upstream_is_unpacked_at_its_version_patched_and_guarded() 
     assert_eq!(record["pin"].as_str(), Some("0.1.0"));
     let archive = format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(b"up 0.1.0"));
     assert_eq!(record["revision"].as_str(), Some(format!("up 0.1.0 sha256:{archive}").as_str()));
-    let vendor = fixture.project.join("vendor/up");
+    let vendor = fixture.sandbox.project.join("vendor/up");
     assert_eq!(
         std::fs::read_to_string(vendor.join("src/main.rs")).unwrap(),
         MAIN_RS,
@@ -586,10 +564,8 @@ fn a_registry_package_upstream_is_unpacked_at_its_version_patched_and_guarded() 
 
     // A version the registry does not have: refused by name, the vendor tree left as it was.
     fixture.describe_package("0.2.0");
-    fixture
-        .run("build-backend", "up")
-        .expect_stderr(REFUSED, &["package `up` version 0.2.0 cannot be fetched"]);
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["stale pin"]);
+    fixture.refused("build-backend", "up", &["package `up` version 0.2.0 cannot be fetched"]);
+    fixture.refused("check-backend", "up", &["stale pin"]);
     assert!(std::fs::read_to_string(vendor.join("Cargo.toml")).unwrap().contains("0.1.0"));
 
     // Once published, the new version replaces the vendor tree; switching back costs nothing.
@@ -605,8 +581,8 @@ fn a_registry_package_upstream_is_unpacked_at_its_version_patched_and_guarded() 
     // A local edit of the vendor tree is refused by the guard and by an up-to-date build, and
     // before anything is fetched for another version.
     write(&vendor.join("src/target.rs"), "pub const TARGET: &str = \"edited in place\";\n");
-    fixture.run("check-backend", "up").expect_stderr(REFUSED, &["has local changes", "M src/target.rs"]);
-    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["has local changes", "M src/target.rs"]);
+    fixture.refused("check-backend", "up", &["has local changes", "M src/target.rs"]);
+    fixture.refused("build-backend", "up", &["has local changes", "M src/target.rs"]);
     fixture.describe_package("0.3.0");
-    fixture.run("build-backend", "up").expect_stderr(REFUSED, &["has local changes", "M src/target.rs"]);
+    fixture.refused("build-backend", "up", &["has local changes", "M src/target.rs"]);
 }

@@ -12,18 +12,16 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use common::git::{git, with_git_env};
-use common::registry::write;
+use common::registry::{use_registry, write};
 use common::run::Run;
+use common::sandbox::Sandbox;
 use regress::ptx::Module;
 use regress::ptx::program::Program;
 use regress::shapes::{Pin, Shape, ShapeTable};
-use tempfile::TempDir;
 
-const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 const REFUSED: i32 = 70;
 
 const MAIN_RS: &str = "const BANNER: &str = \"// toyc\";\nfn main() {\n    let out = std::env::args().nth(1).expect(\"an output path\");\n    let ptx = format!(\"{BANNER}\\n{}\", include_str!(\"kernels.ptx\"));\n    std::fs::write(out, ptx).expect(\"writing the PTX\");\n}\n";
@@ -53,15 +51,13 @@ fn kernels(version: &str) -> String {
 /// A registry with toyc 0.1.0, 0.2.0 and 0.3.0, a project pinned at 0.1.0 carrying one patch,
 /// with snapshots and shapes of 0.1.0's kernels, committed; a backends root.
 struct Fixture {
-    dir: TempDir,
-    project: PathBuf,
-    root: PathBuf,
+    sandbox: Sandbox,
 }
 
 impl Fixture {
     fn new() -> Fixture {
-        let dir = tempfile::Builder::new().prefix("bump-pin-").tempdir().unwrap();
-        let registry = dir.path().join("registry");
+        let sandbox = Sandbox::new("bump-pin-");
+        let registry = sandbox.registry();
         for version in ["0.1.0", "0.2.0", "0.3.0"] {
             let main = if version == "0.3.0" {
                 MAIN_RS.replace("// toyc", PATCHED_BANNER)
@@ -70,7 +66,7 @@ impl Fixture {
             };
             publish(&registry, version, &main, &kernels(version));
         }
-        let project = dir.path().join("project");
+        let project = sandbox.project.clone();
         write(
             &project.join("backends.toml"),
             "# The project's backends.\n[backend.toyc]\nsummary = \"a code generator made by the test\"\n\
@@ -81,13 +77,7 @@ impl Fixture {
         );
         write(&project.join("compiler-patches/toyc/0001-banner.patch"), PATCH);
         write(&project.join("compiler-patches/toyc/series"), "0001-banner.patch\n");
-        write(
-            &project.join(".cargo/config.toml"),
-            &format!(
-                "[source.crates-io]\nreplace-with = \"test-registry\"\n\n[source.test-registry]\ndirectory = {:?}\n",
-                registry.to_string_lossy()
-            ),
-        );
+        use_registry(&project, &registry);
         write(&project.join(".gitignore"), "/vendor/\n/target/\n*.snap.new\n");
         // The snapshots and shapes the project committed for 0.1.0's kernels.
         let ptx = kernels("0.1.0");
@@ -106,30 +96,22 @@ impl Fixture {
         git(&project, &["init", "-q"]);
         git(&project, &["add", "-A"]);
         git(&project, &["commit", "-qm", "project at toyc 0.1.0"]);
-        Fixture { root: dir.path().join("backends"), project, dir }
+        Fixture { sandbox }
     }
 
     fn bump(&self, args: &[&str]) -> Run {
-        let mut command = Command::new(XTASK);
-        with_git_env(&mut command)
-            .arg("bump-pin")
-            .args(args)
-            .arg("--project")
-            .arg(&self.project)
-            .env("KERNEL_BACKENDS_ROOT", &self.root)
-            .env("INSTA_UPDATE", "new")
-            .env_remove("CARGO_TARGET_DIR")
-            .current_dir(self.dir.path());
+        let mut command = self.sandbox.xtask(&[&["bump-pin"], args].concat());
+        with_git_env(&mut command).env("INSTA_UPDATE", "new");
         let output = command.output().unwrap();
         Run::from(output)
     }
 
     fn read(&self, path: &str) -> String {
-        std::fs::read_to_string(self.project.join(path)).unwrap()
+        std::fs::read_to_string(self.sandbox.project.join(path)).unwrap()
     }
 
     fn installs(&self) -> usize {
-        std::fs::read_dir(self.root.join("toyc"))
+        std::fs::read_dir(self.sandbox.root.join("toyc"))
             .map(|entries| entries.flatten().filter(|e| e.path().join("PROVENANCE").is_file()).count())
             .unwrap_or(0)
     }
@@ -144,7 +126,7 @@ fn publish(registry: &Path, version: &str, main: &str, ptx: &str) {
 #[test]
 fn a_bump_builds_both_sides_compares_them_and_leaves_the_review_to_a_person() {
     let fixture = Fixture::new();
-    let head = git(&fixture.project, &["rev-parse", "HEAD"]);
+    let head = git(&fixture.sandbox.project, &["rev-parse", "HEAD"]);
     let run = fixture.bump(&["toyc", "toyc=0.2.0"]);
     run.expect_output(
         0,
@@ -166,23 +148,24 @@ fn a_bump_builds_both_sides_compares_them_and_leaves_the_review_to_a_person() {
     assert!(line.contains(".nc"), "{line}");
 
     // The old pin is tagged at the commit the bump started from.
-    assert_eq!(git(&fixture.project, &["rev-parse", "pin/toyc-0.1.0^{commit}"]), head);
+    assert_eq!(git(&fixture.sandbox.project, &["rev-parse", "pin/toyc-0.1.0^{commit}"]), head);
     // The new pin is written, the rest of the file as it was.
     let described = fixture.read("backends.toml");
     assert!(
         described.contains("# toyc, pinned.\nupstream = { package = \"toyc\", version = \"0.2.0\""),
         "{described}"
     );
-    assert_eq!(git(&fixture.project, &["status", "--porcelain"]), "M backends.toml");
+    assert_eq!(git(&fixture.sandbox.project, &["status", "--porcelain"]), "M backends.toml");
     // Both backends are installed; both PTX builds are kept, with the patch applied to each.
     assert_eq!(fixture.installs(), 2);
-    let bump = fixture.project.join("target/bump/toyc-0.1.0-to-0.2.0");
+    let bump = fixture.sandbox.project.join("target/bump/toyc-0.1.0-to-0.2.0");
     let old = std::fs::read_to_string(bump.join("old/kernels.ptx")).unwrap();
     let new = std::fs::read_to_string(bump.join("new/kernels.ptx")).unwrap();
     assert!(old.starts_with(PATCHED_BANNER) && new.starts_with(PATCHED_BANNER), "the series applies to both");
     assert!(!old.contains("ld.global.nc") && new.contains("ld.global.nc.b32"));
     // Exactly the changed entries are pending for `cargo insta review`.
-    let pending = |entry: &str| fixture.project.join(format!("ptx-snapshots/{entry}.snap.new")).is_file();
+    let pending =
+        |entry: &str| fixture.sandbox.project.join(format!("ptx-snapshots/{entry}.snap.new")).is_file();
     assert_eq!([pending("copy"), pending("twice"), pending("same")], [true, true, false]);
     // The checklist, in order.
     let order = [
@@ -200,13 +183,13 @@ fn a_bump_builds_both_sides_compares_them_and_leaves_the_review_to_a_person() {
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{}", run.stdout);
 
     // Committed and bumped back: both backends are installed already, so nothing is built.
-    git(&fixture.project, &["commit", "-qam", "bump toyc to 0.2.0"]);
+    git(&fixture.sandbox.project, &["commit", "-qam", "bump toyc to 0.2.0"]);
     let back = fixture.bump(&["toyc", "toyc=0.1.0"]);
     back.expect_output(0, &["tagged", "is up to date", "canon-check: 2/3 entries differ"]);
     assert!(!back.stderr.contains("[4/6] build"), "switching back builds nothing:\n{}", back.stderr);
     assert_eq!(
-        git(&fixture.project, &["rev-parse", "pin/toyc-0.2.0^{commit}"]),
-        git(&fixture.project, &["rev-parse", "HEAD"])
+        git(&fixture.sandbox.project, &["rev-parse", "pin/toyc-0.2.0^{commit}"]),
+        git(&fixture.sandbox.project, &["rev-parse", "HEAD"])
     );
     assert_eq!(fixture.installs(), 2);
 }
@@ -214,13 +197,13 @@ fn a_bump_builds_both_sides_compares_them_and_leaves_the_review_to_a_person() {
 #[test]
 fn a_dirty_tree_a_pin_that_cannot_be_had_and_a_patch_upstream_took_are_refused_by_name() {
     let fixture = Fixture::new();
-    let tags = || git(&fixture.project, &["tag", "--list"]);
+    let tags = || git(&fixture.sandbox.project, &["tag", "--list"]);
 
-    write(&fixture.project.join("notes.txt"), "work in progress\n");
+    write(&fixture.sandbox.project.join("notes.txt"), "work in progress\n");
     fixture
         .bump(&["toyc", "toyc=0.2.0"])
         .expect_output(REFUSED, &["needs a clean work tree", "?? notes.txt"]);
-    std::fs::remove_file(fixture.project.join("notes.txt")).unwrap();
+    std::fs::remove_file(fixture.sandbox.project.join("notes.txt")).unwrap();
 
     fixture
         .bump(&["toyc", "toyc=0.9.0"])
@@ -229,7 +212,7 @@ fn a_dirty_tree_a_pin_that_cannot_be_had_and_a_patch_upstream_took_are_refused_b
         .bump(&["toyc", "rev=abcdef12"])
         .expect_output(REFUSED, &["backend `toyc` has no pin `rev`", "toyc=<version> (now 0.1.0)"]);
     assert_eq!(tags(), "", "nothing is tagged before the new pin is known to be there");
-    assert_eq!(git(&fixture.project, &["status", "--porcelain"]), "", "nothing is written either");
+    assert_eq!(git(&fixture.sandbox.project, &["status", "--porcelain"]), "", "nothing is written either");
 
     // Upstream took the carried patch: the bump stops naming it, with the way back.
     fixture.bump(&["toyc", "toyc=0.3.0"]).expect_output(

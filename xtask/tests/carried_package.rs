@@ -11,11 +11,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::registry::write;
+use common::registry::{manifest, use_registry, write};
 use common::run::Run;
-use tempfile::TempDir;
+use common::sandbox::Sandbox;
 
-const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 const REFUSED: i32 = 70;
 
 /// The project's real pliron series folder.
@@ -77,20 +76,18 @@ fn trimmed_file(patch: &str, after: bool) -> (String, String) {
 /// A project with an in-tree backend `verifier` that carries pliron, a test registry and a
 /// backends root, in one temporary folder.
 struct Project {
-    dir: TempDir,
-    project: PathBuf,
+    sandbox: Sandbox,
     patch_name: String,
 }
 
 impl Project {
     fn new() -> Project {
-        let dir = tempfile::Builder::new().prefix("carried-package-").tempdir().unwrap();
-        let project = dir.path().join("project");
+        let sandbox = Sandbox::new("carried-package-");
+        let project = sandbox.project.clone();
         write(&project.join("Cargo.toml"), "[workspace]\nmembers = [\"verifier\"]\nresolver = \"2\"\n");
         write(
             &project.join("verifier/Cargo.toml"),
-            "[package]\nname = \"verifier\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\npliron = \
-             \"=0.20.0\"\n",
+            &manifest("verifier", "0.1.0", "\n[dependencies]\npliron = \"=0.20.0\"\n"),
         );
         write(
             &project.join("verifier/src/main.rs"),
@@ -107,15 +104,9 @@ impl Project {
         let patches = project.join("compiler-patches/pliron");
         write(&patches.join("series"), &format!("# the real series' first patch\n{first_name}\n"));
         write(&patches.join(&first_name), &first_text);
-        let registry = dir.path().join("registry");
-        write(
-            &project.join(".cargo/config.toml"),
-            &format!(
-                "[source.crates-io]\nreplace-with = \"test-registry\"\n\n[source.test-registry]\ndirectory = {:?}\n",
-                registry.to_string_lossy()
-            ),
-        );
-        let fixture = Project { dir, project, patch_name: first_name };
+        let registry = sandbox.registry();
+        use_registry(&project, &registry);
+        let fixture = Project { sandbox, patch_name: first_name };
         fixture.describe("0.20.0");
         fixture
     }
@@ -129,7 +120,7 @@ impl Project {
             )
         };
         write(
-            &self.project.join("backends.toml"),
+            &self.sandbox.project.join("backends.toml"),
             &format!(
                 "[backend.verifier]\nsummary = \"a tool built on a carried pliron\"\npatches = \
                  \"compiler-patches/verifier\"\nupstream = {{ in-tree = [\"verifier\", \"Cargo.toml\"] }}\n\
@@ -163,23 +154,16 @@ impl Project {
                     .to_owned(),
             ));
         }
-        common::registry::publish(&self.dir.path().join("registry"), "pliron", version, &files);
+        common::registry::publish(&self.sandbox.registry(), "pliron", version, &files);
     }
 
     fn run(&self, verb: &str) -> Run {
-        let output = Command::new(XTASK)
-            .args([verb, "verifier", "--project"])
-            .arg(&self.project)
-            .env("KERNEL_BACKENDS_ROOT", self.dir.path().join("backends"))
-            .env_remove("CARGO_TARGET_DIR")
-            .current_dir(self.dir.path())
-            .output()
-            .unwrap();
+        let output = self.sandbox.xtask(&[verb, "verifier"]).output().unwrap();
         Run::from(output)
     }
 
     fn installs(&self) -> Vec<PathBuf> {
-        let dir = self.dir.path().join("backends/verifier");
+        let dir = self.sandbox.root.join("verifier");
         let mut found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
         found.retain(|path| path.is_dir());
         found
@@ -206,7 +190,7 @@ fn a_carried_package_is_patched_tested_built_against_and_recorded() {
     let [install] = &project.installs()[..] else { panic!("one install: {:?}", project.installs()) };
     assert_eq!(stdout_of(&install.join("verifier")), "patched", "the backend is built against the series");
     assert_eq!(stdout_of(&install.join("verifier-pristine")), "pristine", "the pristine build is not");
-    let vendored = std::fs::read_to_string(project.project.join("vendor/pliron/src/lib.rs")).unwrap();
+    let vendored = std::fs::read_to_string(project.sandbox.project.join("vendor/pliron/src/lib.rs")).unwrap();
     assert!(vendored.contains("trimmed stand-in"), "the vendor tree holds the pristine package");
 
     let record: toml::Table =
@@ -220,7 +204,7 @@ fn a_carried_package_is_patched_tested_built_against_and_recorded() {
     let series_sha = format!(
         "{:x}",
         <sha2::Sha256 as sha2::Digest>::digest(
-            std::fs::read(project.project.join("compiler-patches/pliron/series")).unwrap()
+            std::fs::read(project.sandbox.project.join("compiler-patches/pliron/series")).unwrap()
         )
     );
     assert_eq!(pliron["series_sha256"].as_str(), Some(series_sha.as_str()));
@@ -232,7 +216,7 @@ fn a_carried_package_is_patched_tested_built_against_and_recorded() {
     project.run("build-backend").expect_output(0, &["is up to date"]);
 
     // A carried patch edited after the build: the installed backend is refused by name.
-    let patch_file = project.project.join("compiler-patches/pliron").join(&project.patch_name);
+    let patch_file = project.sandbox.project.join("compiler-patches/pliron").join(&project.patch_name);
     let original = std::fs::read_to_string(&patch_file).unwrap();
     write(&patch_file, &original.replacen("Subject: [PATCH]", "Subject: [PATCH] edited:", 1));
     project.run("check-backend").expect_output(REFUSED, &["carried package: pliron's series changed"]);

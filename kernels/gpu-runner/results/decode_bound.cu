@@ -27,6 +27,14 @@ __device__ __forceinline__ float block_sum_to_warp0(float s, float* scratch) {
   if (threadIdx.x < 32) { p = lane < blockDim.x / 32 ? scratch[lane] : 0.f; p = warp_sum(p); }
   return p;
 }
+// The float4 views of a block's part of row `row` (x, w, out) when `parts` blocks share each row
+// of `cols` floats and this block is part `rank`.
+struct Segment { const float4* x; const float4* w; float4* out; };
+__device__ __forceinline__ Segment segment_of(const float* x, const float* w, float* out, unsigned long long cols,
+                                              unsigned long long row, unsigned parts, unsigned rank) {
+  unsigned long long seg = cols / parts;
+  return { (const float4*)(x + row * cols + rank * seg), (const float4*)(w + rank * seg), (float4*)(out + row * cols + rank * seg) };
+}
 // MODE 0: load, cluster barrier, store (no math). 1: rms push exchange, weight after. 2: weight preloaded.
 template <int CH, int PDL, int MODE>
 __device__ void cluster_body(const float* x, const float* w, float* out, unsigned long long cols, float eps) {
@@ -35,10 +43,7 @@ __device__ void cluster_body(const float* x, const float* w, float* out, unsigne
   __shared__ float total;
   cg::cluster_group cluster = cg::this_cluster();
   unsigned nb = cluster.num_blocks(), rank = cluster.block_rank();
-  unsigned long long seg = cols / nb, row = blockIdx.x / nb;
-  const float4* xr = (const float4*)(x + row * cols + rank * seg);
-  const float4* wr = (const float4*)(w + rank * seg);
-  float4* orow = (float4*)(out + row * cols + rank * seg);
+  auto [xr, wr, orow] = segment_of(x, w, out, cols, blockIdx.x / nb, nb, rank);
   pdl_start<PDL>();
   float4 v[CH], wv[CH];
   float s = 0;
@@ -78,10 +83,7 @@ __device__ void grid_body(const float* x, const float* w, float* out, unsigned l
   __shared__ float scratch[32];
   __shared__ float total;
   unsigned row = blockIdx.x / B, rank = blockIdx.x % B;
-  unsigned long long seg = cols / B;
-  const float4* xr = (const float4*)(x + row * cols + rank * seg);
-  const float4* wr = (const float4*)(w + rank * seg);
-  float4* orow = (float4*)(out + row * cols + rank * seg);
+  auto [xr, wr, orow] = segment_of(x, w, out, cols, row, B, rank);
   pdl_start<PDL>();
   unsigned lane = threadIdx.x & 31;
   unsigned gen = 0;
@@ -129,10 +131,7 @@ __device__ void warp_push_body(const float* x, const float* w, float* out, unsig
   cg::cluster_group cluster = cg::this_cluster();
   unsigned nb = cluster.num_blocks(), rank = cluster.block_rank();
   unsigned warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x & 31;
-  unsigned long long seg = cols / nb, row = blockIdx.x / nb;
-  const float4* xr = (const float4*)(x + row * cols + rank * seg);
-  const float4* wr = (const float4*)(w + rank * seg);
-  float4* orow = (float4*)(out + row * cols + rank * seg);
+  auto [xr, wr, orow] = segment_of(x, w, out, cols, blockIdx.x / nb, nb, rank);
   pdl_start<PDL>();
   float4 v[CH], wv[CH];
   #pragma unroll

@@ -8,61 +8,9 @@ driver's cuLaunchKernelEx with a cluster-dimension attribute), and CUDA C protot
 dependent launch). Usage: `python3 decode_floor.py kernels.ptx`; `ONCE=1` launches each once
 (for Nsight Compute). Results: h200-decode-exchange.txt.
 """
-import ctypes, sys, os, re, json
-import numpy as np, cupy as cp
-
-K, REPS = 100, 30
-cuda = ctypes.CDLL("libcuda.so.1")
-
-class LaunchAttr(ctypes.Structure):
-    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_ubyte * 64)]
-class LaunchConfig(ctypes.Structure):
-    _fields_ = [("gx", ctypes.c_uint), ("gy", ctypes.c_uint), ("gz", ctypes.c_uint),
-                ("bx", ctypes.c_uint), ("by", ctypes.c_uint), ("bz", ctypes.c_uint),
-                ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
-                ("attrs", ctypes.POINTER(LaunchAttr)), ("nattrs", ctypes.c_uint)]
-
-stream = cp.cuda.Stream(non_blocking=True)
-
-def launch(fn, grid, block, shared, args, cluster=1, pdl=False):
-    attrs = (LaunchAttr * 2)()
-    n = 0
-    if cluster > 1:
-        attrs[n].id = 4
-        ctypes.memmove(attrs[n].value, (ctypes.c_uint * 3)(cluster, 1, 1), 12); n += 1
-    if pdl:
-        attrs[n].id = 6
-        ctypes.memmove(attrs[n].value, (ctypes.c_int * 1)(1), 4); n += 1
-    cfg = LaunchConfig(grid, 1, 1, block, 1, 1, shared, stream.ptr, attrs, n)
-    holders = [a for a in args]
-    params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
-    rc = cuda.cuLaunchKernelEx(ctypes.byref(cfg), ctypes.c_void_p(fn), params, None)
-    if rc != 0:
-        raise RuntimeError(f"cuLaunchKernelEx rc={rc}")
-
-ONCE = os.environ.get("ONCE") == "1"
-def graph_time(work):
-    if ONCE:
-        with stream:
-            work(); stream.synchronize()
-        return 0.0
-    with stream:
-        stream.begin_capture()
-        try:
-            for _ in range(K):
-                work()
-        finally:
-            g = stream.end_capture()
-        g.upload(stream)
-        for _ in range(5):
-            g.launch(stream)
-        ts = []
-        for _ in range(REPS):
-            s, e = cp.cuda.Event(), cp.cuda.Event()
-            s.record(stream); g.launch(stream); e.record(stream); e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3 / K)
-    ts.sort()
-    return ts[len(ts) // 2]
+import ctypes, sys, os, json
+import cupy as cp
+from graph_launch import RmsDecode, allow_large_clusters, function, graph_time, launch, pointer as P, stream
 
 results = []
 def row(name, us, note=""):
@@ -130,14 +78,12 @@ RMS(1, true, true, rms_ch1_push_pdl) RMS(2, true, true, rms_ch2_push_pdl) RMS(4,
 '''
 mod = cp.RawModule(code=SRC, options=("-std=c++17",))
 def fn(name, m=mod):
-    f = m.get_function(name)
-    return f.kernel.ptr if hasattr(f, "kernel") else f.ptr
+    return function(m, name)
 
-ROWS, COLS = 4, 32768
-n = ROWS * COLS
-x = cp.random.rand(n, dtype=cp.float32); w = cp.random.rand(COLS, dtype=cp.float32); o = cp.empty_like(x)
+rms = RmsDecode(normal=False)
+ROWS, COLS, n = rms.ROWS, rms.COLS, rms.n
+x, w, o = rms.x, rms.w, rms.o
 a = cp.random.rand(n, dtype=cp.float32); b = cp.empty_like(a)
-P = lambda arr: ctypes.c_uint64(arr.data.ptr)
 
 # The roofline of the runner: a graph of memcpy nodes of the same bytes (512 KiB each way).
 row("memcpy node 512 KiB (runner's decode copy)", graph_time(lambda: b.data.copy_from_device_async(a.data, 4 * n, stream)))
@@ -161,7 +107,7 @@ for name in ["rms_norm", "softmax_rows"]:
     row(f"ours {name} <<<{ROWS*8},256,144, cluster 8>>> PDL attr only", graph_time(lambda: launch(f, ROWS * 8, 256, 144, args(), cluster=8, pdl=True)))
     row(f"ours {name} <<<{ROWS},1024,128>>> block per row", graph_time(lambda: launch(f, ROWS, 1024, 128, args())))
     try:
-        cuda.cuFuncSetAttribute(ctypes.c_void_p(f), 14, 1)
+        allow_large_clusters(f)
         row(f"ours {name} <<<{ROWS*16},256,144, cluster 16>>>", graph_time(lambda: launch(f, ROWS * 16, 256, 144, args(), cluster=16)))
         row(f"ours {name} <<<{ROWS*16},128,144, cluster 16>>>", graph_time(lambda: launch(f, ROWS * 16, 128, 144, args(), cluster=16)))
     except Exception as ex:
@@ -175,17 +121,16 @@ for cl, bl, ch in [(8, 256, 4), (8, 512, 2), (8, 1024, 1), (16, 256, 2), (16, 51
         name = f"rms_ch{ch}" + ("_push" if push else "") + ("_pdl" if pdl else "")
         f = fn(name)
         if cl > 8:
-            cuda.cuFuncSetAttribute(ctypes.c_void_p(f), 14, 1)
+            allow_large_clusters(f)
         argl = lambda: [P(x), P(w), P(o), ctypes.c_uint64(ROWS), ctypes.c_uint64(COLS), eps]
         try:
             us = graph_time(lambda: launch(f, ROWS * cl, bl, 0, argl(), cluster=cl, pdl=pdl))
             row(f"proto rms <<<{ROWS*cl},{bl}, cluster {cl}>>> {ch} float4/thread" + (" push(1 barrier)" if push else " pull(2 barriers)") + (" PDL" if pdl else ""), us)
         except Exception as ex:
             print("proto", cl, bl, ch, pdl, ex)
-xs = x.reshape(ROWS, COLS)
-exp_ = xs / cp.sqrt((xs * xs).mean(axis=1, keepdims=True) + 1e-5) * w
+exp_ = rms.expected()
 launch(fn("rms_ch4"), ROWS * 8, 256, 0, [P(x), P(w), P(o), ctypes.c_uint64(ROWS), ctypes.c_uint64(COLS), eps], cluster=8); stream.synchronize()
-print("proto check max abs err", float(cp.abs(o.reshape(ROWS, COLS) - exp_).max()))
+print("proto check max abs err", rms.error(exp_))
 o.fill(0); launch(fn("rms_ch2_push"), ROWS * 16, 256, 0, [P(x), P(w), P(o), ctypes.c_uint64(ROWS), ctypes.c_uint64(COLS), eps], cluster=16); stream.synchronize()
-print("proto push c16 check max abs err", float(cp.abs(o.reshape(ROWS, COLS) - exp_).max()))
+print("proto push c16 check max abs err", rms.error(exp_))
 json.dump(results, open(os.path.join(os.environ.get("OUT", "."), "probe.json"), "w"), indent=1)

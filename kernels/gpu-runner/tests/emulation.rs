@@ -6,7 +6,7 @@
 //! be too tight for the kernels' arithmetic nor too loose to notice a wrong element.
 
 use gpu_runner::cases::{
-    Case, Inputs, Kernel, Shape, correctness_cases, expected, gemv_batched_segment_lanes, inputs,
+    Case, Inputs, Kernel, Shape, checked_correctness_cases, expected, gemv_batched_segment_lanes, inputs,
     special_cases,
 };
 use gpu_runner::compare::{Tolerance, compare, with_guard};
@@ -398,45 +398,39 @@ fn gemv_segment(
 #[test]
 fn emulated_kernels_pass_and_corrupted_outputs_fail() {
     let mut rng = fastrand::Rng::with_seed(0x5eed);
-    for kernel in Kernel::ALL {
-        for case in correctness_cases(kernel, 4) {
-            let data = inputs(&case, &mut rng);
-            let want = expected(&case, &data);
-            let got = emulate(&case, &data);
-            let label = format!("{kernel} {} {}", case.label(), case.launch);
-            let checked =
-                compare(&with_guard(&got), &want.values, want.tolerance, want.magnitudes.as_deref());
-            let checked = checked.unwrap_or_else(|e| panic!("{label}: {e}"));
-            assert!(checked.passed(), "{label}: {}", checked.summary());
+    for (case, data, want) in checked_correctness_cases(4, &mut rng) {
+        let got = emulate(&case, &data);
+        let label = format!("{} {} {}", case.kernel, case.label(), case.launch);
+        let checked = compare(&with_guard(&got), &want.values, want.tolerance, want.magnitudes.as_deref());
+        let checked = checked.unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert!(checked.passed(), "{label}: {}", checked.summary());
 
-            // The same output with one element moved must fail: by one ulp for exact kernels,
-            // by a relative 1e-3 for relative tolerances, by 1e-3 of its terms' magnitude for
-            // sums (all far above the bounds the kernels are held to).
-            // A normal element (a subnormal one sits below the absolute part of a relative
-            // tolerance) whose terms do not overflow.
-            let finite_terms = |i: usize| want.magnitudes.as_ref().is_none_or(|m| m[i].is_finite());
-            let Some(index) = got.iter().enumerate().position(|(i, v)| v.is_normal() && finite_terms(i))
-            else {
-                continue;
-            };
-            let mut corrupted = got;
-            corrupted[index] = match want.tolerance {
-                Tolerance::Exact => f32::from_bits(corrupted[index].to_bits() + 1),
-                Tolerance::Relative { .. } => corrupted[index] * (1.0 + 1e-3),
-                Tolerance::SumBound { .. } => {
-                    corrupted[index] + 1e-3 * want.magnitudes.as_ref().expect("sums have magnitudes")[index]
-                }
-                // Two bf16 ulps as well: the rounding to bf16 alone is allowed half of one.
-                Tolerance::SumBoundThenBf16 { .. } => {
-                    let magnitude = want.magnitudes.as_ref().expect("sums have magnitudes")[index];
-                    let value = corrupted[index];
-                    value + (value.abs() / 64.0 + 1e-3 * magnitude).copysign(value)
-                }
-            };
-            let checked =
-                compare(&with_guard(&corrupted), &want.values, want.tolerance, want.magnitudes.as_deref());
-            assert!(!checked.unwrap().passed(), "{label}: a corrupted element passed");
-        }
+        // The same output with one element moved must fail: by one ulp for exact kernels,
+        // by a relative 1e-3 for relative tolerances, by 1e-3 of its terms' magnitude for
+        // sums (all far above the bounds the kernels are held to).
+        // A normal element (a subnormal one sits below the absolute part of a relative
+        // tolerance) whose terms do not overflow.
+        let finite_terms = |i: usize| want.magnitudes.as_ref().is_none_or(|m| m[i].is_finite());
+        let Some(index) = got.iter().enumerate().position(|(i, v)| v.is_normal() && finite_terms(i)) else {
+            continue;
+        };
+        let mut corrupted = got;
+        corrupted[index] = match want.tolerance {
+            Tolerance::Exact => f32::from_bits(corrupted[index].to_bits() + 1),
+            Tolerance::Relative { .. } => corrupted[index] * (1.0 + 1e-3),
+            Tolerance::SumBound { .. } => {
+                corrupted[index] + 1e-3 * want.magnitudes.as_ref().expect("sums have magnitudes")[index]
+            }
+            // Two bf16 ulps as well: the rounding to bf16 alone is allowed half of one.
+            Tolerance::SumBoundThenBf16 { .. } => {
+                let magnitude = want.magnitudes.as_ref().expect("sums have magnitudes")[index];
+                let value = corrupted[index];
+                value + (value.abs() / 64.0 + 1e-3 * magnitude).copysign(value)
+            }
+        };
+        let checked =
+            compare(&with_guard(&corrupted), &want.values, want.tolerance, want.magnitudes.as_deref());
+        assert!(!checked.unwrap().passed(), "{label}: a corrupted element passed");
     }
 }
 

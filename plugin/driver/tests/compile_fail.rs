@@ -1,8 +1,10 @@
 //! The driver on real Rust kernel sources: compile-fail fixtures, PTX unchanged by the driver,
 //! and the project's own kernels verified.
 //!
-//! Data flow: one cargo run builds every crate of `tests/fixtures/` (a workspace of small
-//! kernel crates that include the real device API) through `kernels-rustc`, with
+//! Data flow: the fixture workspace (small kernel crates that include the real device API) is
+//! generated from `tests/fixtures/` into cargo's test scratch folder: one template kernel plus a
+//! mutation per fixture, and a few whole sources (`compile_fail/generate.rs` says how). One cargo
+//! run builds every crate of it through `kernels-rustc`, with
 //! `--message-format=json`, so `core` is built once and each crate's rustc errors come back
 //! with file and line. A crate whose source marks a line `//~ ERROR <rule>` must fail with an
 //! error at each marked line naming its rule; any further error must also be the kernel
@@ -15,6 +17,11 @@
 //! both shared-memory helper kernels verified with an accepted adaptation.
 //!
 //! All builds share one target folder under cargo's test scratch folder (`CARGO_TARGET_TMPDIR`).
+//! A mutation that does not apply stops the test before any build, naming its file; a trial
+//! checks that it does.
+
+#[path = "compile_fail/generate.rs"]
+mod generate;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,8 +31,9 @@ use std::sync::OnceLock;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 
+/// Where the fixture workspace is generated.
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver-fixture-crates")
 }
 
 fn target_dir() -> PathBuf {
@@ -48,33 +56,23 @@ struct Fixture {
 }
 
 impl Fixture {
-    /// Every crate folder of the fixture workspace, with the markers of its `src/lib.rs`.
-    fn all() -> Vec<Fixture> {
-        let mut fixtures = Vec::new();
-        for entry in std::fs::read_dir(fixtures_dir()).expect("the fixture folder is readable") {
-            let dir = entry.expect("a fixture entry").path();
-            if !dir.join("Cargo.toml").is_file() {
-                continue;
-            }
-            let package = dir.file_name().unwrap().to_string_lossy().into_owned();
-            let source = dir.join("src/lib.rs");
-            let text = std::fs::read_to_string(&source).expect("a fixture has src/lib.rs");
-            let expected = text
-                .lines()
-                .enumerate()
-                .filter_map(|(index, line)| {
-                    let (_, rule) = line.split_once("//~ ERROR ")?;
-                    Some(Expected {
-                        file: format!("{package}/src/lib.rs"),
-                        line: index + 1,
-                        rule: rule.trim().into(),
-                    })
+    /// A generated fixture crate, with the markers of its `src/lib.rs`.
+    fn of(generated: &generate::Generated) -> Fixture {
+        let package = generated.package.clone();
+        let expected = generated
+            .source
+            .lines()
+            .enumerate()
+            .filter_map(|(index, line)| {
+                let (_, rule) = line.split_once("//~ ERROR ")?;
+                Some(Expected {
+                    file: format!("{package}/src/lib.rs"),
+                    line: index + 1,
+                    rule: rule.trim().into(),
                 })
-                .collect();
-            fixtures.push(Fixture { package, expected });
-        }
-        fixtures.sort_by(|a, b| a.package.cmp(&b.package));
-        fixtures
+            })
+            .collect();
+        Fixture { package, expected }
     }
 
     fn must_build(&self) -> bool {
@@ -117,10 +115,15 @@ fn through_driver(command: &mut Command) -> &mut Command {
         .env("LD_LIBRARY_PATH", Path::new(sysroot.trim()).join("lib"))
 }
 
+/// The fixtures of the generated workspace, set once by `main`.
+static FIXTURES: OnceLock<Vec<Fixture>> = OnceLock::new();
+
 fn outcome() -> &'static Outcome {
     static OUTCOME: OnceLock<Outcome> = OnceLock::new();
     OUTCOME.get_or_init(|| {
-        build_fixtures().unwrap_or_else(|error| Outcome { setup_error: Some(error), ..Outcome::default() })
+        let fixtures = FIXTURES.get().map(Vec::as_slice).unwrap_or_default();
+        build_fixtures(fixtures)
+            .unwrap_or_else(|error| Outcome { setup_error: Some(error), ..Outcome::default() })
     })
 }
 
@@ -140,8 +143,7 @@ fn clean_packages(workspace: &Path, packages: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-fn build_fixtures() -> Result<Outcome, String> {
-    let fixtures = Fixture::all();
+fn build_fixtures(fixtures: &[Fixture]) -> Result<Outcome, String> {
     let target = target_dir();
     let mut outcome = Outcome::default();
     let packages: Vec<&str> = fixtures.iter().map(|fixture| fixture.package.as_str()).collect();
@@ -377,10 +379,55 @@ fn tempfile_dir(name: &str) -> Result<PathBuf, Failed> {
     Ok(dir)
 }
 
+/// Mutations that do not apply (a hunk whose lines are not in the base, a hunk whose lines stand
+/// twice, an unknown key) are refused with an error naming the mutation file and its line.
+fn mutations_that_do_not_apply_are_refused() -> Result<(), Failed> {
+    let dir = tempfile_dir("refused-mutations")?;
+    let cases = [
+        ("absent", "doc: d\n@@\n-            pipeline.consumer_wait(&status);\n", ":2:", "not in the text"),
+        (
+            "twice",
+            "doc: d\n\n@@ which loop?\n         while tile < tiles {\n+            x();\n",
+            ":3:",
+            "2 times",
+        ),
+        ("unknown-key", "doc: d\nstages: 3\n", ":2:", "unknown key `stages`"),
+        ("hole-of-another-base", "base: helper-good\ncopy-bytes: 4\n", ":2:", "fills a hole"),
+    ];
+    for (name, text, line, why) in cases {
+        let path = dir.join(format!("{name}.mutation"));
+        std::fs::write(&path, text).map_err(|error| format!("writing {}: {error}", path.display()))?;
+        let error = match generate::apply_mutation(&generate::sources_dir(), &path) {
+            Ok(_) => return Err(format!("{name}: the mutation applied").into()),
+            Err(error) => error,
+        };
+        let named = format!("{}{line}", path.display());
+        if !error.starts_with(&named) || !error.contains(why) {
+            return Err(format!(
+                "{name}: expected an error naming `{named}` and saying `{why}`, got: {error}"
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let arguments = Arguments::from_args();
     let mut trials = Vec::new();
-    for fixture in Fixture::all() {
+    trials.push(Trial::test(
+        "mutations_that_do_not_apply_are_refused",
+        mutations_that_do_not_apply_are_refused,
+    ));
+    let fixtures = match generate::generate(&generate::sources_dir(), &fixtures_dir()) {
+        Ok(generated) => generated.iter().map(Fixture::of).collect(),
+        Err(error) => {
+            trials.push(Trial::test("generate_fixtures", move || Err(error.into())));
+            Vec::new()
+        }
+    };
+    FIXTURES.set(fixtures.clone()).expect("main sets the fixtures once");
+    for fixture in fixtures {
         let name = format!("compile_fail::{}", fixture.package);
         let must_build = fixture.must_build();
         let package = fixture.package.clone();

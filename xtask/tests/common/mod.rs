@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests: scratch copies of the kernels workspace, and the
-//! finished runs of the commands under test.
+//! Helpers shared by the integration tests: scratch copies of the kernels workspace, sandboxed
+//! projects for the backend commands, and the finished runs of the commands under test.
 
 // Each test binary compiles this module whole and uses a part of it.
 #![allow(dead_code)]
@@ -7,6 +7,7 @@
 pub mod git;
 pub mod registry;
 pub mod run;
+pub mod sandbox;
 
 use std::fs;
 use std::path::Path;

@@ -10,12 +10,30 @@ pub fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// A package's manifest: `name` at `version`, edition 2021, then `rest` (a `[dependencies]`
+/// table, say) as given.
+pub fn manifest(name: &str, version: &str, rest: &str) -> String {
+    format!("[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2021\"\n{rest}")
+}
+
+/// Makes `project`'s cargo take packages from the directory registry `registry` in place of
+/// crates.io (its `.cargo/config.toml`).
+pub fn use_registry(project: &Path, registry: &Path) {
+    write(
+        &project.join(".cargo/config.toml"),
+        &format!(
+            "[source.crates-io]\nreplace-with = \"test-registry\"\n\n[source.test-registry]\ndirectory = {:?}\n",
+            registry.to_string_lossy()
+        ),
+    );
+}
+
 /// Publishes package `name` at `version` into the directory registry `registry`: a manifest,
 /// the given files (path in the package, text) and the `.cargo-checksum.json` a directory
 /// source must have.
 pub fn publish(registry: &Path, name: &str, version: &str, files: &[(String, String)]) {
     let package = registry.join(format!("{name}-{version}"));
-    let manifest = format!("[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2021\"\n");
+    let manifest = manifest(name, version, "");
     let sha256 = |bytes: &[u8]| format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
     let mut listing = serde_json::Map::new();
     for (path, text) in std::iter::once(("Cargo.toml", manifest.as_str()))

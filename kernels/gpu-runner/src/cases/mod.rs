@@ -363,6 +363,20 @@ pub fn correctness_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
     cases
 }
 
+/// Every kernel's correctness cases for `sms` multiprocessors, in catalogue order, each with its
+/// inputs (drawn from `rng` in that order) and its expected output: what the tests hold the
+/// catalogue and the emulated kernels to.
+pub fn checked_correctness_cases(
+    sms: usize,
+    rng: &mut fastrand::Rng,
+) -> impl Iterator<Item = (Case, Inputs, Expected)> + '_ {
+    Kernel::ALL.into_iter().flat_map(move |kernel| correctness_cases(kernel, sms)).map(move |case| {
+        let data = inputs(&case, rng);
+        let expected = expected(&case, &data);
+        (case, data, expected)
+    })
+}
+
 /// The special-value cases of a kernel (see [`Values::Special`]): its fast and its fallback
 /// paths, and misaligned pointers where the contract allows them. The runner also compares
 /// these with PyTorch's outputs on the same inputs.
