@@ -8,12 +8,18 @@
 //! kernels it currently misjudges, each with why; the test fails on a misjudgment that is not
 //! listed and on a listed kernel that is now judged right, so the list only shrinks.
 //!
-//! The second test runs the same comparison on synthetic reports of the committed corpus, to
+//! The blind rounds (`tests/blind/round-N/`: crates of the same contract written by people who
+//! had seen only `plugin/MODEL.md` and the device API) are held the same way, each with its own
+//! `known-misjudged.toml`, so a fix measured on a round stays fixed. The crates share one
+//! package name and one target folder, so their builds take turns.
+//!
+//! The last test runs the same comparison on synthetic reports of the committed corpus, to
 //! show the ratchet fires both ways.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 use corpus_truth::expected::{Corpus, Expect};
 use corpus_truth::judge::{KnownMisjudged, Misjudgment, Ratchet, Verdict, confusion_matrix, judge};
@@ -23,16 +29,25 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
-fn read_expectations() -> Result<(Corpus, KnownMisjudged), Failed> {
-    let corpus = Corpus::read(&corpus_dir().join("expected.toml")).map_err(|error| error.to_string())?;
-    let known = KnownMisjudged::read(&corpus_dir().join("known-misjudged.toml"))
-        .map_err(|error| error.to_string())?;
+/// The blind rounds held by the ratchet.
+const BLIND_ROUNDS: [&str; 3] = ["round-3", "round-4", "round-5"];
+
+fn blind_dir(round: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blind").join(round)
+}
+
+/// One build at a time in the shared target folder (the crates share a package name).
+static BUILDS: Mutex<()> = Mutex::new(());
+
+fn read_expectations(dir: &Path) -> Result<(Corpus, KnownMisjudged), Failed> {
+    let corpus = Corpus::read(&dir.join("expected.toml")).map_err(|error| error.to_string())?;
+    let known = KnownMisjudged::read(&dir.join("known-misjudged.toml")).map_err(|error| error.to_string())?;
     Ok((corpus, known))
 }
 
-/// Cargo in the corpus workspace with this build's driver as the workspace wrapper.
-fn corpus_cargo() -> Command {
-    let mut command = xtask::kernels::kernels_cargo(&corpus_dir());
+/// Cargo in the crate at `dir` with this build's driver as the workspace wrapper.
+fn corpus_cargo(dir: &Path) -> Command {
+    let mut command = xtask::kernels::kernels_cargo(dir);
     command.env_remove("RUSTC_WRAPPER");
     let sysroot = Command::new("rustc").args(["--print", "sysroot"]).output().expect("rustc runs");
     let sysroot = String::from_utf8(sysroot.stdout).expect("a UTF-8 sysroot");
@@ -42,16 +57,20 @@ fn corpus_cargo() -> Command {
     command
 }
 
-fn check_verdicts() -> Result<(), Failed> {
-    let (corpus, known) = read_expectations()?;
+fn check_verdicts(dir: &Path) -> Result<(), Failed> {
+    let (corpus, known) = read_expectations(dir)?;
     // The compile-fail test's target folder: the build-std `core` (same target settings) is
-    // built once for both.
+    // built once for all.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver-fixtures");
-    let built =
-        xtask::verifier_truth::build_corpus(corpus_cargo, &target).map_err(|error| format!("{error:#}"))?;
+    let built = {
+        let _turn = BUILDS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        xtask::verifier_truth::build_corpus(|| corpus_cargo(dir), &target)
+            .map_err(|error| format!("{error:#}"))?
+    };
     let (judgements, unexpected) = judge(&corpus, &corpus_truth::judge::verdicts(&built.report));
     eprintln!(
-        "corpus: {} kernels ({} correct, {} broken), built through the driver in report mode in {:.1} s",
+        "{}: {} kernels ({} correct, {} broken), built through the driver in report mode in {:.1} s",
+        dir.display(),
         corpus.kernels.len(),
         corpus.kernels.iter().filter(|kernel| kernel.expect == Expect::Accept).count(),
         corpus.kernels.iter().filter(|kernel| kernel.expect == Expect::Reject).count(),
@@ -60,7 +79,7 @@ fn check_verdicts() -> Result<(), Failed> {
     eprint!("{}", confusion_matrix(&judgements));
     let ratchet = Ratchet::of(&judgements, unexpected, &known);
     if !ratchet.holds() {
-        return Err(format!("the corpus verdicts moved:\n{}", ratchet.explain()).into());
+        return Err(format!("the verdicts of {} moved:\n{}", dir.display(), ratchet.explain()).into());
     }
     Ok(())
 }
@@ -68,7 +87,7 @@ fn check_verdicts() -> Result<(), Failed> {
 /// The committed expectations, judged on synthetic reports: a verifier that is right on every
 /// kernel must empty the known list, and one new misjudgment must fail.
 fn check_ratchet_fires() -> Result<(), Failed> {
-    let (corpus, known) = read_expectations()?;
+    let (corpus, known) = read_expectations(&corpus_dir())?;
     let perfect: BTreeMap<String, Verdict> = corpus
         .kernels
         .iter()
@@ -121,9 +140,18 @@ fn check_ratchet_fires() -> Result<(), Failed> {
 
 fn main() {
     let arguments = Arguments::from_args();
-    let trials = vec![
-        Trial::test("corpus::verdicts_match_expectations_or_the_known_list", check_verdicts),
+    let mut trials = vec![
+        Trial::test(
+            "corpus::verdicts_match_expectations_or_the_known_list",
+            || check_verdicts(&corpus_dir()),
+        ),
         Trial::test("corpus::ratchet_fires_on_synthetic_reports", check_ratchet_fires),
     ];
+    for round in BLIND_ROUNDS {
+        trials.push(Trial::test(
+            format!("blind::{round}::verdicts_match_expectations_or_the_known_list"),
+            move || check_verdicts(&blind_dir(round)),
+        ));
+    }
     libtest_mimic::run(&arguments, trials).exit();
 }

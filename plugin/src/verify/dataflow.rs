@@ -133,6 +133,27 @@ pub(crate) fn version_ops(ctx: &Context, index: &ScopeIndex) -> HashMap<usize, V
         .collect()
 }
 
+/// The fact of `place` in `memory`: its own, or else that of the nearest aggregate around it
+/// stored as a whole (a field read of a tuple stored whole has the tuple's fact).
+fn fact_at(memory: &Memory, place: &Place) -> Option<(Fact, Versions)> {
+    (0..=place.path.len()).rev().find_map(|depth| {
+        memory.get(&Place { root: place.root, path: place.path[..depth].to_vec() }).copied()
+    })
+}
+
+/// Drops the facts of the fields inside `place` (not of `place` itself).
+fn forget_inside(memory: &mut Memory, place: &Place) {
+    let inside: Vec<Place> = memory
+        .range(place.clone()..)
+        .skip_while(|(other, _)| *other == place)
+        .take_while(|(other, _)| other.root == place.root && other.path.starts_with(&place.path))
+        .map(|(other, _)| other.clone())
+        .collect();
+    for other in inside {
+        memory.remove(&other);
+    }
+}
+
 /// The places live at each block's entry: those some path from there loads before storing
 /// them. Memory facts flow into a block only for its live places. The importer gives every
 /// MIR local a place, so a kernel has about as many places as blocks; carrying every place
@@ -151,11 +172,14 @@ fn live_places(ctx: &Context, index: &ScopeIndex) -> Vec<HashSet<Place>> {
             let op = index.ops[n];
             if Operation::get_op::<LoadOp>(op, ctx).is_some() {
                 let address = op.deref(ctx).get_operand(0);
-                if let Some(place) = place_of(ctx, index, address)
-                    && !stored[b].contains(&place)
-                    && live_in[b].insert(place.clone())
-                {
-                    pending.push((b, place));
+                // A load reads its place, or the aggregate around it stored as a whole.
+                if let Some(place) = place_of(ctx, index, address) {
+                    for depth in 0..=place.path.len() {
+                        let read = Place { root: place.root, path: place.path[..depth].to_vec() };
+                        if !stored[b].contains(&read) && live_in[b].insert(read.clone()) {
+                            pending.push((b, read));
+                        }
+                    }
                 }
             } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
                 let address = op.deref(ctx).get_operand(1);
@@ -274,7 +298,7 @@ pub(crate) fn transfer_block(
             }
         } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
             let fact = match place_of(ctx, index, operands[0]) {
-                Some(place) => memory.get(&place).copied(),
+                Some(place) => fact_at(&memory, &place),
                 None => Some((Fact::Unrelated, 0)),
             };
             if let Some((fact, versions)) = fact {
@@ -283,6 +307,8 @@ pub(crate) fn transfer_block(
             }
         } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
             if let Some(place) = place_of(ctx, index, operands[1]) {
+                // A store of a whole aggregate overwrites every field of it.
+                forget_inside(&mut memory, &place);
                 match operand_fact(ctx, store, operands[0]) {
                     Some(fact) => {
                         memory.insert(place, (fact, store.versions(operands[0])));

@@ -14,8 +14,10 @@
 
 use pliron::{
     basic_block::BasicBlock,
+    builtin::types::{FP16Type, FP32Type, FP64Type, IntegerType},
     context::{Context, Ptr},
     operation::Operation,
+    r#type::{TypeHandle, Typed},
     value::{DefiningEntity, Value},
 };
 
@@ -25,17 +27,21 @@ use super::{
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
     rules::Reporter,
-    typestate::LocalStores,
+    typestate::{LocalStores, stage_pointer},
 };
 use crate::ir::{
     mir::{
-        arith::{BinOp, BinOpKind, CastKind, CastOp},
+        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
         control::CallOp,
-        memory::LoadOp,
+        memory::{IndexAddrOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
+        pointer_type_of,
     },
-    semantic::{memory::BulkCopyOp, pipeline::StateNewOp},
+    semantic::{
+        memory::{BulkCopyOp, DynamicSharedBaseOp},
+        pipeline::StateNewOp,
+    },
 };
 
 /// `window·w + coefficient·index(state) + [lo, hi]`.
@@ -104,28 +110,29 @@ impl Evaluator<'_> {
         if depth == 0 {
             return None;
         }
+        // A pointer into dynamic shared memory has the form of its window address: the base
+        // is the window's byte 0, and an element offset scales by the pointee's size.
+        if Operation::get_op::<DynamicSharedBaseOp>(def, self.ctx).is_some() {
+            return Some(Affine { window: 1, index: None, lo: 0, hi: 0 });
+        }
         let operands: Vec<Value> = def.deref(self.ctx).operands().collect();
-        if Operation::get_op::<CastOp>(def, self.ctx)
-            .is_some_and(|cast| cast.kind(self.ctx) == Some(CastKind::IntToInt))
+        if Operation::get_op::<IndexAddrOp>(def, self.ctx).is_some() {
+            let element = pointee_bytes(self.ctx, operands[0].get_type(self.ctx))?;
+            let base = self.eval(operands[0], depth - 1)?;
+            return add(base, scale(self.eval(operands[1], depth - 1)?, element)?);
+        }
+        if Operation::get_op::<AddrSpaceCastOp>(def, self.ctx).is_some()
+            || Operation::get_op::<CastOp>(def, self.ctx).is_some_and(|cast| {
+                matches!(cast.kind(self.ctx), Some(CastKind::IntToInt | CastKind::PtrToPtr))
+            })
         {
             return self.eval(operands[0], depth - 1);
         }
         if Operation::get_op::<LoadOp>(def, self.ctx).is_some() {
-            return self.same_form(self.locals.stored(self.ctx, operands[0]).to_vec(), depth - 1);
+            return self.load_form(operands[0], &[], depth - 1);
         }
         if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
-            // A helper's result: what every return of it returns at that position.
-            let number = self.index.op_number.get(&def)?;
-            let callee = *self.index.callee_of.get(number)?;
-            let position = def.deref(self.ctx).results().position(|result| result == value)?;
-            let returned: Option<Vec<Value>> = self.returns[callee]
-                .iter()
-                .map(|&ret| {
-                    let operation = self.index.ops[ret].deref(self.ctx);
-                    (position < operation.get_num_operands()).then(|| operation.get_operand(position))
-                })
-                .collect();
-            return self.same_form(returned?, depth - 1);
+            return self.same_form(self.returned(def, value)?, depth - 1);
         }
         let binop = Operation::get_op::<BinOp>(def, self.ctx)?;
         let a = self.eval(operands[0], depth - 1)?;
@@ -138,12 +145,76 @@ impl Evaluator<'_> {
             BinOpKind::Shl if b.is_constant() && b.lo == b.hi && (0..32).contains(&b.lo) => {
                 scale(a, 1 << b.lo)
             }
+            // Division by a constant is exact on a form whose every part it divides
+            // (`index * STRIDE / 4`, `RING_OFFSET / 4`); anything else rounds.
+            BinOpKind::Div if b.is_constant() && b.lo == b.hi && b.lo > 0 => divide_exactly(a, b.lo),
+            BinOpKind::Shr if b.is_constant() && b.lo == b.hi && (0..32).contains(&b.lo) => {
+                divide_exactly(a, 1 << b.lo)
+            }
             _ => None,
         }
     }
 }
 
 impl Evaluator<'_> {
+    /// What every return of the helper `call` calls returns at `result`'s position.
+    fn returned(&self, call: Ptr<Operation>, result: Value) -> Option<Vec<Value>> {
+        let number = self.index.op_number.get(&call)?;
+        let callee = *self.index.callee_of.get(number)?;
+        let position = call.deref(self.ctx).results().position(|candidate| candidate == result)?;
+        self.returns[callee]
+            .iter()
+            .map(|&ret| {
+                let operation = self.index.ops[ret].deref(self.ctx);
+                (position < operation.get_num_operands()).then(|| operation.get_operand(position))
+            })
+            .collect()
+    }
+
+    /// The form of field `path` of what a load from `address` reads: the stores to that field,
+    /// and fields of the whole aggregates stored around it.
+    fn load_form(&self, address: Value, path: &[u32], depth: u32) -> Option<Affine> {
+        let reads = self.locals.reads(self.ctx, address, path)?;
+        let mut form = None;
+        for (value, inside) in reads {
+            let this = self.field_form(value, &inside, depth)?;
+            match form {
+                None => form = Some(this),
+                Some(seen) if seen == this => {}
+                Some(_) => return None,
+            }
+        }
+        form
+    }
+
+    /// The form of field `path` inside the aggregate `value` (`value` itself for an empty path):
+    /// an aggregate read from a local, or returned by a helper (a tuple `(window, ring)`).
+    fn field_form(&self, value: Value, path: &[u32], depth: u32) -> Option<Affine> {
+        if path.is_empty() {
+            return self.eval(value, depth);
+        }
+        if depth == 0 {
+            return None;
+        }
+        let def = value.defining_op()?;
+        if Operation::get_op::<LoadOp>(def, self.ctx).is_some() {
+            return self.load_form(def.deref(self.ctx).get_operand(0), path, depth - 1);
+        }
+        if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
+            let mut form = None;
+            for returned in self.returned(def, value)? {
+                let this = self.field_form(returned, path, depth - 1)?;
+                match form {
+                    None => form = Some(this),
+                    Some(seen) if seen == this => {}
+                    Some(_) => return None,
+                }
+            }
+            return form;
+        }
+        None
+    }
+
     /// The one form all `values` have, if they agree (and there is at least one).
     fn same_form(&self, values: Vec<Value>, depth: u32) -> Option<Affine> {
         let mut form = None;
@@ -207,6 +278,42 @@ fn scale(a: Affine, k: i64) -> Option<Affine> {
         lo: lo.min(hi),
         hi: lo.max(hi),
     })
+}
+
+/// `a / k` when every part of `a` is a non-negative multiple of `k`, so that no rounding (and
+/// no difference between signed and unsigned division) can occur.
+fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
+    let divides = |v: i64| v >= 0 && v % k == 0;
+    let index = match a.index {
+        Some((state, coefficient)) if divides(coefficient) => Some((state, coefficient / k)),
+        Some(_) => return None,
+        None => None,
+    };
+    (divides(a.window) && a.window == 0 && divides(a.lo) && divides(a.hi)).then_some(Affine {
+        window: 0,
+        index,
+        lo: a.lo / k,
+        hi: a.hi / k,
+    })
+}
+
+/// The size in bytes of what a pointer of type `ty` points to, where the IR knows it (integers
+/// and floats).
+fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
+    let pointee = pointer_type_of(ctx, ty)?.pointee();
+    let pointee = pointee.deref(ctx);
+    if let Some(int) = pointee.downcast_ref::<IntegerType>() {
+        return (int.width() % 8 == 0).then(|| i64::from(int.width() / 8));
+    }
+    if pointee.is::<FP32Type>() {
+        Some(4)
+    } else if pointee.is::<FP16Type>() {
+        Some(2)
+    } else if pointee.is::<FP64Type>() {
+        Some(8)
+    } else {
+        None
+    }
 }
 
 /// One byte range `[lo, hi)` of the shared window some operation occupies.
@@ -382,6 +489,16 @@ pub(crate) fn check_layout(
             }
         }
     }
+    let occupied: Vec<Extent> = rings
+        .iter()
+        .map(|(extent, ring_index)| whole_ring(extent, *ring_index))
+        .chain(inits.iter().chain(&attaches).map(|extent| Extent {
+            op: extent.op,
+            lo: extent.lo,
+            hi: extent.hi,
+        }))
+        .collect();
+    check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
     for attach in &attaches {
         if !inits.is_empty() && !inits.iter().any(|init| init.lo == attach.lo) {
             reporter.reject(
@@ -397,4 +514,83 @@ pub(crate) fn check_layout(
         }
     }
     gaps
+}
+
+/// Every read or write of a stage starts from the stage's own address: the pointer the access
+/// derives from (`base + k·index + c`) must be a stage of a ring the copies fill, the same
+/// stride `k` and the same first stage `c`, wherever its stages (`index` below the state's stage
+/// count) touch a ring or the barriers. A stage pointer in other units (`index * TILE_BYTES`
+/// elements of `f32`) or with another stride reads another stage, or past the window. One that
+/// touches neither is a table of its own indexed by stage (a tag per stage), ordered by the
+/// same waits and releases. Offsets the access adds inside its stage (a column, a row) are not
+/// bounded here. A stage pointer the evaluator cannot place is a gap.
+fn check_stage_accesses(
+    reporter: &mut Reporter,
+    evaluator: &Evaluator<'_>,
+    rings: &[(Extent, Option<(StateId, i64)>)],
+    occupied: &[Extent],
+    gaps: &mut Vec<Gap>,
+) {
+    let (ctx, index) = (reporter.ctx, reporter.index);
+    // Each ring's first stage and stride, from the copies that fill it.
+    let mut starts: Vec<(i64, i64)> = Vec::new();
+    for (extent, ring_index) in rings {
+        let Some((state, stride)) = ring_index else { continue };
+        let first = rings
+            .iter()
+            .filter(|(_, other)| other.map(|(s, _)| s) == Some(*state))
+            .map(|(other, _)| other.lo)
+            .min()
+            .unwrap_or(extent.lo);
+        if !starts.contains(&(first, *stride)) {
+            starts.push((first, *stride));
+        }
+    }
+    if starts.is_empty() {
+        return;
+    }
+    for op in &index.ops {
+        let address = if Operation::get_op::<LoadOp>(*op, ctx).is_some() {
+            op.deref(ctx).get_operand(0)
+        } else if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
+            op.deref(ctx).get_operand(1)
+        } else {
+            continue;
+        };
+        let Some((_, Some(stage))) = stage_pointer(ctx, evaluator.facts, evaluator.locals, address) else {
+            continue;
+        };
+        match evaluator.eval(stage, DEPTH) {
+            Some(Affine { window: 1, index: Some((state, stride)), lo, hi }) if lo == hi => {
+                let last = lo + stride * (evaluator.stages(state).unwrap_or(1) - 1);
+                let span = Extent { op: *op, lo: lo.min(last), hi: lo.max(last) + 1 };
+                let touches = occupied.iter().any(|extent| overlaps(extent, &span));
+                if touches && !starts.contains(&(lo, stride)) {
+                    let rings = starts
+                        .iter()
+                        .map(|(first, stride)| format!("{first} + {stride}·index"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    reporter.reject(
+                        Rule::SharedLayout,
+                        *op,
+                        format!(
+                            "this access's stage pointer is at window byte {lo} + {stride}·index, but the copies fill \
+                             stages at {rings}: it reads another stage, or past the ring"
+                        ),
+                        vec![],
+                    );
+                }
+            }
+            _ => gaps.push(Gap::at(
+                ctx,
+                index,
+                *op,
+                GapKind::Undecided,
+                "the shared-memory layout: a stage access whose stage pointer is not a constant offset plus a \
+                 multiple of the stage index from the dynamic shared base"
+                    .to_string(),
+            )),
+        }
+    }
 }

@@ -49,7 +49,7 @@ use crate::ir::{
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
         constant::ConstIntOp,
-        control::{CallOp, CondBrOp, ReturnOp, SwitchOp},
+        control::{CallOp, CondBrOp, ReturnOp, SwitchOp, UnreachableOp},
         int_width,
         memory::{AllocaOp, LoadOp, StoreOp},
     },
@@ -62,6 +62,8 @@ const MAX_BLOCK_THREADS: i64 = 1024;
 const MAX_EVAL: u32 = 256;
 /// Blocks one search for a loop's back edge may visit.
 const MAX_LOOP_SEARCH: usize = 256;
+/// Blocks looked back from a branch for its loop's header.
+const MAX_HEADER_CHAIN: usize = 4;
 /// How deep helper calls are evaluated.
 const MAX_CALL_DEPTH: u32 = 4;
 /// The most stores of one variable whose per-thread value is worked out.
@@ -579,10 +581,23 @@ impl Roles<'_> {
                     edges
                 }
                 Val::Uniform => targets.iter().map(|t| (*t, threads.clone(), true)).collect(),
-                Val::Unknown => targets.iter().map(|t| (*t, threads.clone(), false)).collect(),
+                // A `for` loop's exit test (a switch on `next()`'s discriminant, one target
+                // leading back): decided the way a loop's condition is (see above).
+                Val::Unknown => {
+                    let live: Vec<usize> =
+                        targets.iter().copied().filter(|t| !self.is_unreachable(*t)).collect();
+                    let decided = matches!(live.as_slice(), [yes, no] if self.is_loop_branch(b, *yes, *no));
+                    targets.iter().map(|t| (*t, threads.clone(), decided)).collect()
+                }
             };
         }
         all(index)
+    }
+
+    /// Whether block `b` is only `mir.unreachable` (the impossible arm of a `match`).
+    fn is_unreachable(&self, b: usize) -> bool {
+        let mut ops = self.index.ops_of_block[b].clone();
+        ops.next().is_some_and(|n| Operation::get_op::<UnreachableOp>(self.index.ops[n], self.ctx).is_some())
     }
 
     /// Whether `b` is a loop's header and its branch the loop's condition: exactly one of `yes`
@@ -592,7 +607,18 @@ impl Roles<'_> {
         // Only forward in block order, or back to `b`: the import lays blocks out in reverse
         // postorder, so a path to `b` through a block before it leaves `b`'s loop by an
         // enclosing loop.
-        let back = |from: usize| self.index.path_exists(&[from], b, MAX_LOOP_SEARCH, |succ| succ >= b);
+        // The loop's header may be a few blocks before the branch, each the only successor of
+        // the one before and the only predecessor of the next (a `for` loop calls `next()` in
+        // its header and branches on the result in the block after).
+        let index = self.index;
+        let mut header = b;
+        for _ in 0..MAX_HEADER_CHAIN {
+            match index.preds[header].as_slice() {
+                [pred] if index.succs[*pred].as_slice() == [header] => header = *pred,
+                _ => break,
+            }
+        }
+        let back = |from: usize| index.path_exists(&[from], header, MAX_LOOP_SEARCH, |succ| succ >= header);
         matches!((back(yes), back(no)), (Some(true), Some(false)) | (Some(false), Some(true)))
     }
 

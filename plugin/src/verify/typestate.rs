@@ -1013,6 +1013,28 @@ impl LocalStores {
         local_slot(ctx, address).and_then(|slot| self.0.get(&slot)).map_or(&[], Vec::as_slice)
     }
 
+    /// The values a load from `address` may read, each with the field path still to take
+    /// inside it: the stores to the place itself (path empty) and the stores of whole
+    /// aggregates around it (the path from the aggregate down to the place). `None` when
+    /// `address` is not a local's.
+    /// `inside` is a field path below `address` (empty for the place itself).
+    pub(crate) fn reads(
+        &self,
+        ctx: &Context,
+        address: Value,
+        inside: &[u32],
+    ) -> Option<Vec<(Value, Vec<u32>)>> {
+        let (local, mut path) = local_slot(ctx, address)?;
+        path.extend_from_slice(inside);
+        let mut found = Vec::new();
+        for depth in 0..=path.len() {
+            if let Some(values) = self.0.get(&(local, path[..depth].to_vec())) {
+                found.extend(values.iter().map(|value| (*value, path[depth..].to_vec())));
+            }
+        }
+        Some(found)
+    }
+
     /// Every value stored over the memory `address` names, if it is a local or a field of one:
     /// stores to it, to fields inside it, and to the aggregates around it (which write it
     /// too). `None` when `address` is not a local's.
@@ -1133,6 +1155,18 @@ pub(crate) fn stage_of_pointer(
     locals: &LocalStores,
     pointer: Value,
 ) -> Option<StateId> {
+    stage_pointer(ctx, facts, locals, pointer).map(|(state, _)| state)
+}
+
+/// [`stage_of_pointer`], with the pointer to the stage itself: the `mir.index_addr` on a shared
+/// pointer whose offset derives from the state's index (`None` for a stage pointer taken from
+/// an array of pointers), which the layout rule places in the ring.
+pub(crate) fn stage_pointer(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    pointer: Value,
+) -> Option<(StateId, Option<Value>)> {
     let mut pending = vec![pointer];
     let mut visited: HashSet<Value> = HashSet::new();
     let mut budget = 64;
@@ -1151,7 +1185,7 @@ pub(crate) fn stage_of_pointer(
                 .is_some_and(|ptr| ptr.space() == AddressSpace::Shared);
             let mut offset_budget = 16;
             if base_shared && let Some(state) = offset_state(ctx, facts, operands[1], &mut offset_budget) {
-                return Some(state);
+                return Some((state, Some(value)));
             }
             pending.push(operands[0]);
         } else if Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
@@ -1171,7 +1205,7 @@ pub(crate) fn stage_of_pointer(
                 let mut offset_budget = 16;
                 let offset = element.deref(ctx).get_operand(1);
                 if let Some(state) = offset_state(ctx, facts, offset, &mut offset_budget) {
-                    return Some(state);
+                    return Some((state, None));
                 }
             }
             pending.extend(locals.stored_over(ctx, address).unwrap_or_default());
