@@ -8,9 +8,14 @@
 //! operand; a copy writes `[c, c + bytes)` in stage `index` of a ring whose stages are `k`
 //! bytes apart. What the evaluator cannot place is a gap: the scope is then unverified.
 //!
+//! Barrier areas must be 8-byte aligned (an mbarrier is an 8-byte object), bulk copies' shared
+//! addresses (every stage's) and sizes multiples of 16. The window itself is taken as aligned
+//! to 16 bytes, as dynamic shared memory is.
+//!
 //! *Hazards:* a copy landing on a barrier corrupts its phase (hang, fault); two pipelines on one
 //! ring or one set of barriers overwrite each other's data or arrivals; a copy larger than its
-//! stage overwrites the next stage that consumers may still read (race).
+//! stage overwrites the next stage that consumers may still read (race); a misaligned mbarrier
+//! or bulk copy faults.
 
 use pliron::{
     basic_block::BasicBlock,
@@ -65,6 +70,10 @@ impl Affine {
 
 /// Bytes of one pipeline's barriers per stage (a *full* and an *empty* mbarrier of 8 bytes).
 const BARRIER_BYTES_PER_STAGE: i64 = 16;
+/// The alignment of an mbarrier (an 8-byte object).
+const MBARRIER_ALIGN: i64 = 8;
+/// The alignment of a bulk copy's shared address and of its size.
+const BULK_COPY_ALIGN: i64 = 16;
 /// Definitions the evaluator looks through for one address.
 const DEPTH: u32 = 24;
 
@@ -376,6 +385,19 @@ pub(crate) fn check_layout(
         let address = op.deref(ctx).get_operand(0);
         match evaluator.eval(address, DEPTH) {
             Some(form) if form.window == 1 && form.index.is_none() && form.lo == form.hi => {
+                if form.lo % MBARRIER_ALIGN != 0 {
+                    reporter.reject(
+                        Rule::SharedLayout,
+                        op,
+                        format!(
+                            "this pipeline's barriers start at window byte {}, which is not a multiple of \
+                             {MBARRIER_ALIGN}: an mbarrier is an 8-byte object that must be 8-byte aligned (a \
+                             misaligned one faults)",
+                            form.lo
+                        ),
+                        vec![],
+                    );
+                }
                 let extent = Extent { op, lo: form.lo, hi: form.lo + BARRIER_BYTES_PER_STAGE * stages };
                 if is_init { inits.push(extent) } else { attaches.push(extent) }
             }
@@ -391,6 +413,23 @@ pub(crate) fn check_layout(
         let bytes = evaluator.eval(bytes, DEPTH).filter(Affine::is_constant);
         match (evaluator.eval(destination, DEPTH), bytes) {
             (Some(form), Some(bytes)) if form.window == 1 => {
+                let stride = form.index.map_or(0, |(_, stride)| stride);
+                let aligned = [form.lo, form.hi, stride, bytes.lo].iter().all(|v| v % BULK_COPY_ALIGN == 0);
+                if !aligned {
+                    reporter.reject(
+                        Rule::SharedLayout,
+                        op,
+                        format!(
+                            "this bulk copy writes window bytes {}..{} + {stride}·index, {} bytes: a bulk copy's \
+                             shared address and size must be multiples of {BULK_COPY_ALIGN} (a misaligned copy \
+                             faults)",
+                            form.lo,
+                            form.hi,
+                            bytes.lo
+                        ),
+                        vec![],
+                    );
+                }
                 let extent = Extent { op, lo: form.lo, hi: form.hi + bytes.hi };
                 rings.push((extent, form.index));
             }
