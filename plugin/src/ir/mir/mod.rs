@@ -30,7 +30,38 @@ pub(crate) fn pointer_type_of(ctx: &Context, ty: TypeHandle) -> Option<crate::ir
 /// captures, a struct of stage pointers).
 pub(crate) fn may_carry_address(ctx: &Context, ty: TypeHandle) -> bool {
     let ty = ty.deref(ctx);
-    ty.is::<crate::ir::types::PointerType>() || ty.is::<crate::ir::types::AdtType>()
+    ty.is::<crate::ir::types::PointerType>()
+        || ty.downcast_ref::<crate::ir::types::AdtType>().is_some_and(|adt| !only_numbers(adt.name()))
+}
+
+/// Whether an aggregate named `name` (as Rust prints a type) is made of numbers only: tuples
+/// and arrays of integers, floats, `bool` and `char` (`(f32,)`, `[u32; 4]`, `()`), which hold
+/// no address.
+fn only_numbers(name: &str) -> bool {
+    const SCALARS: &[&str] = &[
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f16", "f32",
+        "f64", "bool", "char",
+    ];
+    name.split(|c: char| matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ' '))
+        .filter(|token| !token.is_empty())
+        .all(|token| SCALARS.contains(&token) || token.chars().all(|c| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::only_numbers;
+
+    #[test]
+    fn tuples_and_arrays_of_numbers_hold_no_address() {
+        assert!(only_numbers("(f32,)"));
+        assert!(only_numbers("[u32; 4]"));
+        assert!(only_numbers("()"));
+        assert!(only_numbers("((f32, u32), [bool; 2])"));
+        assert!(!only_numbers("(*const f32, u32)"));
+        assert!(!only_numbers("core::slice::Iter<'_, f32>"));
+        assert!(!only_numbers("[&f32; 2]"));
+        assert!(!only_numbers("{closure@src/lib.rs:3:5: 3:8}"));
+    }
 }
 
 /// The width of `ty` if it is an integer type.
