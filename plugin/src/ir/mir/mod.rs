@@ -42,7 +42,7 @@ fn only_numbers(name: &str) -> bool {
         "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f16", "f32",
         "f64", "bool", "char",
     ];
-    name.split(|c: char| matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ' '))
+    name.split(['(', ')', '[', ']', ',', ';', ' '])
         .filter(|token| !token.is_empty())
         .all(|token| SCALARS.contains(&token) || token.chars().all(|c| c.is_ascii_digit()))
 }
