@@ -47,6 +47,11 @@ fn only_numbers(name: &str) -> bool {
         .all(|token| SCALARS.contains(&token) || token.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// The width of `ty` if it is an integer type.
+pub(crate) fn int_width(ctx: &Context, ty: TypeHandle) -> Option<u32> {
+    ty.deref(ctx).downcast_ref::<pliron::builtin::types::IntegerType>().map(|int| int.width())
+}
+
 #[cfg(test)]
 mod tests {
     use super::only_numbers;
@@ -62,9 +67,4 @@ mod tests {
         assert!(!only_numbers("[&f32; 2]"));
         assert!(!only_numbers("{closure@src/lib.rs:3:5: 3:8}"));
     }
-}
-
-/// The width of `ty` if it is an integer type.
-pub(crate) fn int_width(ctx: &Context, ty: TypeHandle) -> Option<u32> {
-    ty.deref(ctx).downcast_ref::<pliron::builtin::types::IntegerType>().map(|int| int.width())
 }
