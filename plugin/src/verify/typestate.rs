@@ -33,7 +33,7 @@ use super::{
 };
 use crate::ir::{
     mir::{
-        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
+        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp, CmpOp},
         constant::ConstIntOp,
         control::{CallOp, CondBrOp, ReturnOp},
         may_carry_address,
@@ -53,6 +53,9 @@ const COPYING: u16 = 16;
 const TAILED: u16 = 32;
 const WAITING: u16 = 64;
 const RELEASED: u16 = 128;
+/// Created and not used yet: a producer state a thread never acquired with owes no tail (no
+/// copy of it is in flight), a consumer state never waited on holds nothing.
+const FRESH: u16 = 256;
 
 /// More paths than this at one block are joined into one (no guard assumed).
 const MAX_PATHS: usize = 8;
@@ -60,13 +63,14 @@ const MAX_PATHS: usize = 8;
 fn describe_states(bits: u16) -> String {
     let names = [
         (NOT_CREATED, "not created"),
-        (READY, "new or advanced"),
+        (READY, "advanced"),
         (ACQUIRED, "acquired"),
         (EXPECTING, "expecting bytes no copy delivered yet"),
         (COPYING, "receiving its copies"),
         (TAILED, "after its tail"),
         (WAITING, "waiting on a stage"),
         (RELEASED, "released"),
+        (FRESH, "new, never used"),
     ];
     names.iter().filter(|(bit, _)| bits & bit != 0).map(|(_, name)| *name).collect::<Vec<_>>().join(" or ")
 }
@@ -171,8 +175,11 @@ struct FunctionRun<'a> {
     /// Calls closing a cycle of calls: not followed (the states they touch end there).
     cyclic: &'a HashSet<usize>,
     slots: Slots,
-    /// Conditions of more than one `mir.cond_br` of the function.
+    /// Conditions of more than one `mir.cond_br` of the function (each by its representative).
     guards: HashSet<Value>,
+    /// Each condition's representative: the first of the conditions that compare the same
+    /// stable values the same way (see [`canonical_conditions`]).
+    canon: HashMap<Value, Value>,
 }
 
 /// What a call of a function does to one state that enters it in one typestate.
@@ -188,7 +195,7 @@ struct Effect {
 /// A function's summary: for each typestate bit a state may enter in, the effect on every
 /// state the function touches (its own steps and its callees'). Computed once per function,
 /// applied at each of its calls: the cost is a constant factor (8 runs) over one run.
-type Summary = BTreeMap<StateId, [Option<Effect>; 8]>;
+type Summary = BTreeMap<StateId, [Option<Effect>; 9]>;
 
 /// The version a state is at when it enters a summarised function: the caller's, whatever it
 /// is (not a real version; see [`Versions`]).
@@ -244,7 +251,7 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
         if states.is_empty() || index.blocks_of[f].is_empty() {
             continue;
         }
-        let run = FunctionRun {
+        let mut run = FunctionRun {
             facts,
             steps: &steps,
             poisons: &poisons,
@@ -257,8 +264,10 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
                     .map(|s| role_of(ctx, index, *s) == Some(PipelineRole::Producer))
                     .collect(),
             },
-            guards: correlated_guards(ctx, index, index.blocks_of[f].clone()),
+            guards: HashSet::new(),
+            canon: canonical_conditions(ctx, index, index.blocks_of[f].clone()),
         };
+        run.guards = correlated_guards(ctx, index, index.blocks_of[f].clone(), &run.canon);
         if index.callers[f].is_empty() {
             run.check_root(reporter, f, &mut scratch);
         } else {
@@ -353,8 +362,73 @@ fn merge_path(paths: &mut Vec<Path>, incoming: Path) -> bool {
     true
 }
 
+/// What one side of a comparison is, for telling two comparisons apart: a constant, or a value
+/// computed once per call of the function (a parameter, or a result of an operation outside
+/// every loop), which every comparison of it sees alike.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Side {
+    Constant(i64),
+    Stable(Value),
+}
+
+/// Blocks searched to show a block is outside every loop.
+const MAX_CYCLE_SEARCH: usize = 256;
+
+/// Maps each branch condition of the blocks that is a comparison of stable sides to the first
+/// condition comparing the same sides the same way: `tid == 0` tested before the producer loop
+/// and again around the tail is one guard, so a path keeps its outcome from one to the other.
+fn canonical_conditions(
+    ctx: &Context,
+    index: &ScopeIndex,
+    blocks: std::ops::Range<usize>,
+) -> HashMap<Value, Value> {
+    let in_cycle =
+        |b: usize| index.path_exists(&index.succs[b], b, MAX_CYCLE_SEARCH, |_| true) != Some(false);
+    let side = |value: Value| -> Option<Side> {
+        if let Some(constant) = constant_value(ctx, value, 0) {
+            return Some(Side::Constant(constant));
+        }
+        let block = match value.defining_entity() {
+            DefiningEntity::Op(def) => {
+                if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+                    return None;
+                }
+                index.block_of_op(ctx, def)?
+            }
+            DefiningEntity::Block(block) => *index.block_number.get(&block)?,
+        };
+        (!in_cycle(block)).then_some(Side::Stable(value))
+    };
+    let mut first: HashMap<(String, Side, Side), Value> = HashMap::new();
+    let mut canon = HashMap::new();
+    for b in blocks {
+        let Some(n) = index.ops_of_block[b].clone().last() else { continue };
+        let last = index.ops[n];
+        if Operation::get_op::<CondBrOp>(last, ctx).is_none() {
+            continue;
+        }
+        let condition = last.deref(ctx).get_operand(0);
+        let Some(def) = condition.defining_op() else { continue };
+        let Some(cmp) = Operation::get_op::<CmpOp>(def, ctx) else { continue };
+        let Some(predicate) = cmp.get_attr_cmp_predicate(ctx).map(|p| format!("{:?}", *p)) else { continue };
+        let (lhs, rhs) = {
+            let operation = def.deref(ctx);
+            (operation.get_operand(0), operation.get_operand(1))
+        };
+        let (Some(lhs), Some(rhs)) = (side(lhs), side(rhs)) else { continue };
+        let representative = *first.entry((predicate, lhs, rhs)).or_insert(condition);
+        canon.insert(condition, representative);
+    }
+    canon
+}
+
 /// The conditions that more than one `mir.cond_br` of the blocks tests.
-fn correlated_guards(ctx: &Context, index: &ScopeIndex, blocks: std::ops::Range<usize>) -> HashSet<Value> {
+fn correlated_guards(
+    ctx: &Context,
+    index: &ScopeIndex,
+    blocks: std::ops::Range<usize>,
+    canon: &HashMap<Value, Value>,
+) -> HashSet<Value> {
     let mut tested = HashSet::new();
     let mut guards = HashSet::new();
     for b in blocks {
@@ -362,6 +436,7 @@ fn correlated_guards(ctx: &Context, index: &ScopeIndex, blocks: std::ops::Range<
         let last = index.ops[n];
         if Operation::get_op::<CondBrOp>(last, ctx).is_some() {
             let condition = last.deref(ctx).get_operand(0);
+            let condition = canon.get(&condition).copied().unwrap_or(condition);
             if !tested.insert(condition) {
                 guards.insert(condition);
             }
@@ -581,7 +656,10 @@ impl FunctionRun<'_> {
             last = Some(op);
             if !self.guards.is_empty() && !path.guards.is_empty() {
                 for result in op.deref(ctx).results() {
-                    path.guards.retain(|(guard, _)| *guard != result);
+                    // A comparison of stable sides gives the same outcome each time it runs.
+                    if !self.canon.contains_key(&result) {
+                        path.guards.retain(|(guard, _)| *guard != result);
+                    }
                 }
             }
             if Operation::get_op::<ReturnOp>(op, ctx).is_some() {
@@ -644,7 +722,9 @@ impl FunctionRun<'_> {
             }
         }
         let Some(last) = last else { return Vec::new() };
-        if let Some(cond) = Operation::get_op::<CondBrOp>(last, ctx).map(|_| last.deref(ctx).get_operand(0))
+        if let Some(cond) = Operation::get_op::<CondBrOp>(last, ctx)
+            .map(|_| last.deref(ctx).get_operand(0))
+            .map(|cond| self.canon.get(&cond).copied().unwrap_or(cond))
             && self.guards.contains(&cond)
         {
             let targets = {
@@ -865,7 +945,8 @@ fn stale_versions(current: Versions, operand: Versions) -> bool {
 }
 
 /// The typestate bits, one at a time (the index of a summary's effects).
-const ALL_BITS: [u16; 8] = [NOT_CREATED, READY, ACQUIRED, EXPECTING, COPYING, TAILED, WAITING, RELEASED];
+const ALL_BITS: [u16; 9] =
+    [NOT_CREATED, READY, ACQUIRED, EXPECTING, COPYING, TAILED, WAITING, RELEASED, FRESH];
 
 /// The bytes a state entering a summarised function in typestate `bits` owes: zero while it
 /// expects or receives copies (the callee's copies count against the caller's announcement),
@@ -881,7 +962,7 @@ fn transition(step: &Step, producer: bool) -> (u16, u16, Rule, &'static str) {
     match step {
         Step::New => (
             NOT_CREATED,
-            READY,
+            FRESH,
             order,
             "a pipeline state must be created once per thread, before its loop: created again, it \
              restarts at stage 0 while the barriers have moved on (a deadlock or a stale read)",
@@ -901,7 +982,7 @@ fn transition(step: &Step, producer: bool) -> (u16, u16, Rule, &'static str) {
         ),
         Step::Pipeline(kind) => match kind {
             PipelineKind::Acquire => (
-                READY,
+                READY | FRESH,
                 ACQUIRED,
                 Rule::ProducerOrder,
                 "`semantic.producer_acquire` must follow the state's creation or `semantic.state_advance`",
@@ -932,13 +1013,13 @@ fn transition(step: &Step, producer: bool) -> (u16, u16, Rule, &'static str) {
                 "a consumer's `semantic.state_advance` must follow `semantic.consumer_release`",
             ),
             PipelineKind::Tail => (
-                READY,
+                READY | FRESH,
                 TAILED,
                 Rule::ProducerTail,
                 "`semantic.producer_tail` must come after the producer loop, with no stage acquired",
             ),
             PipelineKind::Wait => (
-                READY,
+                READY | FRESH,
                 WAITING,
                 Rule::ConsumerOrder,
                 "`semantic.consumer_wait` must follow the state's creation or `semantic.state_advance`",
