@@ -224,6 +224,35 @@ impl Evaluator<'_> {
         None
     }
 
+    /// The form of the stage an access at `address` starts from: the outermost pointer on the
+    /// way from `address` down to `stage` (the stage pointer the access walk found) whose form
+    /// is a constant plus a multiple of a stage index, so that offsets applied to the stage
+    /// pointer before the access's own (`end - TILE`, from the stage's end) are counted.
+    fn stage_form(&self, address: Value, stage: Value) -> Option<Affine> {
+        let mut at = address;
+        for _ in 0..DEPTH {
+            if let Some(form) = self.eval(at, DEPTH)
+                && form.window == 1
+                && form.index.is_some()
+            {
+                return Some(form);
+            }
+            if at == stage {
+                return None;
+            }
+            let def = at.defining_op()?;
+            let follows = Operation::get_op::<IndexAddrOp>(def, self.ctx).is_some()
+                || Operation::get_op::<AddrSpaceCastOp>(def, self.ctx).is_some()
+                || Operation::get_op::<CastOp>(def, self.ctx)
+                    .is_some_and(|cast| cast.kind(self.ctx) == Some(CastKind::PtrToPtr));
+            if !follows {
+                break;
+            }
+            at = def.deref(self.ctx).get_operand(0);
+        }
+        self.eval(stage, DEPTH)
+    }
+
     /// The one form all `values` have, if they agree (and there is at least one).
     fn same_form(&self, values: Vec<Value>, depth: u32) -> Option<Affine> {
         let mut form = None;
@@ -599,7 +628,7 @@ fn check_stage_accesses(
         let Some((_, Some(stage))) = stage_pointer(ctx, evaluator.facts, evaluator.locals, address) else {
             continue;
         };
-        match evaluator.eval(stage, DEPTH) {
+        match evaluator.stage_form(address, stage) {
             Some(Affine { window: 1, index: Some((state, stride)), lo, hi }) if lo == hi => {
                 let last = lo + stride * (evaluator.stages(state).unwrap_or(1) - 1);
                 let span = Extent { op: *op, lo: lo.min(last), hi: lo.max(last) + 1 };
