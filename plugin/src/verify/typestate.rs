@@ -1069,11 +1069,18 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
 /// The values stored into each local (`mir.alloca`) of the scope and each field of one,
 /// gathered in one pass: a stage pointer or slice kept in a local or a struct field is
 /// followed through it.
-pub(crate) struct LocalStores(HashMap<(Value, Vec<u32>), Vec<Value>>);
+pub(crate) struct LocalStores {
+    /// The values stored into each (local, field path).
+    at: HashMap<(Value, Vec<u32>), Vec<Value>>,
+    /// The field paths of each local that something was stored into: what a store over part of
+    /// a local is looked up in, so that a lookup costs the local's own stores, not the scope's.
+    paths_of: HashMap<Value, Vec<Vec<u32>>>,
+}
 
 impl LocalStores {
     pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
-        let mut stores: HashMap<(Value, Vec<u32>), Vec<Value>> = HashMap::new();
+        let mut at: HashMap<(Value, Vec<u32>), Vec<Value>> = HashMap::new();
+        let mut paths_of: HashMap<Value, Vec<Vec<u32>>> = HashMap::new();
         for op in &index.ops {
             if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
                 continue;
@@ -1082,16 +1089,20 @@ impl LocalStores {
                 let operation = op.deref(ctx);
                 (operation.get_operand(0), operation.get_operand(1))
             };
-            if let Some(slot) = local_slot(ctx, address) {
-                stores.entry(slot).or_default().push(value);
+            if let Some((local, path)) = local_slot(ctx, address) {
+                let values = at.entry((local, path.clone())).or_default();
+                if values.is_empty() {
+                    paths_of.entry(local).or_default().push(path);
+                }
+                values.push(value);
             }
         }
-        LocalStores(stores)
+        LocalStores { at, paths_of }
     }
 
     /// What was stored where `address` points, if it is a local or a field of one.
     pub(crate) fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
-        local_slot(ctx, address).and_then(|slot| self.0.get(&slot)).map_or(&[], Vec::as_slice)
+        local_slot(ctx, address).and_then(|slot| self.at.get(&slot)).map_or(&[], Vec::as_slice)
     }
 
     /// The values a load from `address` may read, each with the field path still to take
@@ -1109,7 +1120,7 @@ impl LocalStores {
         path.extend_from_slice(inside);
         let mut found = Vec::new();
         for depth in 0..=path.len() {
-            if let Some(values) = self.0.get(&(local, path[..depth].to_vec())) {
+            if let Some(values) = self.at.get(&(local, path[..depth].to_vec())) {
                 found.extend(values.iter().map(|value| (*value, path[depth..].to_vec())));
             }
         }
@@ -1122,12 +1133,12 @@ impl LocalStores {
     pub(crate) fn stored_over(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
         let (local, path) = local_slot(ctx, address)?;
         let overlapping = self
-            .0
-            .iter()
-            .filter(|((stored_local, stored_path), _)| {
-                *stored_local == local && (stored_path.starts_with(&path) || path.starts_with(stored_path))
-            })
-            .flat_map(|(_, values)| values.iter().copied());
+            .paths_of
+            .get(&local)
+            .into_iter()
+            .flatten()
+            .filter(|stored| stored.starts_with(&path) || path.starts_with(stored))
+            .flat_map(|stored| self.at[&(local, stored.clone())].iter().copied());
         Some(overlapping.collect())
     }
 }
