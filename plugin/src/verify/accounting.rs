@@ -18,7 +18,7 @@ use pliron::{
 use super::{
     facts::{FactStore, is_tracked},
     index::ScopeIndex,
-    typestate::{LocalStores, is_memory_view, is_view_reader, stage_of_pointer},
+    memory::{LocalStores, is_memory_view, is_view_reader, stage_of_pointer},
 };
 use crate::ir::{
     builder::SourceLoc,

@@ -164,7 +164,7 @@ pub(crate) fn analyze_with(
     typestate::check_ordering(&mut reporter, &*store, &applies_to);
     let init_gap = init_order::check_init_order(&mut reporter);
     // Read by both the layout rule and the memory accounting: one pass each, not two.
-    let locals = typestate::LocalStores::of(ctx, &index);
+    let locals = super::memory::LocalStores::of(ctx, &index);
     let returns = dataflow::returns_of(ctx, &index);
     let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns);
     report.gaps = operation_gaps;
@@ -201,7 +201,7 @@ fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
         };
         if let Some(i) = bytes_operand {
             let bytes = op.deref(ctx).get_operand(i);
-            if typestate::constant_value(ctx, bytes, 4).is_none() {
+            if super::memory::constant_value(ctx, bytes, 4).is_none() {
                 variable_bytes += 1;
             }
         }

@@ -31,8 +31,8 @@ use super::{
     facts::{Fact, FactStore, is_tracked},
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
+    memory::{LocalStores, stage_pointer},
     rules::Reporter,
-    typestate::{LocalStores, stage_pointer},
 };
 use crate::ir::{
     mir::{

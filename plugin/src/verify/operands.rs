@@ -27,8 +27,8 @@ use pliron::{
 use super::{
     Rule,
     facts::{Fact, FactStore, StateId, is_tracked},
+    memory::constant_value,
     rules::{PipelineKind, Provenance, Reporter, state_created},
-    typestate::constant_value,
 };
 use crate::ir::{
     mir::{

@@ -42,8 +42,9 @@ use super::{
     facts::StateId,
     index::ScopeIndex,
     init_order::is_pipeline_init,
+    memory::constant_value,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
-    typestate::constant_value,
+    thread_set::Threads,
 };
 use crate::ir::{
     mir::{
@@ -85,59 +86,6 @@ enum Val {
     Uniform,
     /// Not known, and possibly different per thread.
     Unknown,
-}
-
-/// A set of thread indices below the block size.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Threads(Vec<u64>);
-
-impl Threads {
-    fn all(n: usize) -> Threads {
-        let mut words = vec![u64::MAX; n.div_ceil(64)];
-        if !n.is_multiple_of(64)
-            && let Some(last) = words.last_mut()
-        {
-            *last = (1u64 << (n % 64)) - 1;
-        }
-        Threads(words)
-    }
-
-    fn none(n: usize) -> Threads {
-        Threads(vec![0; n.div_ceil(64)])
-    }
-
-    fn of(values: &[i64], keep: impl Fn(i64) -> bool) -> Threads {
-        let mut set = Threads::none(values.len());
-        for (t, v) in values.iter().enumerate() {
-            if keep(*v) {
-                set.0[t / 64] |= 1 << (t % 64);
-            }
-        }
-        set
-    }
-
-    fn and(&self, other: &Threads) -> Threads {
-        Threads(self.0.iter().zip(&other.0).map(|(a, b)| a & b).collect())
-    }
-
-    fn and_not(&self, other: &Threads) -> Threads {
-        Threads(self.0.iter().zip(&other.0).map(|(a, b)| a & !b).collect())
-    }
-
-    fn union(&mut self, other: &Threads) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a |= b;
-        }
-    }
-
-    fn count(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
-    }
-
-    /// The first few members, for messages.
-    fn first(&self, k: usize) -> Vec<usize> {
-        (0..self.0.len() * 64).filter(|t| self.0[t / 64] >> (t % 64) & 1 == 1).take(k).collect()
-    }
 }
 
 /// The threads that can reach a block; `exact` when every branch on the way was decided.

@@ -28,7 +28,7 @@ use pliron::{
     value::Value,
 };
 
-use super::{Rule, index::ScopeIndex, rules::Reporter, typestate::constant_value};
+use super::{Rule, index::ScopeIndex, memory::constant_value, rules::Reporter};
 use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastOp},

@@ -1,0 +1,347 @@
+//! What memory an operation touches, as the rules see it: the values stored into each local
+//! (and each field of one), constants, the standard library's views and readers of memory, and
+//! the walk from an access's pointer back to the pipeline stage it addresses.
+
+use std::collections::{HashMap, HashSet};
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    r#type::Typed,
+    value::{DefiningEntity, Value},
+};
+
+use super::{
+    facts::{Fact, FactStore, StateId, is_tracked},
+    index::ScopeIndex,
+};
+use crate::ir::{
+    mir::{
+        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
+        constant::ConstIntOp,
+        control::CallOp,
+        may_carry_address,
+        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+        pointer_type_of,
+    },
+    types::AddressSpace,
+};
+
+/// The value of a `mir.const_int`, or of arithmetic on constants up to `depth` operations
+/// deep (`2 * TILE_BYTES` and `TILE_BYTES / 2` reach MIR as operations on two constants).
+pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<i64> {
+    let def = value.defining_op()?;
+    if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
+        return Some(constant.get_attr_int_value(ctx)?.value().to_u64() as i64);
+    }
+    let binop = Operation::get_op::<BinOp>(def, ctx)?;
+    if depth == 0 {
+        return None;
+    }
+    let (lhs, rhs) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let (a, b) = (constant_value(ctx, lhs, depth - 1)?, constant_value(ctx, rhs, depth - 1)?);
+    match binop.kind(ctx)? {
+        BinOpKind::Add => a.checked_add(b),
+        BinOpKind::Sub => a.checked_sub(b),
+        BinOpKind::Mul => a.checked_mul(b),
+        BinOpKind::Div => a.checked_div(b),
+        BinOpKind::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
+        BinOpKind::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+        _ => None,
+    }
+}
+
+/// The values stored into each local (`mir.alloca`) of the scope and each field of one,
+/// gathered in one pass: a stage pointer or slice kept in a local or a struct field is
+/// followed through it.
+pub(crate) struct LocalStores {
+    /// The values stored into each (local, field path).
+    at: HashMap<(Value, Vec<u32>), Vec<Value>>,
+    /// The field paths of each local that something was stored into: what a store over part of
+    /// a local is looked up in, so that a lookup costs the local's own stores, not the scope's.
+    paths_of: HashMap<Value, Vec<Vec<u32>>>,
+}
+
+impl LocalStores {
+    pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
+        let mut at: HashMap<(Value, Vec<u32>), Vec<Value>> = HashMap::new();
+        let mut paths_of: HashMap<Value, Vec<Vec<u32>>> = HashMap::new();
+        for op in &index.ops {
+            if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
+                continue;
+            }
+            let (value, address) = {
+                let operation = op.deref(ctx);
+                (operation.get_operand(0), operation.get_operand(1))
+            };
+            if let Some((local, path)) = local_slot(ctx, address) {
+                let values = at.entry((local, path.clone())).or_default();
+                if values.is_empty() {
+                    paths_of.entry(local).or_default().push(path);
+                }
+                values.push(value);
+            }
+        }
+        LocalStores { at, paths_of }
+    }
+
+    /// What was stored where `address` points, if it is a local or a field of one.
+    pub(crate) fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
+        local_slot(ctx, address).and_then(|slot| self.at.get(&slot)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The values a load from `address` may read, each with the field path still to take
+    /// inside it: the stores to the place itself (path empty) and the stores of whole
+    /// aggregates around it (the path from the aggregate down to the place). `None` when
+    /// `address` is not a local's.
+    /// `inside` is a field path below `address` (empty for the place itself).
+    pub(crate) fn reads(
+        &self,
+        ctx: &Context,
+        address: Value,
+        inside: &[u32],
+    ) -> Option<Vec<(Value, Vec<u32>)>> {
+        let (local, mut path) = local_slot(ctx, address)?;
+        path.extend_from_slice(inside);
+        let mut found = Vec::new();
+        for depth in 0..=path.len() {
+            if let Some(values) = self.at.get(&(local, path[..depth].to_vec())) {
+                found.extend(values.iter().map(|value| (*value, path[depth..].to_vec())));
+            }
+        }
+        Some(found)
+    }
+
+    /// Every value stored over the memory `address` names, if it is a local or a field of one:
+    /// stores to it, to fields inside it, and to the aggregates around it (which write it
+    /// too). `None` when `address` is not a local's.
+    pub(crate) fn stored_over(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
+        let (local, path) = local_slot(ctx, address)?;
+        let overlapping = self
+            .paths_of
+            .get(&local)
+            .into_iter()
+            .flatten()
+            .filter(|stored| stored.starts_with(&path) || path.starts_with(stored))
+            .flat_map(|stored| self.at[&(local, stored.clone())].iter().copied());
+        Some(overlapping.collect())
+    }
+}
+
+/// The local (`mir.alloca`) and the field path an address names, if it is one: a chain of at
+/// most 8 `mir.field_addr` on the local.
+fn local_slot(ctx: &Context, address: Value) -> Option<(Value, Vec<u32>)> {
+    let mut fields = Vec::new();
+    let mut at = address;
+    for _ in 0..8 {
+        let def = at.defining_op()?;
+        if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+            fields.reverse();
+            return Some((at, fields));
+        }
+        let field = Operation::get_op::<FieldAddrOp>(def, ctx)?;
+        fields.push(field.field(ctx)?);
+        at = def.deref(ctx).get_operand(0);
+    }
+    None
+}
+
+/// Standard-library functions that make a view of memory (a slice, an iterator, an element's
+/// address) without reading it: a stage pointer handed to them is followed into their result,
+/// and the call is no access. Any other call handed a stage pointer or view accesses the stage
+/// (a helper, `Iterator::sum`, `ptr::copy_nonoverlapping`).
+const MEMORY_VIEWS: &[&str] = &[
+    "from_raw_parts",
+    "from_raw_parts_mut",
+    "as_ptr",
+    "as_mut_ptr",
+    "as_slice",
+    "as_mut_slice",
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "get_unchecked",
+    "get_unchecked_mut",
+    "index",
+    "index_mut",
+    "skip",
+    "step_by",
+    "take",
+    "len",
+];
+
+/// Whether `callee` (an IR symbol: a path without generic arguments, segments joined by `__`)
+/// is a standard-library view: a function of `core` whose own name, the last segment, is one
+/// of [`MEMORY_VIEWS`]. Only the last segment counts: `core::iter::Iterator::sum` lives in a
+/// module named `iter` but reads memory.
+pub(crate) fn is_memory_view(callee: &str) -> bool {
+    let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
+    let from_core = segments.next().is_some_and(|first| first == "core");
+    from_core && segments.last().is_some_and(|name| MEMORY_VIEWS.contains(&name))
+}
+
+/// Standard-library functions that consume an iterator or slice they are handed by reading
+/// its elements, and touch no other memory: handed a view of a stage, the call is a read of the
+/// stage (judged by the typestate rules like a load), and nothing the model cannot see.
+const VIEW_READERS: &[&str] = &["sum", "product", "count", "max", "min", "last", "nth"];
+
+/// Whether `callee` is one of the standard library's [`VIEW_READERS`].
+pub(crate) fn is_view_reader(callee: &str) -> bool {
+    let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
+    let from_core = segments.next().is_some_and(|first| first == "core");
+    from_core && segments.last().is_some_and(|name| VIEW_READERS.contains(&name))
+}
+
+/// The state whose stage an operation accesses, by the memory it touches: a `mir.load` or
+/// `mir.store` whose address points into a stage, or a call (other than a standard-library
+/// view) handed a pointer into a stage or a view of one.
+pub(crate) fn stage_access(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    op: Ptr<Operation>,
+) -> Option<StateId> {
+    if Operation::get_op::<LoadOp>(op, ctx).is_some() {
+        return stage_of_pointer(ctx, facts, locals, op.deref(ctx).get_operand(0));
+    }
+    if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+        return stage_of_pointer(ctx, facts, locals, op.deref(ctx).get_operand(1));
+    }
+    let call = Operation::get_op::<CallOp>(op, ctx)?;
+    if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
+        return None;
+    }
+    let operands: Vec<Value> = op.deref(ctx).operands().collect();
+    // An aggregate operand (an iterator over a stage, a closure capturing a stage pointer) hands
+    // the stage over as much as a pointer does.
+    operands
+        .into_iter()
+        .filter(|operand| may_carry_address(ctx, operand.get_type(ctx)))
+        .find_map(|operand| stage_of_pointer(ctx, facts, locals, operand))
+}
+
+/// The state whose stage `pointer` points into: it is computed from a shared-memory pointer by
+/// `mir.index_addr` with an offset that derives (through arithmetic and integer casts of any
+/// width) from a state's stage index, then carried through further offsets, field addresses,
+/// pointer and address-space casts, locals, standard-library views (slices, iterators) and
+/// elements of a pointer array selected by a stage index. The walk back visits a bounded number
+/// of definitions, so the cost per operation is constant.
+pub(crate) fn stage_of_pointer(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    pointer: Value,
+) -> Option<StateId> {
+    stage_pointer(ctx, facts, locals, pointer).map(|(state, _)| state)
+}
+
+/// [`stage_of_pointer`], with the pointer to the stage itself: the `mir.index_addr` on a shared
+/// pointer whose offset derives from the state's index (`None` for a stage pointer taken from
+/// an array of pointers), which the layout rule places in the ring.
+pub(crate) fn stage_pointer(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    pointer: Value,
+) -> Option<(StateId, Option<Value>)> {
+    let mut pending = vec![pointer];
+    let mut visited: HashSet<Value> = HashSet::new();
+    let mut budget = 64;
+    while let Some(value) = pending.pop() {
+        if budget == 0 {
+            return None;
+        }
+        budget -= 1;
+        if !visited.insert(value) {
+            continue;
+        }
+        let Some(def) = value.defining_op() else { continue };
+        let operands: Vec<Value> = def.deref(ctx).operands().collect();
+        if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
+            let base_shared = pointer_type_of(ctx, operands[0].get_type(ctx))
+                .is_some_and(|ptr| ptr.space() == AddressSpace::Shared);
+            let mut offset_budget = 16;
+            if base_shared && let Some(state) = offset_state(ctx, facts, operands[1], &mut offset_budget) {
+                return Some((state, Some(value)));
+            }
+            pending.push(operands[0]);
+        } else if Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
+            || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
+            || Operation::get_op::<CastOp>(def, ctx)
+                .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr))
+        {
+            pending.push(operands[0]);
+        } else if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+            // A pointer loaded from an array of pointers at a stage index is that stage's
+            // pointer; one loaded from a local is what was stored there.
+            let address = operands[0];
+            if pointer_type_of(ctx, value.get_type(ctx)).is_some()
+                && let Some(element) = address.defining_op()
+                && Operation::get_op::<IndexAddrOp>(element, ctx).is_some()
+            {
+                let mut offset_budget = 16;
+                let offset = element.deref(ctx).get_operand(1);
+                if let Some(state) = offset_state(ctx, facts, offset, &mut offset_budget) {
+                    return Some((state, None));
+                }
+            }
+            pending.extend(locals.stored_over(ctx, address).unwrap_or_default());
+        } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx)
+            && call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref()))
+        {
+            pending.extend(operands);
+        }
+    }
+    None
+}
+
+/// The state an offset derives from, looking through at most `budget` arithmetic operations
+/// and integer casts.
+fn offset_state(ctx: &Context, facts: &dyn FactStore, offset: Value, budget: &mut u32) -> Option<StateId> {
+    if is_tracked(ctx, offset)
+        && let Some(Fact::Index(state) | Fact::Derived(state)) = facts.get(offset)
+    {
+        return Some(state);
+    }
+    if *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let DefiningEntity::Op(def) = offset.defining_entity() else { return None };
+    let walk = Operation::get_op::<BinOp>(def, ctx).is_some()
+        || Operation::get_op::<CastOp>(def, ctx)
+            .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt));
+    if !walk {
+        return None;
+    }
+    let operands: Vec<Value> = def.deref(ctx).operands().collect();
+    operands.into_iter().find_map(|operand| offset_state(ctx, facts, operand, budget))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_memory_view;
+
+    #[test]
+    fn a_view_is_recognised_by_its_own_name_not_by_its_module() {
+        assert!(is_memory_view("core__slice__from_raw_parts"));
+        assert!(is_memory_view("core__slice___impl__T____iter"));
+        assert!(is_memory_view("core__iter__Iterator__step_by"));
+        // `Iterator::sum` lives in `core::iter` but reads every element.
+        assert!(!is_memory_view("core__iter__Iterator__sum"));
+        assert!(!is_memory_view("core__iter__traits__iterator__Iterator__fold"));
+        // Only the standard library's functions: a kernel's own `iter` may do anything.
+        assert!(!is_memory_view("kernels__ring__iter"));
+    }
+
+    #[test]
+    fn a_reader_of_a_view_is_a_function_of_core_that_reads_its_elements() {
+        use super::is_view_reader;
+        assert!(is_view_reader("core__iter__Iterator__sum"));
+        assert!(!is_view_reader("core__iter__Iterator__for_each"));
+        assert!(!is_view_reader("kernels__tile__sum"));
+    }
+}

@@ -1,0 +1,210 @@
+//! The pipeline protocol as typestates: what a state may be (bit sets of possibilities), the
+//! bytes a producer owes its barrier, and for each step the typestates it is allowed in and the
+//! one it leaves, with the rule a wrong order breaks. The typestate analysis applies them.
+
+use super::{
+    Rule,
+    facts::{VERSIONS_OVERFLOW, Versions},
+    rules::PipelineKind,
+    typestate::KEEP,
+};
+
+// Typestates, as bits of a set of possibilities.
+pub(super) const NOT_CREATED: u16 = 1;
+pub(super) const READY: u16 = 2;
+pub(super) const ACQUIRED: u16 = 4;
+pub(super) const EXPECTING: u16 = 8;
+pub(super) const COPYING: u16 = 16;
+pub(super) const TAILED: u16 = 32;
+pub(super) const WAITING: u16 = 64;
+pub(super) const RELEASED: u16 = 128;
+/// Created and not used yet: a producer state a thread never acquired with owes no tail (no
+/// copy of it is in flight), a consumer state never waited on holds nothing.
+pub(super) const FRESH: u16 = 256;
+
+pub(super) fn describe_states(bits: u16) -> String {
+    let names = [
+        (NOT_CREATED, "not created"),
+        (READY, "advanced"),
+        (ACQUIRED, "acquired"),
+        (EXPECTING, "expecting bytes no copy delivered yet"),
+        (COPYING, "receiving its copies"),
+        (TAILED, "after its tail"),
+        (WAITING, "waiting on a stage"),
+        (RELEASED, "released"),
+        (FRESH, "new, never used"),
+    ];
+    names.iter().filter(|(bit, _)| bits & bit != 0).map(|(_, name)| *name).collect::<Vec<_>>().join(" or ")
+}
+
+/// Bytes announced by a stage's `expect_tx` that the copies so far have not delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Bytes {
+    /// No `expect_tx` on this path yet.
+    Unset,
+    /// This many bytes, on every path.
+    Known(i64),
+    /// Different constants on different paths: some path's copies do not match.
+    Mismatch,
+    /// A byte count that is not a constant: not checked.
+    Unknown,
+}
+
+impl Bytes {
+    pub(super) fn join(self, other: Bytes) -> Bytes {
+        match (self, other) {
+            (Bytes::Unset, x) | (x, Bytes::Unset) => x,
+            (Bytes::Unknown, _) | (_, Bytes::Unknown) => Bytes::Unknown,
+            (Bytes::Known(a), Bytes::Known(b)) if a == b => Bytes::Known(a),
+            _ => Bytes::Mismatch,
+        }
+    }
+
+    pub(super) fn minus(self, delivered: Option<i64>) -> Bytes {
+        match (self, delivered) {
+            (Bytes::Known(left), Some(bytes)) => Bytes::Known(left - bytes),
+            (Bytes::Mismatch, _) => Bytes::Mismatch,
+            _ => Bytes::Unknown,
+        }
+    }
+}
+
+/// One state's typestate on one path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Typestate {
+    pub(super) bits: u16,
+    pub(super) bytes: Bytes,
+    /// The versions the state may be at: the `semantic.state_new` or `semantic.state_advance`
+    /// that made its current value (see [`Versions`]); zero before its creation.
+    pub(super) current: Versions,
+}
+
+impl Typestate {
+    pub(super) const NEW: Typestate = Typestate { bits: NOT_CREATED, bytes: Bytes::Unset, current: 0 };
+
+    /// Joins `other` in; true when that changed `self`.
+    pub(super) fn join(&mut self, other: Typestate) -> bool {
+        let joined = Typestate {
+            bits: self.bits | other.bits,
+            bytes: self.bytes.join(other.bytes),
+            current: self.current | other.current,
+        };
+        let changed = joined != *self;
+        *self = joined;
+        changed
+    }
+
+    pub(super) fn covers(&self, other: &Typestate) -> bool {
+        let mut joined = *self;
+        !joined.join(*other)
+    }
+}
+
+/// What an operation does to a state's typestate.
+pub(super) enum Step {
+    New,
+    Pipeline(PipelineKind),
+    /// A load or store of the memory of a stage.
+    StageAccess,
+}
+
+/// Whether a value holding `operand` versions may not be the current value of a state at
+/// `current` versions. Not compared when either is unknown or overflowed; [`KEEP`] (the
+/// caller's version, inside a summarised function) matches the versions handed in.
+pub(super) fn stale_versions(current: Versions, operand: Versions) -> bool {
+    let current = current & !KEEP;
+    if current == 0 || operand == 0 || (current | operand) & VERSIONS_OVERFLOW != 0 {
+        return false;
+    }
+    current & !operand != 0
+}
+
+/// The typestate bits, one at a time (the index of a summary's effects).
+pub(super) const ALL_BITS: [u16; 9] =
+    [NOT_CREATED, READY, ACQUIRED, EXPECTING, COPYING, TAILED, WAITING, RELEASED, FRESH];
+
+/// The bytes a state entering a summarised function in typestate `bits` owes: zero while it
+/// expects or receives copies (the callee's copies count against the caller's announcement),
+/// none otherwise.
+pub(super) fn entry_bytes(bits: u16) -> Bytes {
+    if bits & (EXPECTING | COPYING) != 0 { Bytes::Known(0) } else { Bytes::Unset }
+}
+
+/// For a step: the typestates it is allowed in, the typestate after it, the rule a wrong
+/// typestate breaks, and what the rule says.
+pub(super) fn transition(step: &Step, producer: bool) -> (u16, u16, Rule, &'static str) {
+    let order = if producer { Rule::ProducerOrder } else { Rule::ConsumerOrder };
+    match step {
+        Step::New => (
+            NOT_CREATED,
+            FRESH,
+            order,
+            "a pipeline state must be created once per thread, before its loop: created again, it \
+             restarts at stage 0 while the barriers have moved on (a deadlock or a stale read)",
+        ),
+        Step::StageAccess if producer => (
+            ACQUIRED,
+            ACQUIRED,
+            Rule::ProducerOrder,
+            "a producer may touch a stage only between `semantic.producer_acquire` and \
+             `semantic.producer_expect_tx` (before, consumers may still read it; after, a copy is in flight)",
+        ),
+        Step::StageAccess => (
+            WAITING,
+            WAITING,
+            Rule::ConsumerOrder,
+            "an access to a stage must come after `semantic.consumer_wait` and before `semantic.consumer_release`",
+        ),
+        Step::Pipeline(kind) => match kind {
+            PipelineKind::Acquire => (
+                READY | FRESH,
+                ACQUIRED,
+                Rule::ProducerOrder,
+                "`semantic.producer_acquire` must follow the state's creation or `semantic.state_advance`",
+            ),
+            PipelineKind::ExpectTx => (
+                ACQUIRED,
+                EXPECTING,
+                Rule::ProducerOrder,
+                "`semantic.producer_expect_tx` must follow `semantic.producer_acquire`",
+            ),
+            PipelineKind::BulkCopy => (
+                EXPECTING | COPYING,
+                COPYING,
+                Rule::ProducerOrder,
+                "`semantic.bulk_copy` must come between `semantic.producer_expect_tx` and `semantic.state_advance`",
+            ),
+            PipelineKind::Advance if producer => (
+                COPYING,
+                READY,
+                Rule::ProducerOrder,
+                "a producer's `semantic.state_advance` must follow `semantic.producer_expect_tx` and the \
+                 `semantic.bulk_copy` that delivers its bytes, on every path",
+            ),
+            PipelineKind::Advance => (
+                RELEASED,
+                READY,
+                Rule::ConsumerOrder,
+                "a consumer's `semantic.state_advance` must follow `semantic.consumer_release`",
+            ),
+            PipelineKind::Tail => (
+                READY | FRESH,
+                TAILED,
+                Rule::ProducerTail,
+                "`semantic.producer_tail` must come after the producer loop, with no stage acquired",
+            ),
+            PipelineKind::Wait => (
+                READY | FRESH,
+                WAITING,
+                Rule::ConsumerOrder,
+                "`semantic.consumer_wait` must follow the state's creation or `semantic.state_advance`",
+            ),
+            PipelineKind::Release => (
+                WAITING,
+                RELEASED,
+                Rule::ConsumerOrder,
+                "`semantic.consumer_release` must follow `semantic.consumer_wait`",
+            ),
+        },
+    }
+}
