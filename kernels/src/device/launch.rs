@@ -6,10 +6,21 @@
 //! `thread_idx_x()` selects: exactly one producer thread per pipeline, and as many releasing
 //! threads as `Pipeline::init` announced (`plugin/MODEL.md`, rules `producer-threads` and
 //! `release-count`). A kernel without the declaration has its roles reported as not checked.
+//! `dynamic_shared_bytes(N)` states the bytes of dynamic shared memory the launch provides, so
+//! that the shared-memory layout is checked against them.
 
 /// Declares that the kernel runs in one-dimensional blocks of `threads` threads (a constant).
 /// Free in the generated code.
 #[inline(always)]
 pub fn block_threads(threads: u32) {
     let _ = threads;
+}
+
+/// Declares that the kernel is launched with `bytes` bytes of dynamic shared memory (a
+/// constant). Free in the generated code. The verifier then checks that every barrier area,
+/// ring and stage the kernel addresses lies inside them (`plugin/MODEL.md`, rule
+/// `shared-layout`); without it, that the launch provides enough is the launcher's promise.
+#[inline(always)]
+pub fn dynamic_shared_bytes(bytes: u32) {
+    let _ = bytes;
 }

@@ -31,7 +31,7 @@ use super::{
     facts::{Fact, FactStore, is_tracked},
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
-    memory::{LocalStores, stage_pointer},
+    memory::{LocalStores, constant_value, stage_pointer},
     rules::Reporter,
 };
 use crate::ir::{
@@ -567,6 +567,22 @@ pub(crate) fn check_layout(
         }))
         .collect();
     check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
+    if let Some(window) = declared_shared_bytes(ctx, index) {
+        for extent in &occupied {
+            if extent.lo < 0 || extent.hi > window {
+                reporter.reject(
+                    Rule::SharedLayout,
+                    extent.op,
+                    format!(
+                        "this uses window bytes {}..{}, but the kernel declares {window} bytes of dynamic shared \
+                         memory (`dynamic_shared_bytes`): past the end of the window (fault)",
+                        extent.lo, extent.hi
+                    ),
+                    vec![],
+                );
+            }
+        }
+    }
     for attach in &attaches {
         if !inits.is_empty() && !inits.iter().any(|init| init.lo == attach.lo) {
             reporter.reject(
@@ -582,6 +598,23 @@ pub(crate) fn check_layout(
         }
     }
     gaps
+}
+
+/// The symbol of the launch contract's shared-memory declaration.
+const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_bytes";
+
+/// The bytes of dynamic shared memory the kernel declares with `dynamic_shared_bytes(N)` (a
+/// constant, in the kernel itself), if it does.
+fn declared_shared_bytes(ctx: &Context, index: &ScopeIndex) -> Option<i64> {
+    let kernel = index.blocks_of.first()?.clone();
+    kernel.flat_map(|b| index.ops_of_block[b].clone()).find_map(|n| {
+        let op = index.ops[n];
+        let call = Operation::get_op::<CallOp>(op, ctx)?;
+        if call.callee(ctx)?.to_string() != SHARED_BYTES_SYMBOL {
+            return None;
+        }
+        constant_value(ctx, op.deref(ctx).get_operand(0), 4)
+    })
 }
 
 /// Every read or write of a stage starts from the stage's own address: the pointer the access
