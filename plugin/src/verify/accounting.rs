@@ -18,7 +18,7 @@ use pliron::{
 use super::{
     facts::{FactStore, is_tracked},
     index::ScopeIndex,
-    memory::{LocalStores, is_memory_view, is_view_reader, stage_of_pointer},
+    memory::{LocalStores, accessed_address, is_memory_view, is_view_reader, stage_of_pointer},
 };
 use crate::ir::{
     builder::SourceLoc,
@@ -26,7 +26,7 @@ use crate::ir::{
         arith::{AddrSpaceCastOp, CastKind, CastOp},
         control::CallOp,
         may_carry_address,
-        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp},
         opaque::OpaqueOp,
         pointer_type_of,
     },
@@ -168,13 +168,7 @@ pub(crate) fn memory_gaps(
     let placer = Placer { ctx, index, facts, locals, returns };
     let mut gaps = Vec::new();
     for (number, op) in index.ops.iter().enumerate() {
-        let address = if Operation::get_op::<LoadOp>(*op, ctx).is_some() {
-            op.deref(ctx).get_operand(0)
-        } else if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
-            op.deref(ctx).get_operand(1)
-        } else {
-            continue;
-        };
+        let Some(address) = accessed_address(ctx, *op) else { continue };
         let mut budget = PLACEMENT_BUDGET;
         if !placer.placed(address, &mut budget) {
             let what = if Operation::get_op::<LoadOp>(*op, ctx).is_some() { "a load" } else { "a store" };

@@ -31,7 +31,7 @@ use super::{
     facts::{Fact, FactStore, is_tracked},
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
-    memory::{LocalStores, constant_value, stage_pointer},
+    memory::{LocalStores, accessed_address, constant_value, stage_pointer},
     rules::Reporter,
 };
 use crate::ir::{
@@ -39,7 +39,7 @@ use crate::ir::{
         arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
         control::CallOp,
-        memory::{IndexAddrOp, LoadOp, StoreOp},
+        memory::{IndexAddrOp, LoadOp},
         opaque::OpaqueOp,
         pointer_type_of,
     },
@@ -651,13 +651,7 @@ fn check_stage_accesses(
         return;
     }
     for op in &index.ops {
-        let address = if Operation::get_op::<LoadOp>(*op, ctx).is_some() {
-            op.deref(ctx).get_operand(0)
-        } else if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
-            op.deref(ctx).get_operand(1)
-        } else {
-            continue;
-        };
+        let Some(address) = accessed_address(ctx, *op) else { continue };
         let Some((_, Some(stage))) = stage_pointer(ctx, evaluator.facts, evaluator.locals, address) else {
             continue;
         };

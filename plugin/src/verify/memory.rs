@@ -195,6 +195,17 @@ pub(crate) fn is_view_reader(callee: &str) -> bool {
     from_core && segments.last().is_some_and(|name| VIEW_READERS.contains(&name))
 }
 
+/// The address a `mir.load` reads or a `mir.store` writes; `None` for any other operation.
+pub(crate) fn accessed_address(ctx: &Context, op: Ptr<Operation>) -> Option<Value> {
+    if Operation::get_op::<LoadOp>(op, ctx).is_some() {
+        Some(op.deref(ctx).get_operand(0))
+    } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+        Some(op.deref(ctx).get_operand(1))
+    } else {
+        None
+    }
+}
+
 /// The state whose stage an operation accesses, by the memory it touches: a `mir.load` or
 /// `mir.store` whose address points into a stage, or a call (other than a standard-library
 /// view) handed a pointer into a stage or a view of one.
@@ -204,11 +215,8 @@ pub(crate) fn stage_access(
     locals: &LocalStores,
     op: Ptr<Operation>,
 ) -> Option<StateId> {
-    if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-        return stage_of_pointer(ctx, facts, locals, op.deref(ctx).get_operand(0));
-    }
-    if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-        return stage_of_pointer(ctx, facts, locals, op.deref(ctx).get_operand(1));
+    if let Some(address) = accessed_address(ctx, op) {
+        return stage_of_pointer(ctx, facts, locals, address);
     }
     let call = Operation::get_op::<CallOp>(op, ctx)?;
     if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
