@@ -42,6 +42,14 @@ pub(crate) struct Place {
     pub path: Vec<u32>,
 }
 
+impl Place {
+    /// This place and every aggregate around it, the whole local first: what a load of it
+    /// may read (a field of a tuple stored whole reads the tuple's store).
+    fn with_enclosing(&self) -> impl DoubleEndedIterator<Item = Place> + '_ {
+        (0..=self.path.len()).map(|depth| Place { root: self.root, path: self.path[..depth].to_vec() })
+    }
+}
+
 /// Facts of places at one program point, each with the versions of its state it may hold.
 pub(crate) type Memory = BTreeMap<Place, (Fact, Versions)>;
 
@@ -136,9 +144,7 @@ pub(crate) fn version_ops(ctx: &Context, index: &ScopeIndex) -> HashMap<usize, V
 /// The fact of `place` in `memory`: its own, or else that of the nearest aggregate around it
 /// stored as a whole (a field read of a tuple stored whole has the tuple's fact).
 fn fact_at(memory: &Memory, place: &Place) -> Option<(Fact, Versions)> {
-    (0..=place.path.len()).rev().find_map(|depth| {
-        memory.get(&Place { root: place.root, path: place.path[..depth].to_vec() }).copied()
-    })
+    place.with_enclosing().rev().find_map(|read| memory.get(&read).copied())
 }
 
 /// Drops the facts of the fields inside `place` (not of `place` itself).
@@ -174,8 +180,7 @@ fn live_places(ctx: &Context, index: &ScopeIndex) -> Vec<HashSet<Place>> {
                 let address = op.deref(ctx).get_operand(0);
                 // A load reads its place, or the aggregate around it stored as a whole.
                 if let Some(place) = place_of(ctx, index, address) {
-                    for depth in 0..=place.path.len() {
-                        let read = Place { root: place.root, path: place.path[..depth].to_vec() };
+                    for read in place.with_enclosing() {
                         if !stored[b].contains(&read) && live_in[b].insert(read.clone()) {
                             pending.push((b, read));
                         }

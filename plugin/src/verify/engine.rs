@@ -161,10 +161,10 @@ pub(crate) fn analyze_with(
     undecided.extend(operands.not_checked);
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
-    typestate::check_ordering(&mut reporter, &*store, &applies_to);
-    let init_gap = init_order::check_init_order(&mut reporter);
-    // Read by both the layout rule and the memory accounting: one pass each, not two.
+    // Read by the typestate, the layout rule and the memory accounting: built once.
     let locals = super::memory::LocalStores::of(ctx, &index);
+    typestate::check_ordering(&mut reporter, &*store, &locals, &applies_to);
+    let init_gap = init_order::check_init_order(&mut reporter);
     let returns = dataflow::returns_of(ctx, &index);
     let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns);
     report.gaps = operation_gaps;

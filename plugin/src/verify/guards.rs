@@ -10,7 +10,11 @@ use pliron::{
 };
 
 use super::{index::ScopeIndex, memory::constant_value};
-use crate::ir::mir::{arith::CmpOp, control::CondBrOp, memory::LoadOp};
+use crate::ir::mir::{
+    arith::{CmpOp, CmpPredicate},
+    control::CondBrOp,
+    memory::LoadOp,
+};
 
 /// What one side of a comparison is, for telling two comparisons apart: a constant, or a value
 /// computed once per call of the function (a parameter, or a result of an operation outside
@@ -24,17 +28,25 @@ enum Side {
 /// Blocks searched to show a block is outside every loop.
 const MAX_CYCLE_SEARCH: usize = 256;
 
-/// Maps each branch condition of the blocks that is a comparison of stable sides to the first
-/// condition comparing the same sides the same way: `tid == 0` tested before the producer loop
-/// and again around the tail is one guard, so a path keeps its outcome from one to the other.
-pub(crate) fn canonical_conditions(
+/// The branch conditions of one function's blocks, as the typestate follows paths by them.
+pub(crate) struct BranchGuards {
+    /// Each condition that compares stable sides, mapped to the first condition comparing the
+    /// same sides the same way: `tid == 0` tested before the producer loop and again around the
+    /// tail is one guard, so a path keeps its outcome from one to the other.
+    pub(crate) canon: HashMap<Value, Value>,
+    /// The conditions (by their representative) that more than one `mir.cond_br` tests.
+    pub(crate) correlated: HashSet<Value>,
+}
+
+/// One pass over the `mir.cond_br`s of `blocks`.
+pub(crate) fn branch_guards(
     ctx: &Context,
     index: &ScopeIndex,
     blocks: std::ops::Range<usize>,
-) -> HashMap<Value, Value> {
-    let in_cycle =
-        |b: usize| index.path_exists(&index.succs[b], b, MAX_CYCLE_SEARCH, |_| true) != Some(false);
-    let side = |value: Value| -> Option<Side> {
+) -> BranchGuards {
+    // Whether each block is on a cycle, searched once per block.
+    let mut in_cycle: HashMap<usize, bool> = HashMap::new();
+    let mut side = |value: Value| -> Option<Side> {
         if let Some(constant) = constant_value(ctx, value, 0) {
             return Some(Side::Constant(constant));
         }
@@ -47,10 +59,15 @@ pub(crate) fn canonical_conditions(
             }
             DefiningEntity::Block(block) => *index.block_number.get(&block)?,
         };
-        (!in_cycle(block)).then_some(Side::Stable(value))
+        let cyclic = *in_cycle.entry(block).or_insert_with(|| {
+            index.path_exists(&index.succs[block], block, MAX_CYCLE_SEARCH, |_| true) != Some(false)
+        });
+        (!cyclic).then_some(Side::Stable(value))
     };
-    let mut first: HashMap<(String, Side, Side), Value> = HashMap::new();
+    let mut first: HashMap<(CmpPredicate, Side, Side), Value> = HashMap::new();
     let mut canon = HashMap::new();
+    let mut tested = HashSet::new();
+    let mut correlated = HashSet::new();
     for b in blocks {
         let Some(n) = index.ops_of_block[b].clone().last() else { continue };
         let last = index.ops[n];
@@ -58,39 +75,33 @@ pub(crate) fn canonical_conditions(
             continue;
         }
         let condition = last.deref(ctx).get_operand(0);
-        let Some(def) = condition.defining_op() else { continue };
-        let Some(cmp) = Operation::get_op::<CmpOp>(def, ctx) else { continue };
-        let Some(predicate) = cmp.get_attr_cmp_predicate(ctx).map(|p| format!("{:?}", *p)) else { continue };
-        let (lhs, rhs) = {
-            let operation = def.deref(ctx);
-            (operation.get_operand(0), operation.get_operand(1))
-        };
-        let (Some(lhs), Some(rhs)) = (side(lhs), side(rhs)) else { continue };
-        let representative = *first.entry((predicate, lhs, rhs)).or_insert(condition);
-        canon.insert(condition, representative);
-    }
-    canon
-}
-
-/// The conditions that more than one `mir.cond_br` of the blocks tests.
-pub(crate) fn correlated_guards(
-    ctx: &Context,
-    index: &ScopeIndex,
-    blocks: std::ops::Range<usize>,
-    canon: &HashMap<Value, Value>,
-) -> HashSet<Value> {
-    let mut tested = HashSet::new();
-    let mut guards = HashSet::new();
-    for b in blocks {
-        let Some(n) = index.ops_of_block[b].clone().last() else { continue };
-        let last = index.ops[n];
-        if Operation::get_op::<CondBrOp>(last, ctx).is_some() {
-            let condition = last.deref(ctx).get_operand(0);
-            let condition = canon.get(&condition).copied().unwrap_or(condition);
-            if !tested.insert(condition) {
-                guards.insert(condition);
+        let representative = match comparison_of_stable_sides(ctx, condition, &mut side) {
+            Some(key) => {
+                let representative = *first.entry(key).or_insert(condition);
+                canon.insert(condition, representative);
+                representative
             }
+            None => condition,
+        };
+        if !tested.insert(representative) {
+            correlated.insert(representative);
         }
     }
-    guards
+    BranchGuards { canon, correlated }
+}
+
+/// `condition` as (predicate, left side, right side), when it is a comparison of two stable
+/// sides.
+fn comparison_of_stable_sides(
+    ctx: &Context,
+    condition: Value,
+    side: &mut impl FnMut(Value) -> Option<Side>,
+) -> Option<(CmpPredicate, Side, Side)> {
+    let def = condition.defining_op()?;
+    let predicate = *Operation::get_op::<CmpOp>(def, ctx)?.get_attr_cmp_predicate(ctx)?;
+    let (lhs, rhs) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    Some((predicate, side(lhs)?, side(rhs)?))
 }

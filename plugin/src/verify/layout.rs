@@ -31,7 +31,7 @@ use super::{
     facts::{Fact, FactStore, is_tracked},
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
-    memory::{LocalStores, accessed_address, constant_value, stage_pointer},
+    memory::{LocalStores, accessed_address, declared_constant, stage_pointer},
     rules::Reporter,
 };
 use crate::ir::{
@@ -184,16 +184,7 @@ impl Evaluator<'_> {
     /// and fields of the whole aggregates stored around it.
     fn load_form(&self, address: Value, path: &[u32], depth: u32) -> Option<Affine> {
         let reads = self.locals.reads(self.ctx, address, path)?;
-        let mut form = None;
-        for (value, inside) in reads {
-            let this = self.field_form(value, &inside, depth)?;
-            match form {
-                None => form = Some(this),
-                Some(seen) if seen == this => {}
-                Some(_) => return None,
-            }
-        }
-        form
+        agreed(reads.into_iter().map(|(value, inside)| self.field_form(value, &inside, depth)))
     }
 
     /// The form of field `path` inside the aggregate `value` (`value` itself for an empty path):
@@ -210,16 +201,8 @@ impl Evaluator<'_> {
             return self.load_form(def.deref(self.ctx).get_operand(0), path, depth - 1);
         }
         if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
-            let mut form = None;
-            for returned in self.returned(def, value)? {
-                let this = self.field_form(returned, path, depth - 1)?;
-                match form {
-                    None => form = Some(this),
-                    Some(seen) if seen == this => {}
-                    Some(_) => return None,
-                }
-            }
-            return form;
+            let returned = self.returned(def, value)?;
+            return agreed(returned.into_iter().map(|returned| self.field_form(returned, path, depth - 1)));
         }
         None
     }
@@ -255,16 +238,7 @@ impl Evaluator<'_> {
 
     /// The one form all `values` have, if they agree (and there is at least one).
     fn same_form(&self, values: Vec<Value>, depth: u32) -> Option<Affine> {
-        let mut form = None;
-        for value in values {
-            let this = self.eval(value, depth)?;
-            match form {
-                None => form = Some(this),
-                Some(seen) if seen == this => {}
-                Some(_) => return None,
-            }
-        }
-        form
+        agreed(values.into_iter().map(|value| self.eval(value, depth)))
     }
 
     /// A parameter of a function of the scope (an argument of its entry block): the form every
@@ -289,6 +263,21 @@ impl Evaluator<'_> {
             .collect();
         self.same_form(arguments?, depth - 1)
     }
+}
+
+/// The one form all of `forms` are, if every one is known and they agree (and there is at
+/// least one).
+fn agreed(forms: impl Iterator<Item = Option<Affine>>) -> Option<Affine> {
+    let mut agreed = None;
+    for form in forms {
+        let form = form?;
+        match agreed {
+            None => agreed = Some(form),
+            Some(seen) if seen == form => {}
+            Some(_) => return None,
+        }
+    }
+    agreed
 }
 
 fn add(a: Affine, b: Affine) -> Option<Affine> {
@@ -327,7 +316,7 @@ fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
         Some(_) => return None,
         None => None,
     };
-    (divides(a.window) && a.window == 0 && divides(a.lo) && divides(a.hi)).then_some(Affine {
+    (a.window == 0 && divides(a.lo) && divides(a.hi)).then_some(Affine {
         window: 0,
         index,
         lo: a.lo / k,
@@ -355,10 +344,16 @@ fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
 }
 
 /// One byte range `[lo, hi)` of the shared window some operation occupies.
+#[derive(Clone, Copy)]
 struct Extent {
     op: Ptr<Operation>,
     lo: i64,
     hi: i64,
+}
+
+/// Where the first stage of `state`'s ring starts: the lowest offset a copy of the state writes.
+fn first_stage(rings: &[(Extent, Option<(StateId, i64)>)], state: StateId) -> Option<i64> {
+    rings.iter().filter(|(_, ring)| ring.map(|(s, _)| s) == Some(state)).map(|(extent, _)| extent.lo).min()
 }
 
 fn overlaps(a: &Extent, b: &Extent) -> bool {
@@ -476,7 +471,7 @@ pub(crate) fn check_layout(
                     hi: extent.hi + span,
                 }
             }
-            None => Extent { op: extent.op, lo: extent.lo, hi: extent.hi },
+            None => *extent,
         }
     };
     for (copy, copy_index) in &rings {
@@ -497,12 +492,7 @@ pub(crate) fn check_layout(
         }
         // A stage holds the copies of one index: each copy must fit in one stride.
         if let Some((state, stride)) = copy_index {
-            let base = rings
-                .iter()
-                .filter(|(_, other)| other.map(|(s, _)| s) == Some(*state))
-                .map(|(extent, _)| extent.lo)
-                .min()
-                .unwrap_or(copy.lo);
+            let base = first_stage(&rings, *state).unwrap_or(copy.lo);
             if copy.hi - base > stride.abs() {
                 reporter.reject(
                     Rule::SharedLayout,
@@ -560,14 +550,10 @@ pub(crate) fn check_layout(
     let occupied: Vec<Extent> = rings
         .iter()
         .map(|(extent, ring_index)| whole_ring(extent, *ring_index))
-        .chain(inits.iter().chain(&attaches).map(|extent| Extent {
-            op: extent.op,
-            lo: extent.lo,
-            hi: extent.hi,
-        }))
+        .chain(inits.iter().chain(&attaches).copied())
         .collect();
     check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
-    if let Some(window) = declared_shared_bytes(ctx, index) {
+    if let Some(window) = declared_constant(ctx, index, SHARED_BYTES_SYMBOL) {
         for extent in &occupied {
             if extent.lo < 0 || extent.hi > window {
                 reporter.reject(
@@ -603,20 +589,6 @@ pub(crate) fn check_layout(
 /// The symbol of the launch contract's shared-memory declaration.
 const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_bytes";
 
-/// The bytes of dynamic shared memory the kernel declares with `dynamic_shared_bytes(N)` (a
-/// constant, in the kernel itself), if it does.
-fn declared_shared_bytes(ctx: &Context, index: &ScopeIndex) -> Option<i64> {
-    let kernel = index.blocks_of.first()?.clone();
-    kernel.flat_map(|b| index.ops_of_block[b].clone()).find_map(|n| {
-        let op = index.ops[n];
-        let call = Operation::get_op::<CallOp>(op, ctx)?;
-        if call.callee(ctx)?.to_string() != SHARED_BYTES_SYMBOL {
-            return None;
-        }
-        constant_value(ctx, op.deref(ctx).get_operand(0), 4)
-    })
-}
-
 /// Every read or write of a stage starts from the stage's own address: the pointer the access
 /// derives from (`base + k·index + c`) must be a stage of a ring the copies fill, the same
 /// stride `k` and the same first stage `c`, wherever its stages (`index` below the state's stage
@@ -637,12 +609,7 @@ fn check_stage_accesses(
     let mut starts: Vec<(i64, i64)> = Vec::new();
     for (extent, ring_index) in rings {
         let Some((state, stride)) = ring_index else { continue };
-        let first = rings
-            .iter()
-            .filter(|(_, other)| other.map(|(s, _)| s) == Some(*state))
-            .map(|(other, _)| other.lo)
-            .min()
-            .unwrap_or(extent.lo);
+        let first = first_stage(rings, *state).unwrap_or(extent.lo);
         if !starts.contains(&(first, *stride)) {
             starts.push((first, *stride));
         }

@@ -57,18 +57,18 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
 /// The values stored into each local (`mir.alloca`) of the scope and each field of one,
 /// gathered in one pass: a stage pointer or slice kept in a local or a struct field is
 /// followed through it.
-pub(crate) struct LocalStores {
-    /// The values stored into each (local, field path).
-    at: HashMap<(Value, Vec<u32>), Vec<Value>>,
-    /// The field paths of each local that something was stored into: what a store over part of
-    /// a local is looked up in, so that a lookup costs the local's own stores, not the scope's.
-    paths_of: HashMap<Value, Vec<Vec<u32>>>,
+pub(crate) struct LocalStores(HashMap<Value, Vec<FieldStores>>);
+
+/// The values stored into one field path of a local (the empty path: the whole local). A local
+/// has few such paths, so a lookup reads its own stores, not the scope's.
+struct FieldStores {
+    path: Vec<u32>,
+    values: Vec<Value>,
 }
 
 impl LocalStores {
     pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
-        let mut at: HashMap<(Value, Vec<u32>), Vec<Value>> = HashMap::new();
-        let mut paths_of: HashMap<Value, Vec<Vec<u32>>> = HashMap::new();
+        let mut by_local: HashMap<Value, Vec<FieldStores>> = HashMap::new();
         for op in &index.ops {
             if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
                 continue;
@@ -78,26 +78,33 @@ impl LocalStores {
                 (operation.get_operand(0), operation.get_operand(1))
             };
             if let Some((local, path)) = local_slot(ctx, address) {
-                let values = at.entry((local, path.clone())).or_default();
-                if values.is_empty() {
-                    paths_of.entry(local).or_default().push(path);
+                let fields = by_local.entry(local).or_default();
+                match fields.iter_mut().find(|field| field.path == path) {
+                    Some(field) => field.values.push(value),
+                    None => fields.push(FieldStores { path, values: vec![value] }),
                 }
-                values.push(value);
             }
         }
-        LocalStores { at, paths_of }
+        LocalStores(by_local)
+    }
+
+    /// The values stored into field `path` of `local` (none if nothing was).
+    fn at(&self, local: Value, path: &[u32]) -> &[Value] {
+        self.0
+            .get(&local)
+            .and_then(|fields| fields.iter().find(|field| field.path == path))
+            .map_or(&[], |field| field.values.as_slice())
     }
 
     /// What was stored where `address` points, if it is a local or a field of one.
     pub(crate) fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
-        local_slot(ctx, address).and_then(|slot| self.at.get(&slot)).map_or(&[], Vec::as_slice)
+        local_slot(ctx, address).map_or(&[], |(local, path)| self.at(local, &path))
     }
 
-    /// The values a load from `address` may read, each with the field path still to take
-    /// inside it: the stores to the place itself (path empty) and the stores of whole
-    /// aggregates around it (the path from the aggregate down to the place). `None` when
-    /// `address` is not a local's.
-    /// `inside` is a field path below `address` (empty for the place itself).
+    /// The values a load from field `inside` below `address` (empty: the place itself) may read,
+    /// each with the field path still to take inside it: the stores to that place (path empty)
+    /// and the stores of whole aggregates around it (the path from the aggregate down to the
+    /// place). `None` when `address` is not a local's.
     pub(crate) fn reads(
         &self,
         ctx: &Context,
@@ -108,9 +115,7 @@ impl LocalStores {
         path.extend_from_slice(inside);
         let mut found = Vec::new();
         for depth in 0..=path.len() {
-            if let Some(values) = self.at.get(&(local, path[..depth].to_vec())) {
-                found.extend(values.iter().map(|value| (*value, path[depth..].to_vec())));
-            }
+            found.extend(self.at(local, &path[..depth]).iter().map(|value| (*value, path[depth..].to_vec())));
         }
         Some(found)
     }
@@ -121,12 +126,12 @@ impl LocalStores {
     pub(crate) fn stored_over(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
         let (local, path) = local_slot(ctx, address)?;
         let overlapping = self
-            .paths_of
+            .0
             .get(&local)
             .into_iter()
             .flatten()
-            .filter(|stored| stored.starts_with(&path) || path.starts_with(stored))
-            .flat_map(|stored| self.at[&(local, stored.clone())].iter().copied());
+            .filter(|field| field.path.starts_with(&path) || path.starts_with(&field.path))
+            .flat_map(|field| field.values.iter().copied());
         Some(overlapping.collect())
     }
 }
@@ -193,6 +198,24 @@ pub(crate) fn is_view_reader(callee: &str) -> bool {
     let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
     let from_core = segments.next().is_some_and(|first| first == "core");
     from_core && segments.last().is_some_and(|name| VIEW_READERS.contains(&name))
+}
+
+/// The constant the kernel declares with its first call of the launch-contract function
+/// `symbol` (`device::launch::block_threads(N)`, `dynamic_shared_bytes(N)`): `None` when the
+/// kernel itself makes no such call, or its argument is not one constant. The call emits no
+/// instruction; it is read here.
+pub(crate) fn declared_constant(ctx: &Context, index: &ScopeIndex, symbol: &str) -> Option<i64> {
+    let kernel = index.blocks_of.first()?.clone();
+    let op = kernel.flat_map(|b| index.ops_of_block[b].clone()).map(|n| index.ops[n]).find(|op| {
+        Operation::get_op::<CallOp>(*op, ctx)
+            .and_then(|call| call.callee(ctx))
+            .is_some_and(|name| name.to_string() == symbol)
+    })?;
+    let operation = op.deref(ctx);
+    if operation.get_num_operands() != 1 {
+        return None;
+    }
+    constant_value(ctx, operation.get_operand(0), 4)
 }
 
 /// The address a `mir.load` reads or a `mir.store` writes; `None` for any other operation.

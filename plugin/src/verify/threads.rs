@@ -42,7 +42,7 @@ use super::{
     facts::StateId,
     index::ScopeIndex,
     init_order::is_pipeline_init,
-    memory::constant_value,
+    memory::{constant_value, declared_constant},
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_set::Threads,
 };
@@ -276,22 +276,8 @@ fn list(threads: &Threads) -> String {
 
 /// The kernel's declared block size, if it declares a constant one within the hardware limit.
 fn declared_block_threads(ctx: &Context, index: &ScopeIndex) -> Option<usize> {
-    let kernel = index.blocks_of.first()?.clone();
-    for b in kernel {
-        for n in index.ops_of_block[b].clone() {
-            let op = index.ops[n];
-            let Some(call) = Operation::get_op::<CallOp>(op, ctx) else { continue };
-            if call.callee(ctx).is_some_and(|name| name.to_string() == BLOCK_THREADS_SYMBOL) {
-                let operation = op.deref(ctx);
-                if operation.get_num_operands() != 1 {
-                    return None;
-                }
-                let n = constant_value(ctx, operation.get_operand(0), 4)?;
-                return (1..=MAX_BLOCK_THREADS).contains(&n).then_some(n as usize);
-            }
-        }
-    }
-    None
+    let n = declared_constant(ctx, index, BLOCK_THREADS_SYMBOL)?;
+    (1..=MAX_BLOCK_THREADS).contains(&n).then_some(n as usize)
 }
 
 /// Each `Pipeline::init` call of the scope: the variable its result is stored into, the call,

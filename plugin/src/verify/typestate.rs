@@ -27,7 +27,7 @@ use pliron::{
 use super::{
     Rule,
     facts::{Fact, FactStore, StateId, Versions},
-    guards::{canonical_conditions, correlated_guards},
+    guards::{BranchGuards, branch_guards},
     index::ScopeIndex,
     memory::{LocalStores, constant_value, stage_access},
     protocol::{
@@ -73,11 +73,8 @@ struct FunctionRun<'a> {
     /// Calls closing a cycle of calls: not followed (the states they touch end there).
     cyclic: &'a HashSet<usize>,
     slots: Slots,
-    /// Conditions of more than one `mir.cond_br` of the function (each by its representative).
-    guards: HashSet<Value>,
-    /// Each condition's representative: the first of the conditions that compare the same
-    /// stable values the same way (see [`canonical_conditions`]).
-    canon: HashMap<Value, Value>,
+    /// The function's branch conditions: which are one guard, which are tested more than once.
+    guards: BranchGuards,
 }
 
 /// What a call of a function does to one state that enters it in one typestate.
@@ -101,14 +98,18 @@ pub(super) const KEEP: Versions = 1 << 62;
 
 /// Runs the typestate rules: every function's summary bottom-up, then each root (the kernel,
 /// and any function no call reaches) with the states it touches, reporting.
-pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, provenance: &Provenance) {
+pub(crate) fn check_ordering(
+    reporter: &mut Reporter,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    provenance: &Provenance,
+) {
     let Provenance { applies_to, failed } = provenance;
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut steps: BTreeMap<usize, (StateId, Step)> = BTreeMap::new();
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
     let mut poisons: BTreeMap<usize, (usize, Option<StateId>)> = BTreeMap::new();
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
-    let locals = LocalStores::of(ctx, index);
     for (n, op) in index.ops.iter().enumerate() {
         let step = if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
             Some((StateId(n as u32), Step::New))
@@ -120,7 +121,7 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
             }
             None
         } else {
-            stage_access(ctx, facts, &locals, *op).map(|state| (state, Step::StageAccess))
+            stage_access(ctx, facts, locals, *op).map(|state| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
             if let Some(f) = index.function_of_op(ctx, *op) {
@@ -149,7 +150,7 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
         if states.is_empty() || index.blocks_of[f].is_empty() {
             continue;
         }
-        let mut run = FunctionRun {
+        let run = FunctionRun {
             facts,
             steps: &steps,
             poisons: &poisons,
@@ -162,10 +163,8 @@ pub(crate) fn check_ordering(reporter: &mut Reporter, facts: &dyn FactStore, pro
                     .map(|s| role_of(ctx, index, *s) == Some(PipelineRole::Producer))
                     .collect(),
             },
-            guards: HashSet::new(),
-            canon: canonical_conditions(ctx, index, index.blocks_of[f].clone()),
+            guards: branch_guards(ctx, index, index.blocks_of[f].clone()),
         };
-        run.guards = correlated_guards(ctx, index, index.blocks_of[f].clone(), &run.canon);
         if index.callers[f].is_empty() {
             run.check_root(reporter, f, &mut scratch);
         } else {
@@ -460,7 +459,7 @@ impl FunctionRun<'_> {
         let mut report = if mode == Mode::Solve { None } else { Some(found) };
         let (ctx, index) = (reporter.ctx, reporter.index);
         let block = index.blocks[b];
-        if !self.guards.is_empty() {
+        if !self.guards.correlated.is_empty() {
             for arg in block.deref(ctx).arguments() {
                 path.guards.retain(|(guard, _)| *guard != arg);
             }
@@ -469,10 +468,10 @@ impl FunctionRun<'_> {
         for n in index.ops_of_block[b].clone() {
             let op = index.ops[n];
             last = Some(op);
-            if !self.guards.is_empty() && !path.guards.is_empty() {
+            if !self.guards.correlated.is_empty() && !path.guards.is_empty() {
                 for result in op.deref(ctx).results() {
                     // A comparison of stable sides gives the same outcome each time it runs.
-                    if !self.canon.contains_key(&result) {
+                    if !self.guards.canon.contains_key(&result) {
                         path.guards.retain(|(guard, _)| *guard != result);
                     }
                 }
@@ -539,8 +538,8 @@ impl FunctionRun<'_> {
         let Some(last) = last else { return Vec::new() };
         if let Some(cond) = Operation::get_op::<CondBrOp>(last, ctx)
             .map(|_| last.deref(ctx).get_operand(0))
-            .map(|cond| self.canon.get(&cond).copied().unwrap_or(cond))
-            && self.guards.contains(&cond)
+            .map(|cond| self.guards.canon.get(&cond).copied().unwrap_or(cond))
+            && self.guards.correlated.contains(&cond)
         {
             let targets = {
                 let op = last.deref(ctx);
