@@ -19,6 +19,12 @@ pub const REPORT_DIR_VAR: &str = "KERNELS_VERIFY_REPORT_DIR";
 /// continues, so a crate of deliberately broken kernels still builds to PTX.
 pub const MODE_VAR: &str = "KERNELS_VERIFY_MODE";
 
+/// The environment variable that decides whether the driver checks the structure of the IR its
+/// import built before the rules run (`KERNELS_VERIFY_STRUCTURE=check` or `trust`; unset: check
+/// in a debug build of the driver, trust in a release build, `crate::verify::Structure`). The
+/// corpus builds set `check`, so the test suite holds the import's output to pliron's verifier.
+pub const STRUCTURE_VAR: &str = "KERNELS_VERIFY_STRUCTURE";
+
 /// What happened to one kernel scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -3,7 +3,7 @@
 //! A callee that the module does not define (a helper whose body the importer did not see) is
 //! not part of any scope; calls to it are still checked at the call site.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
     builtin::{
@@ -44,8 +44,8 @@ pub fn function_name(ctx: &Context, func: Ptr<Operation>) -> String {
 }
 
 /// Every `builtin.func` directly inside `module`, by name.
-pub fn functions_by_name(ctx: &Context, module: Ptr<Operation>) -> HashMap<Identifier, Ptr<Operation>> {
-    let mut functions = HashMap::new();
+pub fn functions_by_name(ctx: &Context, module: Ptr<Operation>) -> FxHashMap<Identifier, Ptr<Operation>> {
+    let mut functions = FxHashMap::default();
     let Some(module) = Operation::get_op::<ModuleOp>(module, ctx) else {
         return functions;
     };
@@ -98,9 +98,9 @@ pub fn scopes_of_module(ctx: &Context, module: Ptr<Operation>) -> Vec<Scope> {
 pub fn scope_of(
     ctx: &Context,
     kernel: Ptr<Operation>,
-    functions: &HashMap<Identifier, Ptr<Operation>>,
+    functions: &FxHashMap<Identifier, Ptr<Operation>>,
 ) -> Scope {
-    let mut seen = HashSet::from([kernel]);
+    let mut seen = FxHashSet::from_iter([kernel]);
     let mut order = vec![kernel];
     let mut next = 0;
     while next < order.len() {

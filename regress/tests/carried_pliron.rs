@@ -4,10 +4,12 @@
 //! (`verifier-probe` and `verifier-probe-pristine`, see `backends.toml`); `cargo xtask test`
 //! and `cargo xtask timing` pass the installed backend's folder in `KERNELS_VERIFIER_PROBES`.
 //!
-//! It times the `guard` family: those scopes are skipped by the scope guard after local
-//! verification, so their cost is pliron's `verify_operation` and little else, and the patch
-//! series' effect is not diluted by the plugin's own (linear) fact analysis, as it is in the
-//! `story` family at small sizes.
+//! It times pliron's structural verification (`verify_operation`: what the rule `well-formed`
+//! runs, `verifier-probe timing-structure`) of the `guard` family's scopes in both builds, so
+//! that the patch series' effect is not diluted by the plugin's own (linear) rules. The verifier
+//! the driver ships in a release build trusts the structure of the IR its own import built
+//! (`plugin::verify::Structure`); every debug build, every textual-IR file and the corpus builds
+//! of the test suite check it, so its cost still matters and is still held linear here.
 //!
 //! What it proves: the pristine build breaks the linear limit (so removing `0001` from
 //! `compiler-patches/pliron/series` fails this suite, and the breach names the family and the
@@ -46,16 +48,25 @@ pub struct Probe {
 impl Probe {
     /// Times `family` at `sizes` in the probe's process; panics (naming the probe) if it fails.
     pub fn measure(&self, family: Family, sizes: &[usize], footprint: usize, runs: usize) -> Vec<Samples> {
+        self.timing(&["timing", family.name()], sizes, footprint, runs)
+    }
+
+    /// Times pliron's structural verification of `guard` scopes at `sizes` in the probe's process.
+    pub fn measure_structure(&self, sizes: &[usize], footprint: usize, runs: usize) -> Vec<Samples> {
+        self.timing(&["timing-structure"], sizes, footprint, runs)
+    }
+
+    fn timing(&self, command_words: &[&str], sizes: &[usize], footprint: usize, runs: usize) -> Vec<Samples> {
+        let what = command_words.join(" ");
         let mut command = Command::new(&self.path);
-        command.args(["timing", family.name(), &footprint.to_string(), &runs.to_string()]);
+        command.args(command_words).args([footprint.to_string(), runs.to_string()]);
         command.args(sizes.iter().map(ToString::to_string));
         let output = command.output().unwrap_or_else(|e| panic!("running {}: {e}", self.path.display()));
         let stdout = String::from_utf8_lossy(&output.stdout);
         if !output.status.success() {
             panic!(
-                "{} timing {} failed ({}): {}",
+                "{} {what} failed ({}): {}",
                 self.path.display(),
-                family.name(),
                 output.status,
                 String::from_utf8_lossy(&output.stderr)
             );
@@ -105,9 +116,11 @@ impl Probes {
 
 /// What the side-by-side run found.
 pub struct Comparison {
-    /// The `guard` family on the pristine build.
+    /// Structural verification of the `guard` family on the patched build.
+    pub patched: Series,
+    /// The same on the pristine build.
     pub pristine: Series,
-    /// Pristine over patched median time of the `guard` family at [`SPEEDUP_AT`] blocks.
+    /// Pristine over patched median time at [`SPEEDUP_AT`] blocks.
     pub speedup: Option<f64>,
     /// Reasons the suite fails.
     pub failures: Vec<String>,
@@ -125,17 +138,27 @@ impl Comparison {
     }
 }
 
-/// Times the pristine build next to the patched `guard` series and judges it with the patched
-/// build's own linear limit.
-pub fn compare(probes: &Probes, guard: &Series, footprint: usize, runs: usize) -> Comparison {
-    let mut pristine = Series::new("guard (pristine pliron, without 0001)");
-    pristine.points = probes
-        .pristine
-        .measure(Family::Guard, &PRISTINE_SIZES, footprint, runs)
-        .into_iter()
-        .map(|p| regress::timing::Point { size: p.blocks, samples: p.samples })
-        .collect();
+/// Times structural verification on both builds, the patched one at `sizes` and the pristine one
+/// at [`PRISTINE_SIZES`], and judges both with the verifier's own linear limit: the patched
+/// build must stay within it, the pristine one must break it.
+pub fn compare(probes: &Probes, sizes: &[usize], footprint: usize, runs: usize) -> Comparison {
+    let series = |name: &str, samples: Vec<Samples>| {
+        let mut series = Series::new(name);
+        series.points = samples
+            .into_iter()
+            .map(|p| regress::timing::Point { size: p.blocks, samples: p.samples })
+            .collect();
+        series
+    };
+    let patched = series("structure", probes.patched.measure_structure(sizes, footprint, runs));
+    let pristine = series(
+        "structure (pristine pliron, without 0001)",
+        probes.pristine.measure_structure(&PRISTINE_SIZES, footprint, runs),
+    );
     let mut failures = Vec::new();
+    if let Some(breach) = check(&patched, Limit::AtMost(crate::LINEAR_LIMIT)) {
+        failures.push(breach.to_string());
+    }
     // What `just test` would say if 0001 were dropped from the series: it must fail, and the
     // breach names the family and the exponent.
     match check(&pristine, Limit::AtMost(crate::LINEAR_LIMIT)) {
@@ -155,7 +178,7 @@ pub fn compare(probes: &Probes, guard: &Series, footprint: usize, runs: usize) -
             exponent_field(breach.growth.as_ref().map(|g| g.exponent))
         ));
     }
-    let speedup = match (pristine.median_at(SPEEDUP_AT), guard.median_at(SPEEDUP_AT)) {
+    let speedup = match (pristine.median_at(SPEEDUP_AT), patched.median_at(SPEEDUP_AT)) {
         (Some(pristine), Some(patched)) if !patched.is_zero() => {
             Some(pristine.as_secs_f64() / patched.as_secs_f64())
         }
@@ -163,7 +186,7 @@ pub fn compare(probes: &Probes, guard: &Series, footprint: usize, runs: usize) -
     };
     failures.extend(verdicts_differ(probes));
     failures.extend(corpus_verdicts_differ(probes));
-    Comparison { pristine, speedup, failures }
+    Comparison { patched, pristine, speedup, failures }
 }
 
 /// The textual-IR fixtures whose verdicts the two builds must share.

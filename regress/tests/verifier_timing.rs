@@ -98,8 +98,8 @@ fn main() -> ExitCode {
     println!("{}", table("blocks", &[guard.clone(), story.clone(), oracle.clone()]));
 
     // ---- The carried pliron series, side by side (regress/tests/carried_pliron.rs). ----
-    let carried = carried_pliron::compare(&probes, &guard, FOOTPRINT, plan.runs);
-    println!("{}", table("blocks", &[guard.clone(), carried.pristine.clone()]));
+    let carried = carried_pliron::compare(&probes, &plan.sizes, FOOTPRINT, plan.runs);
+    println!("{}", table("blocks", &[carried.patched.clone(), carried.pristine.clone()]));
     for failure in &carried.failures {
         println!("FAILED {failure}");
     }
@@ -127,6 +127,7 @@ fn main() -> ExitCode {
         (&guard, "patched"),
         (&story, "patched"),
         (&oracle, "oracle"),
+        (&carried.patched, "patched"),
         (&carried.pristine, "pristine"),
     ]);
     let path = regress::timing_record::TimingRecord::last_path(&regress::layout::Layout::from_build());

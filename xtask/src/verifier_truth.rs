@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use corpus_truth::expected::Corpus;
 use corpus_truth::judge::{KnownMisjudged, Ratchet, confusion_matrix, judge, verdicts};
-use plugin::build_report::{CrateReport, MODE_VAR};
+use plugin::build_report::{CrateReport, MODE_VAR, STRUCTURE_VAR};
 use regress::layout::Layout;
 
 use crate::kernels::KernelBuild;
@@ -51,6 +51,8 @@ pub fn build_corpus(cargo: impl Fn() -> Command, target_dir: &Path) -> Result<Co
         .args(["build", "--release", "--target-dir"])
         .arg(target_dir)
         .env(MODE_VAR, "report")
+        // The import's output on every corpus kernel is held to pliron's structural verifier.
+        .env(STRUCTURE_VAR, "check")
         .env(verify_report::REPORT_DIR_VAR, &reports);
     process::run(&mut build, "building the verifier corpus in report mode")?;
     let seconds = started.elapsed().as_secs_f64();

@@ -63,7 +63,12 @@ struct KernelsCallbacks {
 
 impl rustc_driver::Callbacks for KernelsCallbacks {
     fn after_analysis<'tcx>(&mut self, _compiler: &interface::Compiler, tcx: TyCtxt<'tcx>) -> Compilation {
-        let outcome = pass::verify_crate(tcx, self.settings.dump_dir.as_deref(), self.settings.mode);
+        let outcome = pass::verify_crate(
+            tcx,
+            self.settings.dump_dir.as_deref(),
+            self.settings.mode,
+            self.settings.structure,
+        );
         self.report = Some(outcome.report);
         if outcome.stop { Compilation::Stop } else { Compilation::Continue }
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use pliron::printable::Printable;
-use plugin::verify::{Gap, ScopeStatus, verify_module};
+use plugin::verify::{Gap, ScopeStatus, Structure, verify_module_with};
 use rustc_middle::ty::TyCtxt;
 
 use crate::import::import_scope;
@@ -22,7 +22,12 @@ pub struct CrateOutcome {
 }
 
 /// Verifies every kernel scope of the crate being compiled.
-pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>, mode: VerifyMode) -> CrateOutcome {
+pub fn verify_crate(
+    tcx: TyCtxt<'_>,
+    dump_dir: Option<&Path>,
+    mode: VerifyMode,
+    structure: Structure,
+) -> CrateOutcome {
     let enforce = mode == VerifyMode::Enforce;
     let crate_name = tcx.crate_name(rustc_hir::def_id::LOCAL_CRATE).to_string();
     let mut report = CrateReport::new(crate_name.clone());
@@ -64,7 +69,7 @@ pub fn verify_crate(tcx: TyCtxt<'_>, dump_dir: Option<&Path>, mode: VerifyMode) 
         };
         let import_seconds = started.elapsed().as_secs_f64();
         let verifying = Instant::now();
-        let outcome = verify_module(&imported.ctx, imported.module);
+        let outcome = verify_module_with(&imported.ctx, imported.module, structure);
         let verify_seconds = verifying.elapsed().as_secs_f64();
         let gaps = gaps_of(&outcome, imported.stats.hidden_shared);
         let opt_out = opt_out::reason(tcx, kernel);

@@ -8,23 +8,28 @@
 //! - `KERNELS_VERIFY_MODE=report`: rejections go into the crate report (with their rules and
 //!   lines) instead of failing the build, and code generation continues; `enforce` (or unset)
 //!   is the default. Used to build the verifier's ground-truth corpus of broken kernels.
+//! - `KERNELS_VERIFY_STRUCTURE=check`: run pliron's structural verification of the imported IR
+//!   before the rules (rule `well-formed`); `trust` skips it; unset, a debug build of the driver
+//!   checks and a release build trusts (`plugin::verify::Structure`). The corpus builds check.
 //!
 //! The repository root is the nearest folder above the crate being compiled (cargo's
 //! `CARGO_MANIFEST_DIR`) that holds `rust-toolchain.toml`; the current folder is never used.
 
 use std::path::{Path, PathBuf};
 
-use plugin::build_report::{MODE_VAR, REPORT_DIR_VAR};
+use plugin::build_report::{MODE_VAR, REPORT_DIR_VAR, STRUCTURE_VAR};
+use plugin::verify::Structure;
 use thiserror::Error;
 
 pub const DUMP_DIR_VAR: &str = "KERNELS_VERIFY_DUMP";
 
 /// Where the driver writes its outputs; `None` where the variable is unset or empty.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     pub report_dir: Option<PathBuf>,
     pub dump_dir: Option<PathBuf>,
     pub mode: VerifyMode,
+    pub structure: Structure,
 }
 
 /// What a rejection does to the build.
@@ -49,6 +54,11 @@ pub enum SettingsError {
          `enforce` (the default: a rejection fails the build)"
     )]
     UnknownMode { value: String },
+    #[error(
+        "{STRUCTURE_VAR}={value} is not a structure setting; use `check` (pliron's verifier on the imported IR \
+         first) or `trust` (the rules only), or leave it unset (check in a debug build, trust in a release build)"
+    )]
+    UnknownStructure { value: String },
 }
 
 impl Settings {
@@ -83,7 +93,18 @@ impl Settings {
             "report" => VerifyMode::Report,
             other => return Err(SettingsError::UnknownMode { value: other.to_string() }),
         };
-        Ok(Settings { report_dir: resolve(REPORT_DIR_VAR)?, dump_dir: resolve(DUMP_DIR_VAR)?, mode })
+        let structure = match var(STRUCTURE_VAR).unwrap_or_default().as_str() {
+            "" => Structure::default_for_build(),
+            "check" => Structure::Check,
+            "trust" => Structure::Trust,
+            other => return Err(SettingsError::UnknownStructure { value: other.to_string() }),
+        };
+        Ok(Settings {
+            report_dir: resolve(REPORT_DIR_VAR)?,
+            dump_dir: resolve(DUMP_DIR_VAR)?,
+            mode,
+            structure,
+        })
     }
 }
 
@@ -134,6 +155,18 @@ mod tests {
         let error = Settings::from_vars(vars(&[(MODE_VAR, "lenient")]), None).unwrap_err();
         assert_eq!(error, SettingsError::UnknownMode { value: "lenient".into() });
         assert!(error.to_string().contains("KERNELS_VERIFY_MODE=lenient"));
+    }
+
+    #[test]
+    fn the_structure_setting_is_read_and_an_unknown_one_is_refused_by_name() {
+        let check = Settings::from_vars(vars(&[(STRUCTURE_VAR, "check")]), None).unwrap();
+        assert_eq!(check.structure, Structure::Check);
+        let trust = Settings::from_vars(vars(&[(STRUCTURE_VAR, "trust")]), None).unwrap();
+        assert_eq!(trust.structure, Structure::Trust);
+        let unset = Settings::from_vars(vars(&[]), None).unwrap();
+        assert_eq!(unset.structure, Structure::default_for_build());
+        let error = Settings::from_vars(vars(&[(STRUCTURE_VAR, "sometimes")]), None).unwrap_err();
+        assert!(error.to_string().contains("KERNELS_VERIFY_STRUCTURE=sometimes"));
     }
 
     #[test]

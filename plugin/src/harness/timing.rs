@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use pliron::context::Context;
 
 use crate::harness::generate::{Family, Generated, generate};
-use crate::verify::{ScopeStatus, verify_scope};
+use crate::verify::{ScopeStatus, Structure, check_structure, verify_scope_with};
 
 /// Seed of the generated scopes (the shape; any seed gives a valid scope).
 pub const SEED: u64 = 0x7E57_5CA1E;
@@ -28,8 +28,12 @@ const MIN_SAMPLE: Duration = Duration::from_millis(4);
 /// Which verifier is timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verifier {
-    /// [`verify_scope`]: scope guard, indexed facts, worklist.
+    /// [`verify_scope_with`] as the driver runs it: scope guard, indexed facts, worklist; the
+    /// structure checked first only in a debug build ([`Structure::default_for_build`]).
     Indexed,
+    /// pliron's structural verification alone ([`check_structure`]): where the carried pliron
+    /// series shows.
+    Structure,
     /// `plugin::harness::oracle::analyze_scope`: no guard, scanned facts, full rounds.
     #[cfg(feature = "oracle")]
     Oracle,
@@ -71,9 +75,10 @@ impl Case {
             let scope = &generated.scope;
             match verifier {
                 Verifier::Indexed => {
-                    let report = verify_scope(ctx, scope).unwrap_or_else(|rejections| {
-                        panic!("the generated {} scope was rejected: {}", family.name(), rejections[0])
-                    });
+                    let report = verify_scope_with(ctx, scope, Structure::default_for_build())
+                        .unwrap_or_else(|rejections| {
+                            panic!("the generated {} scope was rejected: {}", family.name(), rejections[0])
+                        });
                     let expected =
                         if family == Family::Guard { ScopeStatus::Skipped } else { ScopeStatus::Verified };
                     assert_eq!(
@@ -83,6 +88,11 @@ impl Case {
                         family.name(),
                         report.blocks
                     );
+                }
+                Verifier::Structure => {
+                    if let Err(rejections) = check_structure(ctx, scope) {
+                        panic!("a generated {} scope is malformed: {}", family.name(), rejections[0]);
+                    }
                 }
                 #[cfg(feature = "oracle")]
                 Verifier::Oracle => {

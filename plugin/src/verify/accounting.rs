@@ -394,7 +394,7 @@ fn gap_at(ctx: &Context, index: &ScopeIndex, number: usize, kind: GapKind, messa
     Gap::at(ctx, index, index.ops[number], kind, message)
 }
 
-fn opaque_gap(ctx: &Context, op: Ptr<Operation>) -> Option<(GapKind, String)> {
+pub(crate) fn opaque_gap(ctx: &Context, op: Ptr<Operation>) -> Option<(GapKind, String)> {
     let opaque = Operation::get_op::<OpaqueOp>(op, ctx)?;
     let what: String = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into())?;
     if opaque_is_accounted(&what) {

@@ -17,7 +17,9 @@
 //! of the scope, so the cost stays linear; a helper called with two different states sees a
 //! `Conflict` and its pipeline operations are rejected by `state-provenance`).
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{context::Context, operation::Operation, value::Value};
 
@@ -54,7 +56,7 @@ impl Place {
 pub(crate) type Memory = BTreeMap<Place, (Fact, Versions)>;
 
 /// Joins the facts of `from` about places in `live` into `into`; true when `into` changed.
-fn join_memory(into: &mut Memory, from: &Memory, live: &HashSet<Place>) -> bool {
+fn join_memory(into: &mut Memory, from: &Memory, live: &FxHashSet<Place>) -> bool {
     let mut changed = false;
     for (place, (fact, versions)) in from {
         if !live.contains(place) {
@@ -92,9 +94,9 @@ pub(crate) fn place_of(ctx: &Context, index: &ScopeIndex, address: Value) -> Opt
 pub(crate) struct FlowState {
     /// Facts of the places live at each block's entry (see [`live_places`]).
     pub memory_in: Vec<Memory>,
-    live_in: Vec<HashSet<Place>>,
+    live_in: Vec<FxHashSet<Place>>,
     /// The version bit of each version-making operation (by number).
-    version_of: HashMap<usize, Versions>,
+    version_of: FxHashMap<usize, Versions>,
     /// Each function's `mir.return` operations (numbers).
     returns_of: Vec<Vec<usize>>,
 }
@@ -127,7 +129,7 @@ pub(crate) fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
 
 /// Numbers the operations that make a state value (`semantic.state_new` and
 /// `semantic.state_advance`) in scope order, each with its version bit.
-pub(crate) fn version_ops(ctx: &Context, index: &ScopeIndex) -> HashMap<usize, Versions> {
+pub(crate) fn version_ops(ctx: &Context, index: &ScopeIndex) -> FxHashMap<usize, Versions> {
     index
         .ops
         .iter()
@@ -168,10 +170,10 @@ fn forget_inside(memory: &mut Memory, place: &Place) {
 /// N^1.5 on real kernels). A dead place's fact can never reach a value, so value facts,
 /// verdicts and the oracle's agreement are unchanged; the cost is the total length of the
 /// places' live ranges, computed here place by place backwards from each load.
-fn live_places(ctx: &Context, index: &ScopeIndex) -> Vec<HashSet<Place>> {
+fn live_places(ctx: &Context, index: &ScopeIndex) -> Vec<FxHashSet<Place>> {
     let blocks = index.blocks.len();
-    let mut live_in = vec![HashSet::new(); blocks];
-    let mut stored: Vec<HashSet<Place>> = vec![HashSet::new(); blocks];
+    let mut live_in = vec![FxHashSet::default(); blocks];
+    let mut stored: Vec<FxHashSet<Place>> = vec![FxHashSet::default(); blocks];
     let mut pending = Vec::new();
     for b in 0..blocks {
         for n in index.ops_of_block[b].clone() {

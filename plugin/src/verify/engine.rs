@@ -2,7 +2,9 @@
 //! fixpoint, then the rules.
 
 use pliron::{
+    builtin::{op_interfaces::OneRegionInterface, ops::FuncOp},
     context::{Context, Ptr},
+    linked_list::ContainsLinkedList,
     operation::Operation,
     r#type::Typed,
     value::Value,
@@ -11,7 +13,7 @@ use pliron::{
 use super::{
     Gap, GapKind, Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, accounting, dataflow,
     facts::{DISTINCT_VERSIONS, FactStore, FactTable, IndexedFacts},
-    index::ScopeIndex,
+    index::{ScopeIndex, is_semantic},
     init_order, layout, operands, roles,
     rules::{self, Reporter},
     threads, typestate, wgmma,
@@ -76,22 +78,37 @@ pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<
     })
 }
 
-/// The scope guard's question: does the scope hold a semantic operation, a shared-memory
-/// pointer, or something that could reach either unseen (inline assembly that may touch
-/// memory, a call whose callee is unknown)? Only a scope with none of these is irrelevant to
-/// the protocol: nothing else in MIR can make a shared-memory address or wait on a barrier.
-fn needs_verification(ctx: &Context, index: &ScopeIndex, gaps: &[Gap]) -> bool {
-    if index.semantic_ops > 0 {
-        return true;
-    }
-    if gaps.iter().any(|gap| matches!(gap.kind, GapKind::InlineAssembly | GapKind::IndirectCall)) {
-        return true;
-    }
+/// The scope guard's question, asked of the scope as it is, before anything is numbered or
+/// verified: does it hold a semantic operation, a shared-memory pointer, or something that could
+/// reach either unseen (inline assembly that may touch memory, a call whose callee is unknown)?
+/// Only a scope with none of these is irrelevant to the protocol: nothing else in MIR can make a
+/// shared-memory address or wait on a barrier. One pass over the operations, nothing allocated,
+/// so that deciding to skip costs a scan. Returns the answer and the scope's block count.
+fn needs_verification(ctx: &Context, scope: &Scope) -> (bool, usize) {
     let is_shared = |value: Value| {
         pointer_type_of(ctx, value.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared)
     };
-    index.blocks.iter().any(|block| block.deref(ctx).arguments().any(is_shared))
-        || index.ops.iter().any(|op| op.deref(ctx).results().any(is_shared))
+    let mut blocks = 0;
+    for func in &scope.functions {
+        let Some(func) = Operation::get_op::<FuncOp>(*func, ctx) else { continue };
+        for block in func.get_region(ctx).deref(ctx).iter(ctx) {
+            blocks += 1;
+            if block.deref(ctx).arguments().any(is_shared) {
+                return (true, blocks);
+            }
+            for op in block.deref(ctx).iter(ctx) {
+                let relevant = is_semantic(ctx, op)
+                    || op.deref(ctx).results().any(is_shared)
+                    || accounting::opaque_gap(ctx, op).is_some_and(|(kind, _)| {
+                        matches!(kind, GapKind::InlineAssembly | GapKind::IndirectCall)
+                    });
+                if relevant {
+                    return (true, blocks);
+                }
+            }
+        }
+    }
+    (false, blocks)
 }
 
 /// Runs the verifier on one scope. With [`Strategy::Indexed`], the facts come from the
@@ -112,6 +129,29 @@ pub(crate) fn analyze_with(
     run: Run,
     compute_facts: &mut dyn FnMut(&Context, &ScopeIndex) -> Box<dyn FactStore>,
 ) -> ScopeAnalysis {
+    if strategy == Strategy::Indexed {
+        let (needed, blocks) = needs_verification(ctx, scope);
+        if !needed {
+            let report = ScopeReport {
+                kernel: scope.kernel_name(ctx),
+                status: ScopeStatus::Skipped,
+                functions: scope.functions.len(),
+                blocks,
+                semantic_ops: 0,
+                facts: 0,
+                gaps: Vec::new(),
+            };
+            return ScopeAnalysis { report, rejections: Vec::new(), facts: FactTable::default() };
+        }
+    }
+    let mut rejections = Vec::new();
+    if run.local_verification {
+        for func in &scope.functions {
+            if let Err(mut found) = local_verification(ctx, *func) {
+                rejections.append(&mut found);
+            }
+        }
+    }
     let index = ScopeIndex::new(ctx, scope);
     let mut report = ScopeReport {
         kernel: scope.kernel_name(ctx),
@@ -122,22 +162,10 @@ pub(crate) fn analyze_with(
         facts: 0,
         gaps: Vec::new(),
     };
-    let mut rejections = Vec::new();
-    if run.local_verification {
-        for func in &scope.functions {
-            if let Err(mut found) = local_verification(ctx, *func) {
-                rejections.append(&mut found);
-            }
-        }
-    }
     if !rejections.is_empty() {
         return ScopeAnalysis { report, rejections, facts: FactTable::default() };
     }
     let operation_gaps = accounting::operation_gaps(ctx, &index);
-    if strategy == Strategy::Indexed && !needs_verification(ctx, &index, &operation_gaps) {
-        report.status = ScopeStatus::Skipped;
-        return ScopeAnalysis { report, rejections, facts: FactTable::default() };
-    }
     let store = compute_facts(ctx, &index);
     let mut facts = FactTable::default();
     if run.fact_table {

@@ -5,7 +5,9 @@
 //! `Derived(s)`, `Unrelated` < `Conflict` (top), where `s` names the `semantic.state_new` that
 //! created the state.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use pliron::{context::Context, r#type::Typed, value::Value};
 
@@ -122,7 +124,7 @@ pub(crate) trait FactStore {
 
 /// The indexed store: facts and versions in maps keyed by value.
 #[derive(Default)]
-pub(crate) struct IndexedFacts(HashMap<Value, Fact>, HashMap<Value, Versions>);
+pub(crate) struct IndexedFacts(FxHashMap<Value, Fact>, FxHashMap<Value, Versions>);
 
 impl FactStore for IndexedFacts {
     fn get(&self, value: Value) -> Option<Fact> {

@@ -1,7 +1,7 @@
 //! Branch conditions the typestate follows paths by: which conditions are one guard (the same
 //! comparison of stable values, wherever it is tested) and which are tested more than once.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
     context::Context,
@@ -33,9 +33,9 @@ pub(crate) struct BranchGuards {
     /// Each condition that compares stable sides, mapped to the first condition comparing the
     /// same sides the same way: `tid == 0` tested before the producer loop and again around the
     /// tail is one guard, so a path keeps its outcome from one to the other.
-    pub(crate) canon: HashMap<Value, Value>,
+    pub(crate) canon: FxHashMap<Value, Value>,
     /// The conditions (by their representative) that more than one `mir.cond_br` tests.
-    pub(crate) correlated: HashSet<Value>,
+    pub(crate) correlated: FxHashSet<Value>,
 }
 
 /// One pass over the `mir.cond_br`s of `blocks`.
@@ -45,7 +45,7 @@ pub(crate) fn branch_guards(
     blocks: std::ops::Range<usize>,
 ) -> BranchGuards {
     // Whether each block is on a cycle, searched once per block.
-    let mut in_cycle: HashMap<usize, bool> = HashMap::new();
+    let mut in_cycle: FxHashMap<usize, bool> = FxHashMap::default();
     let mut side = |value: Value| -> Option<Side> {
         if let Some(constant) = constant_value(ctx, value, 0) {
             return Some(Side::Constant(constant));
@@ -64,10 +64,10 @@ pub(crate) fn branch_guards(
         });
         (!cyclic).then_some(Side::Stable(value))
     };
-    let mut first: HashMap<(CmpPredicate, Side, Side), Value> = HashMap::new();
-    let mut canon = HashMap::new();
-    let mut tested = HashSet::new();
-    let mut correlated = HashSet::new();
+    let mut first: FxHashMap<(CmpPredicate, Side, Side), Value> = FxHashMap::default();
+    let mut canon = FxHashMap::default();
+    let mut tested = FxHashSet::default();
+    let mut correlated = FxHashSet::default();
     for b in blocks {
         let Some(n) = index.ops_of_block[b].clone().last() else { continue };
         let last = index.ops[n];

@@ -2,7 +2,7 @@
 //! relations the analyses need (predecessors, the callers of each function, semantic ops).
 //! Built once per verifier run, in one pass over the scope.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
     basic_block::BasicBlock,
@@ -34,11 +34,11 @@ pub(crate) struct ScopeIndex {
     /// Blocks in scope order; `blocks_of[f]` is the range of function `f`'s blocks.
     pub blocks: Vec<Ptr<BasicBlock>>,
     pub blocks_of: Vec<std::ops::Range<usize>>,
-    pub block_number: HashMap<Ptr<BasicBlock>, usize>,
+    pub block_number: FxHashMap<Ptr<BasicBlock>, usize>,
     pub block_function: Vec<usize>,
     /// Operations in scope order, and each one's number.
     pub ops: Vec<Ptr<Operation>>,
-    pub op_number: HashMap<Ptr<Operation>, usize>,
+    pub op_number: FxHashMap<Ptr<Operation>, usize>,
     /// `ops_of_block[b]` is the range of block `b`'s operations in `ops`.
     pub ops_of_block: Vec<std::ops::Range<usize>>,
     /// Predecessor blocks of each block (within its function).
@@ -48,7 +48,7 @@ pub(crate) struct ScopeIndex {
     /// For each function, the call operations (numbers) in the scope that call it.
     pub callers: Vec<Vec<usize>>,
     /// For each call operation (number) that calls a function of the scope, that function.
-    pub callee_of: HashMap<usize, usize>,
+    pub callee_of: FxHashMap<usize, usize>,
     /// Number of semantic operations.
     pub semantic_ops: usize,
 }
@@ -57,7 +57,7 @@ impl ScopeIndex {
     pub(crate) fn new(ctx: &Context, scope: &Scope) -> ScopeIndex {
         // Each function's symbol, read once: its name, and the callee it resolves calls to.
         let mut function_names = Vec::with_capacity(scope.functions.len());
-        let mut by_name: HashMap<Identifier, usize> = HashMap::new();
+        let mut by_name: FxHashMap<Identifier, usize> = FxHashMap::default();
         for (f, func) in scope.functions.iter().enumerate() {
             match Operation::get_op::<FuncOp>(*func, ctx) {
                 Some(func) => {
@@ -73,15 +73,15 @@ impl ScopeIndex {
             function_names,
             blocks: Vec::new(),
             blocks_of: Vec::new(),
-            block_number: HashMap::new(),
+            block_number: FxHashMap::default(),
             block_function: Vec::new(),
             ops: Vec::new(),
-            op_number: HashMap::new(),
+            op_number: FxHashMap::default(),
             ops_of_block: Vec::new(),
             preds: Vec::new(),
             succs: Vec::new(),
             callers: vec![Vec::new(); scope.functions.len()],
-            callee_of: HashMap::new(),
+            callee_of: FxHashMap::default(),
             semantic_ops: 0,
         };
         for (f, func) in scope.functions.iter().enumerate() {
@@ -181,7 +181,7 @@ impl ScopeIndex {
         limit: usize,
         follow: impl Fn(usize) -> bool,
     ) -> Option<bool> {
-        let mut seen: HashSet<usize> = starts.iter().copied().collect();
+        let mut seen: FxHashSet<usize> = starts.iter().copied().collect();
         let mut stack = starts.to_vec();
         while let Some(b) = stack.pop() {
             if b == to {
@@ -202,6 +202,6 @@ impl ScopeIndex {
 
 /// Whether `op` belongs to the semantic dialect.
 pub(crate) fn is_semantic(ctx: &Context, op: Ptr<Operation>) -> bool {
-    let opid = Operation::get_opid(op, ctx);
-    opid.dialect.to_string() == SEMANTIC_DIALECT
+    let dialect: Identifier = Operation::get_opid(op, ctx).dialect.into();
+    dialect.as_ref() == SEMANTIC_DIALECT
 }

@@ -12,7 +12,7 @@
 //! computed callee-first. A function reached from the kernel starts from the join of the bits
 //! at its call sites. Linear: each block's bits only move up or down once per bit.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use pliron::{
     context::{Context, Ptr},
@@ -66,7 +66,7 @@ pub(crate) fn is_pipeline_init(ctx: &Context, op: Ptr<Operation>) -> bool {
 }
 
 /// What each function does to the bits, for each entry bits (computed once per function).
-type Summary = HashMap<Bits, Bits>;
+type Summary = FxHashMap<Bits, Bits>;
 
 /// The rule; returns a gap when the scope uses pipelines but holds no `Pipeline::init` (IR made
 /// without the device API, or barriers set up where the scope cannot see): the order cannot be
@@ -146,7 +146,7 @@ fn run(
     let Some(first) = index.entry_block(f) else { return (entry, Vec::new()) };
     let blocks = index.blocks_of[f].clone();
     // Pass 1: an init may have run (or-join).
-    let mut may_init: HashMap<usize, bool> = HashMap::from([(first, entry.may_init)]);
+    let mut may_init: FxHashMap<usize, bool> = FxHashMap::from_iter([(first, entry.may_init)]);
     let mut worklist = vec![first];
     while let Some(b) = worklist.pop() {
         let out =
@@ -160,7 +160,7 @@ fn run(
         }
     }
     // Pass 2: published on every path (and-join, from true).
-    let mut published: HashMap<usize, bool> = blocks.clone().map(|b| (b, true)).collect();
+    let mut published: FxHashMap<usize, bool> = blocks.clone().map(|b| (b, true)).collect();
     published.insert(first, entry.published);
     let mut worklist: Vec<usize> = blocks.clone().filter(|b| may_init.contains_key(b)).collect();
     while let Some(b) = worklist.pop() {

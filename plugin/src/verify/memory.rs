@@ -2,7 +2,7 @@
 //! (and each field of one), constants, the standard library's views and readers of memory, and
 //! the walk from an access's pointer back to the pipeline stage it addresses.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
     context::{Context, Ptr},
@@ -57,7 +57,7 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
 /// The values stored into each local (`mir.alloca`) of the scope and each field of one,
 /// gathered in one pass: a stage pointer or slice kept in a local or a struct field is
 /// followed through it.
-pub(crate) struct LocalStores(HashMap<Value, Vec<FieldStores>>);
+pub(crate) struct LocalStores(FxHashMap<Value, Vec<FieldStores>>);
 
 /// The values stored into one field path of a local (the empty path: the whole local). A local
 /// has few such paths, so a lookup reads its own stores, not the scope's.
@@ -68,7 +68,7 @@ struct FieldStores {
 
 impl LocalStores {
     pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
-        let mut by_local: HashMap<Value, Vec<FieldStores>> = HashMap::new();
+        let mut by_local: FxHashMap<Value, Vec<FieldStores>> = FxHashMap::default();
         for op in &index.ops {
             if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
                 continue;
@@ -279,7 +279,7 @@ pub(crate) fn stage_pointer(
     pointer: Value,
 ) -> Option<(StateId, Option<Value>)> {
     let mut pending = vec![pointer];
-    let mut visited: HashSet<Value> = HashSet::new();
+    let mut visited: FxHashSet<Value> = FxHashSet::default();
     let mut budget = 64;
     while let Some(value) = pending.pop() {
         if budget == 0 {

@@ -19,7 +19,9 @@
 //! then per state (at most [`MAX_STATES`]) a bounded number of forward searches over its
 //! blocks: linear in the function's size.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
     context::{Context, Ptr},
@@ -121,7 +123,7 @@ struct TileLoop {
 
 /// The variables (allocas) of one function and the values stored into each.
 struct Stores {
-    of: HashMap<Value, Vec<Value>>,
+    of: FxHashMap<Value, Vec<Value>>,
     params: Vec<Value>,
 }
 
@@ -244,7 +246,7 @@ fn compare(
 
 /// Every variable of function `f` with the values stored into it, and its parameters.
 fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
-    let mut of: HashMap<Value, Vec<Value>> = HashMap::new();
+    let mut of: FxHashMap<Value, Vec<Value>> = FxHashMap::default();
     for b in index.blocks_of[f].clone() {
         for n in index.ops_of_block[b].clone() {
             let op = index.ops[n];
@@ -275,7 +277,7 @@ fn tile_loop(
 ) -> Option<TileLoop> {
     let from = index.block_of_op(ctx, advance)?;
     let function = index.blocks_of[f].clone();
-    let mut visited = HashSet::from([from]);
+    let mut visited = FxHashSet::from_iter([from]);
     let mut queue = VecDeque::from([from]);
     let mut tried = 0;
     while let Some(b) = queue.pop_front() {

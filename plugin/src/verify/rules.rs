@@ -1,7 +1,9 @@
 //! The rules, checked once the provenance facts are known: state provenance and pointer
 //! adaptation across calls (the orderings are in [`super::typestate`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashSet;
 
 use pliron::{
     context::{Context, Ptr},
@@ -249,7 +251,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
 /// to Generic and keeps pointee, mutability and pointer kind.
 pub(crate) fn check_pointers(reporter: &mut Reporter) {
     let (ctx, index) = (reporter.ctx, reporter.index);
-    let mut checked_casts = HashSet::new();
+    let mut checked_casts = FxHashSet::default();
     for op in &index.ops {
         let Some(call) = Operation::get_op::<CallOp>(*op, ctx) else { continue };
         let Some((params, _)) = call.callee_signature(ctx) else { continue };
@@ -285,7 +287,7 @@ fn check_argument(
     i: usize,
     arg: Value,
     param: TypeHandle,
-    checked_casts: &mut HashSet<Ptr<Operation>>,
+    checked_casts: &mut FxHashSet<Ptr<Operation>>,
 ) {
     let ctx = reporter.ctx;
     let arg_ty = arg.get_type(ctx);

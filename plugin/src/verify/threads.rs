@@ -27,7 +27,9 @@
 //! each condition is evaluated once, through at most [`MAX_EVAL`] operations, as `N` values.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 use pliron::{
@@ -101,13 +103,13 @@ struct Roles<'a> {
     index: &'a ScopeIndex,
     block_threads: usize,
     /// Every variable's stored values.
-    stores: HashMap<Value, Vec<Value>>,
+    stores: FxHashMap<Value, Vec<Value>>,
     /// Variables stored on thread-dependent paths whose value each thread reads is known: one
     /// value per thread index (see [`Roles::resolve_choices`]).
-    chosen: HashMap<Value, Rc<Vec<i64>>>,
-    memo: HashMap<Value, Val>,
+    chosen: FxHashMap<Value, Rc<Vec<i64>>>,
+    memo: FxHashMap<Value, Val>,
     /// The variables whose loads are being evaluated (a loop counter reads itself).
-    visiting: RefCell<HashSet<Value>>,
+    visiting: RefCell<FxHashSet<Value>>,
 }
 
 /// Rules `producer-threads` and `release-count`; returns what they could not judge, as
@@ -133,9 +135,9 @@ pub(crate) fn check_threads(
         index,
         block_threads,
         stores: stores_of(ctx, index),
-        chosen: HashMap::new(),
-        memo: HashMap::new(),
-        visiting: RefCell::new(HashSet::new()),
+        chosen: FxHashMap::default(),
+        memo: FxHashMap::default(),
+        visiting: RefCell::new(FxHashSet::default()),
     };
     let mut reach = roles.reach_all();
     // A variable set on thread-dependent paths (`matches!(tid, 32..=63)` stores `true` on one
@@ -299,7 +301,7 @@ fn init_counts(ctx: &Context, index: &ScopeIndex) -> Vec<(Option<Value>, Ptr<Ope
     if found.is_empty() {
         return Vec::new();
     }
-    let mut stored_in: HashMap<Value, Value> = HashMap::new();
+    let mut stored_in: FxHashMap<Value, Value> = FxHashMap::default();
     for op in &index.ops {
         if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
             let operation = op.deref(ctx);
@@ -310,8 +312,8 @@ fn init_counts(ctx: &Context, index: &ScopeIndex) -> Vec<(Option<Value>, Ptr<Ope
 }
 
 /// Every variable (`mir.alloca`) of the scope with the values stored into it.
-fn stores_of(ctx: &Context, index: &ScopeIndex) -> HashMap<Value, Vec<Value>> {
-    let mut of: HashMap<Value, Vec<Value>> = HashMap::new();
+fn stores_of(ctx: &Context, index: &ScopeIndex) -> FxHashMap<Value, Vec<Value>> {
+    let mut of: FxHashMap<Value, Vec<Value>> = FxHashMap::default();
     for op in &index.ops {
         if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
             let operation = op.deref(ctx);
@@ -363,8 +365,8 @@ impl Roles<'_> {
     /// search is bounded by [`MAX_LOOP_SEARCH`] blocks and a variable by [`MAX_CHOICES`] stores.
     fn resolve_choices(&mut self, reach: &[Option<Reach>]) -> bool {
         let (ctx, index) = (self.ctx, self.index);
-        let mut stores: HashMap<Value, Vec<(Value, usize)>> = HashMap::new();
-        let mut loads: HashMap<Value, Vec<usize>> = HashMap::new();
+        let mut stores: FxHashMap<Value, Vec<(Value, usize)>> = FxHashMap::default();
+        let mut loads: FxHashMap<Value, Vec<usize>> = FxHashMap::default();
         for op in &index.ops {
             let Some(block) = index.block_of_op(ctx, *op) else { continue };
             if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
@@ -393,7 +395,7 @@ impl Roles<'_> {
                 }
                 let mut budget = MAX_EVAL;
                 let per_thread: Box<dyn Fn(usize) -> i64> =
-                    match self.eval(*value, &HashMap::new(), 0, &mut budget) {
+                    match self.eval(*value, &FxHashMap::default(), 0, &mut budget) {
                         Val::Const(c) => Box::new(move |_| c),
                         Val::Threads(vs) => Box::new(move |t| vs[t]),
                         _ => return false,
@@ -562,13 +564,13 @@ impl Roles<'_> {
             return known.clone();
         }
         let mut budget = MAX_EVAL;
-        let found = self.eval(value, &HashMap::new(), 0, &mut budget);
+        let found = self.eval(value, &FxHashMap::default(), 0, &mut budget);
         self.memo.insert(value, found.clone());
         found
     }
 
     /// `value` per thread; `params` binds a helper's parameters to its call's arguments.
-    fn eval(&self, value: Value, params: &HashMap<Value, Val>, depth: u32, budget: &mut u32) -> Val {
+    fn eval(&self, value: Value, params: &FxHashMap<Value, Val>, depth: u32, budget: &mut u32) -> Val {
         let ctx = self.ctx;
         if *budget == 0 {
             return Val::Unknown;
@@ -665,7 +667,7 @@ impl Roles<'_> {
                     let uniform = found.iter().all(|v| matches!(v, Val::Uniform | Val::Const(_)));
                     // Only constants, and different ones: which one a thread reads depends on
                     // the path it took (a flag set under a branch), not known to be uniform.
-                    let constants: HashSet<i64> = found
+                    let constants: FxHashSet<i64> = found
                         .iter()
                         .filter_map(|v| if let Val::Const(c) = v { Some(*c) } else { None })
                         .collect();
@@ -685,7 +687,7 @@ impl Roles<'_> {
         call: CallOp,
         op: Ptr<Operation>,
         operands: &[Value],
-        params: &HashMap<Value, Val>,
+        params: &FxHashMap<Value, Val>,
         depth: u32,
         budget: &mut u32,
     ) -> Val {
@@ -725,7 +727,7 @@ impl Roles<'_> {
         if arguments.len() != operands.len() {
             return Val::Unknown;
         }
-        let bound: HashMap<Value, Val> = arguments
+        let bound: FxHashMap<Value, Val> = arguments
             .into_iter()
             .zip(operands)
             .map(|(parameter, argument)| (parameter, self.eval(*argument, params, depth, budget)))

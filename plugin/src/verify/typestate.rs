@@ -16,7 +16,9 @@
 //! function in a wrong typestate is reported where it leaves the part of the function that
 //! could still have fixed it (the `return` or `break`), not at the function's end.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
     context::{Context, Ptr},
@@ -71,7 +73,7 @@ struct FunctionRun<'a> {
     /// The summaries of the functions done so far (callees come first).
     summaries: &'a [Option<Summary>],
     /// Calls closing a cycle of calls: not followed (the states they touch end there).
-    cyclic: &'a HashSet<usize>,
+    cyclic: &'a FxHashSet<usize>,
     slots: Slots,
     /// The function's branch conditions: which are one guard, which are tested more than once.
     guards: BranchGuards,
@@ -189,13 +191,13 @@ fn calls_in(index: &ScopeIndex, f: usize) -> impl Iterator<Item = (usize, usize)
 
 /// The functions in an order where every callee comes before its callers (depth-first
 /// post-order from each function), and the calls (numbers) that close a cycle.
-pub(crate) fn callee_first(index: &ScopeIndex) -> (Vec<usize>, HashSet<usize>) {
+pub(crate) fn callee_first(index: &ScopeIndex) -> (Vec<usize>, FxHashSet<usize>) {
     let functions = index.functions.len();
     let calls: Vec<Vec<(usize, usize)>> = (0..functions).map(|f| calls_in(index, f).collect()).collect();
     // 0: not seen, 1: on the stack, 2: done.
     let mut mark = vec![0u8; functions];
     let mut order = Vec::with_capacity(functions);
-    let mut cyclic = HashSet::new();
+    let mut cyclic = FxHashSet::default();
     for root in 0..functions {
         if mark[root] != 0 {
             continue;
@@ -314,7 +316,7 @@ impl FunctionRun<'_> {
         let reached = self.solve(reporter, f, vec![Typestate::NEW; self.slots.producer.len()], scratch);
         // Report from the fixed point; keep each block's out-rows for locating exits.
         let mut found = Vec::new();
-        let mut out_rows: HashMap<usize, Vec<Typestate>> = HashMap::new();
+        let mut out_rows: FxHashMap<usize, Vec<Typestate>> = FxHashMap::default();
         for b in index.blocks_of[f].clone() {
             for path in scratch.block_in[b].clone() {
                 for (_, out) in self.block(reporter, b, path, Mode::Root, &mut found, &mut None) {
@@ -694,7 +696,7 @@ impl FunctionRun<'_> {
         ret: Ptr<Operation>,
         state: StateId,
         bad: u16,
-        out_rows: &HashMap<usize, Vec<Typestate>>,
+        out_rows: &FxHashMap<usize, Vec<Typestate>>,
     ) -> Vec<Ptr<Operation>> {
         let (Some(&slot), Some(ret_block)) = (self.slots.of.get(&state), index.block_of_op(ctx, ret)) else {
             return Vec::new();

@@ -19,7 +19,9 @@
 //! ([`Schedule::Rounds`]) runs every block in full rounds until nothing changes. A second pass
 //! over the fixed point reports each operation once per rule.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::FxHashMap;
 
 use pliron::{
     context::{Context, Ptr},
@@ -124,7 +126,7 @@ fn wait(age: &mut u8, pending: Option<i64>) {
 /// The value an address is derived from: back through field and index offsets, pointer casts,
 /// and loads of a local that holds one address only (`let r = &mut accumulators;` kept in a
 /// slot), to the allocation, argument or other operation that made it.
-fn root_of(ctx: &Context, slots: &HashMap<Value, Option<Value>>, mut value: Value) -> Value {
+fn root_of(ctx: &Context, slots: &FxHashMap<Value, Option<Value>>, mut value: Value) -> Value {
     for _ in 0..64 {
         let Some(def) = value.defining_op() else { return value };
         let derived = Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
@@ -148,8 +150,8 @@ fn root_of(ctx: &Context, slots: &HashMap<Value, Option<Value>>, mut value: Valu
 
 /// The pointer values stored into each slot of a function: `Some` where every store stores
 /// the same one.
-fn pointer_slots(ctx: &Context, index: &ScopeIndex, f: usize) -> HashMap<Value, Option<Value>> {
-    let mut slots: HashMap<Value, Option<Value>> = HashMap::new();
+fn pointer_slots(ctx: &Context, index: &ScopeIndex, f: usize) -> FxHashMap<Value, Option<Value>> {
+    let mut slots: FxHashMap<Value, Option<Value>> = FxHashMap::default();
     for n in index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()) {
         let op = index.ops[n];
         if Operation::get_op::<StoreOp>(op, ctx).is_none() {
@@ -196,7 +198,7 @@ enum Effect {
 
 /// One function's arrays and the effect of each of its operations.
 struct FunctionModel {
-    effects: HashMap<usize, Effect>,
+    effects: FxHashMap<usize, Effect>,
     arrays: usize,
     /// The multiply that names each array first (for notes).
     first_mma: Vec<Ptr<Operation>>,
@@ -233,7 +235,7 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
         let root = root_of(ctx, &slots, value);
         roots.iter().position(|known| *known == root)
     };
-    let mut effects = HashMap::new();
+    let mut effects = FxHashMap::default();
     for n in ops() {
         let op = index.ops[n];
         let effect = if Operation::get_op::<WgmmaFenceOp>(op, ctx).is_some() {

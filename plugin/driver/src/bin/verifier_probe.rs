@@ -7,8 +7,11 @@
 //!
 //! - `verifier-probe verify-ir FILE…`: verify textual kernel IR (`just verify-ir`); prints each
 //!   file's verdict, exits 0 when all verify, 1 on a rejection, 2 when one cannot be parsed.
-//! - `verifier-probe timing FAMILY FOOTPRINT RUNS SIZE…`: time the verifier on generated
-//!   scopes of `FAMILY` (`guard` or `story`) at each block count; prints `BLOCKS NANOS…` lines.
+//! - `verifier-probe timing FAMILY FOOTPRINT RUNS SIZE…`: time the verifier, as the driver runs
+//!   it, on generated scopes of `FAMILY` (`guard` or `story`) at each block count; prints
+//!   `BLOCKS NANOS…` lines.
+//! - `verifier-probe timing-structure FOOTPRINT RUNS SIZE…`: the same for pliron's structural
+//!   verification alone, on `guard` scopes (where the carried pliron series shows).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,23 +20,25 @@ use plugin::harness::generate::Family;
 use plugin::harness::timing::{Verifier, format_samples, measure};
 use plugin::report::{FileVerdict, render, verify_file};
 
-const USAGE: &str =
-    "usage: verifier-probe verify-ir FILE… | verifier-probe timing guard|story FOOTPRINT RUNS SIZE…";
+const USAGE: &str = "usage: verifier-probe verify-ir FILE… | verifier-probe timing guard|story FOOTPRINT RUNS SIZE… \
+                     | verifier-probe timing-structure FOOTPRINT RUNS SIZE…";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.split_first() {
         Some((command, files)) if command == "verify-ir" && !files.is_empty() => verify_ir(files),
-        Some((command, rest)) if command == "timing" => match timing(rest) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::SUCCESS
+        Some((command, rest)) if command == "timing" || command == "timing-structure" => {
+            match timing(command, rest) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("verifier-probe timing: {error}\n{USAGE}");
+                    ExitCode::from(2)
+                }
             }
-            Err(error) => {
-                eprintln!("verifier-probe timing: {error}\n{USAGE}");
-                ExitCode::from(2)
-            }
-        },
+        }
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
@@ -58,16 +63,22 @@ fn verify_ir(files: &[String]) -> ExitCode {
     ExitCode::from(status)
 }
 
-fn timing(args: &[String]) -> Result<String, String> {
-    let [family, footprint, runs, sizes @ ..] = args else { return Err("missing arguments".into()) };
-    let family = Family::ALL
-        .into_iter()
-        .find(|f| f.name() == family)
-        .ok_or_else(|| format!("no family `{family}`"))?;
+fn timing(command: &str, args: &[String]) -> Result<String, String> {
+    let (family, verifier, args) = if command == "timing-structure" {
+        (Family::Guard, Verifier::Structure, args)
+    } else {
+        let [family, rest @ ..] = args else { return Err("missing arguments".into()) };
+        let family = Family::ALL
+            .into_iter()
+            .find(|f| f.name() == family)
+            .ok_or_else(|| format!("no family `{family}`"))?;
+        (family, Verifier::Indexed, rest)
+    };
+    let [footprint, runs, sizes @ ..] = args else { return Err("missing arguments".into()) };
     let number = |text: &String| text.parse::<usize>().map_err(|e| format!("`{text}`: {e}"));
     let sizes = sizes.iter().map(number).collect::<Result<Vec<_>, _>>()?;
     if sizes.is_empty() {
         return Err("no size".into());
     }
-    Ok(format_samples(&measure(family, Verifier::Indexed, &sizes, number(footprint)?, number(runs)?)))
+    Ok(format_samples(&measure(family, verifier, &sizes, number(footprint)?, number(runs)?)))
 }
