@@ -43,6 +43,11 @@ impl Layout {
         self.kernels_workspace().join("target")
     }
 
+    /// Where the verifier's crate reports of the last kernels build are (one JSON per crate).
+    pub fn verify_reports_dir(&self) -> PathBuf {
+        self.kernels_target_dir().join("verify-reports")
+    }
+
     /// Where `cargo xtask kernels` leaves the PTX of the kernels crate.
     pub fn kernels_ptx(&self) -> PathBuf {
         kernels_ptx_in(&self.kernels_target_dir())

@@ -236,6 +236,12 @@ impl Series {
     pub fn median_at(&self, size: usize) -> Option<Duration> {
         self.points.iter().find(|p| p.size == size).map(Point::median)
     }
+
+    /// The median at `size` per unit of size (a block), in microseconds, if measured: the
+    /// per-block cost the exponent alone does not show.
+    pub fn micros_per_unit_at(&self, size: usize) -> Option<f64> {
+        self.median_at(size).map(|median| median.as_secs_f64() * 1e6 / size.max(1) as f64)
+    }
 }
 
 /// What a fitted exponent must be, and why.

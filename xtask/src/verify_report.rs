@@ -57,8 +57,11 @@ pub struct Summary {
     pub verify_seconds: f64,
     pub import_seconds: f64,
     pub compile_seconds: f64,
-    /// The scope the verifier spent longest on: (kernel, seconds).
-    pub slowest: Option<(String, f64)>,
+    /// Blocks of every scope the verifier imported or judged (skipped scopes included).
+    pub blocks: usize,
+    /// The scope the verifier spent longest on, importing and verifying: (kernel, blocks,
+    /// seconds).
+    pub slowest: Option<(String, usize, f64)>,
     /// Why the unverified and opted-out scopes are not proven: (gap kind, scopes holding it).
     pub gaps: Vec<(String, usize)>,
 }
@@ -80,9 +83,11 @@ impl Summary {
             verify_seconds: reports.iter().map(|report| report.verify_seconds).sum(),
             import_seconds: reports.iter().map(|report| report.import_seconds).sum(),
             compile_seconds: reports.iter().map(|report| report.compile_seconds).sum(),
+            blocks: scopes().map(|scope| scope.blocks).sum(),
             slowest: scopes()
-                .max_by(|a, b| a.verify_seconds.total_cmp(&b.verify_seconds))
-                .map(|scope| (scope.kernel.clone(), scope.verify_seconds)),
+                .map(|scope| (scope, scope.import_seconds + scope.verify_seconds))
+                .max_by(|(_, a), (_, b)| a.total_cmp(b))
+                .map(|(scope, seconds)| (scope.kernel.clone(), scope.blocks, seconds)),
             gaps: gap_kinds(scopes()),
         }
     }
@@ -110,12 +115,24 @@ impl Summary {
             counts.join(", "),
             self.adaptations
         )];
+        // What users feel: the verifier's share of the build, and its speed per block.
+        let spent = self.verify_seconds + self.import_seconds;
+        let share = if self.compile_seconds > 0.0 { 100.0 * spent / self.compile_seconds } else { 0.0 };
         let mut timing = format!(
-            "verifier: {:.4} s verifying, {:.4} s importing MIR, of {:.1} s compiling the kernel crates",
-            self.verify_seconds, self.import_seconds, self.compile_seconds
+            "verifier: {:.4} s verifying, {:.4} s importing MIR, of {:.1} s compiling the kernel crates \
+             ({share:.1} % of the build; {} blocks, {:.0} blocks/s)",
+            self.verify_seconds,
+            self.import_seconds,
+            self.compile_seconds,
+            self.blocks,
+            if spent > 0.0 { self.blocks as f64 / spent } else { 0.0 }
         );
-        if let Some((kernel, seconds)) = &self.slowest {
-            timing.push_str(&format!(" (slowest scope: {kernel}, {seconds:.4} s)"));
+        if let Some((kernel, blocks, seconds)) = &self.slowest {
+            timing.push_str(&format!(
+                "; slowest scope: {kernel}, {blocks} blocks in {:.1} ms ({:.1} us a block)",
+                seconds * 1e3,
+                seconds * 1e6 / (*blocks).max(1) as f64
+            ));
         }
         lines.push(timing);
         if !self.gaps.is_empty() {
@@ -197,11 +214,21 @@ mod tests {
         assert_eq!((summary.verified, summary.skipped, summary.rejected, summary.adaptations), (2, 1, 0, 1));
         assert_eq!(summary.unverified, 1);
         assert!((summary.compile_seconds - 10.0).abs() < 1e-9);
-        assert_eq!(summary.slowest, Some(("pipeline_sum".to_string(), 0.004)));
+        assert_eq!(summary.blocks, 189);
+        let (kernel, blocks, seconds) = summary.slowest.clone().unwrap();
+        assert_eq!((kernel.as_str(), blocks), ("pipeline_sum", 80));
+        assert!((seconds - 0.006).abs() < 1e-9);
         let lines = summary.lines();
         assert!(lines[0].starts_with("verifier: 2 kernel scopes verified, 1 skipped"), "{}", lines[0]);
         assert!(lines[0].contains("1 unverified, 1 opted out"), "{}", lines[0]);
         assert!(lines[1].contains("of 10.0 s compiling"), "{}", lines[1]);
+        // 9 ms of 10 s: the share of the build and the speed per block are what users feel.
+        assert!(lines[1].contains("(0.1 % of the build; 189 blocks, 21000 blocks/s)"), "{}", lines[1]);
+        assert!(
+            lines[1].contains("slowest scope: pipeline_sum, 80 blocks in 6.0 ms (75.0 us a block)"),
+            "{}",
+            lines[1]
+        );
         // What the model leaves out is counted by reason, never passed silently.
         assert_eq!(summary.gaps, vec![("inline-assembly".to_string(), 2), ("undecided".to_string(), 1)]);
         assert!(
