@@ -46,6 +46,10 @@ impl FactStore for ScannedFacts {
         self.0.clone()
     }
 
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
     fn versions(&self, value: Value) -> Versions {
         self.1.iter().find(|(v, _)| *v == value).map_or(0, |(_, versions)| *versions)
     }

@@ -44,19 +44,51 @@ pub(crate) struct Place {
     pub path: Vec<u32>,
 }
 
-impl Place {
-    /// This place and every aggregate around it, the whole local first: what a load of it
-    /// may read (a field of a tuple stored whole reads the tuple's store).
-    fn with_enclosing(&self) -> impl DoubleEndedIterator<Item = Place> + '_ {
-        (0..=self.path.len()).map(|depth| Place { root: self.root, path: self.path[..depth].to_vec() })
+/// A place of the scope, by its number in [`Places`].
+type PlaceId = u32;
+
+/// Facts of places at one program point, each with the versions of its state it may hold.
+pub(crate) type Memory = BTreeMap<PlaceId, (Fact, Versions)>;
+
+/// Every place the scope's loads, stores and calls name, numbered once per scope, with what
+/// the transfer asks of a place precomputed: the aggregates around it (what a load may read),
+/// the places inside it (what a store of the whole overwrites) and its local.
+#[derive(Default)]
+struct Places {
+    ids: FxHashMap<Place, PlaceId>,
+    root: Vec<usize>,
+    /// The place and every aggregate around it, the whole local first.
+    enclosing: Vec<Vec<PlaceId>>,
+    /// The numbered places strictly inside it.
+    inside: Vec<Vec<PlaceId>>,
+}
+
+impl Places {
+    /// Numbers `place` and every aggregate around it; returns the place's number.
+    fn intern(&mut self, place: &Place) -> PlaceId {
+        if let Some(id) = self.ids.get(place) {
+            return *id;
+        }
+        let mut enclosing = Vec::with_capacity(place.path.len() + 1);
+        for depth in 0..place.path.len() {
+            let outer = Place { root: place.root, path: place.path[..depth].to_vec() };
+            enclosing.push(self.intern(&outer));
+        }
+        let id = self.root.len() as PlaceId;
+        enclosing.push(id);
+        for outer in &enclosing[..enclosing.len() - 1] {
+            self.inside[*outer as usize].push(id);
+        }
+        self.ids.insert(place.clone(), id);
+        self.root.push(place.root);
+        self.enclosing.push(enclosing);
+        self.inside.push(Vec::new());
+        id
     }
 }
 
-/// Facts of places at one program point, each with the versions of its state it may hold.
-pub(crate) type Memory = BTreeMap<Place, (Fact, Versions)>;
-
 /// Joins the facts of `from` about places in `live` into `into`; true when `into` changed.
-fn join_memory(into: &mut Memory, from: &Memory, live: &FxHashSet<Place>) -> bool {
+fn join_memory(into: &mut Memory, from: &Memory, live: &FxHashSet<PlaceId>) -> bool {
     let mut changed = false;
     for (place, (fact, versions)) in from {
         if !live.contains(place) {
@@ -65,7 +97,7 @@ fn join_memory(into: &mut Memory, from: &Memory, live: &FxHashSet<Place>) -> boo
         let old = into.get(place).copied();
         let new = (join_opt(old.map(|(fact, _)| fact), *fact), old.map_or(0, |(_, v)| v) | versions);
         if old != Some(new) {
-            into.insert(place.clone(), new);
+            into.insert(*place, new);
             changed = true;
         }
     }
@@ -90,23 +122,49 @@ pub(crate) fn place_of(ctx: &Context, index: &ScopeIndex, address: Value) -> Opt
     }
 }
 
+/// What the transfer does at one operation, decided once per scope: which kind of operation
+/// it is, and the places it loads, stores or lets escape.
+enum Step {
+    /// `semantic.state_new` or `semantic.state_advance`, with its version bit.
+    StateNew(Versions),
+    StateAdvance(Versions),
+    /// A binary operation or comparison.
+    Arithmetic,
+    Cast {
+        int_to_int: bool,
+    },
+    Load(Option<PlaceId>),
+    Store(Option<PlaceId>),
+    /// A call or an opaque operation, with the locals whose address it is handed.
+    Call {
+        escaping: Vec<usize>,
+    },
+    Goto,
+    /// Constants, addresses, semantic operations without results, …
+    Other,
+}
+
 /// The fixpoint's state besides value facts: memory at each block's entry.
 pub(crate) struct FlowState {
     /// Facts of the places live at each block's entry (see [`live_places`]).
     pub memory_in: Vec<Memory>,
-    live_in: Vec<FxHashSet<Place>>,
-    /// The version bit of each version-making operation (by number).
-    version_of: FxHashMap<usize, Versions>,
+    live_in: Vec<FxHashSet<PlaceId>>,
+    places: Places,
+    /// What each operation (by number) does.
+    steps: Vec<Step>,
     /// Each function's `mir.return` operations (numbers).
     returns_of: Vec<Vec<usize>>,
 }
 
 impl FlowState {
     pub(crate) fn new(ctx: &Context, index: &ScopeIndex) -> FlowState {
+        let mut places = Places::default();
+        let steps = steps_of(ctx, index, &mut places);
         FlowState {
             memory_in: vec![Memory::new(); index.blocks.len()],
-            live_in: live_places(ctx, index),
-            version_of: version_ops(ctx, index),
+            live_in: live_places(index, &steps, &places),
+            places,
+            steps,
             returns_of: returns_of(ctx, index),
         }
     }
@@ -127,39 +185,52 @@ pub(crate) fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
     returns
 }
 
-/// Numbers the operations that make a state value (`semantic.state_new` and
-/// `semantic.state_advance`) in scope order, each with its version bit.
-pub(crate) fn version_ops(ctx: &Context, index: &ScopeIndex) -> FxHashMap<usize, Versions> {
-    index
-        .ops
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| {
-            Operation::get_op::<StateNewOp>(**op, ctx).is_some()
-                || Operation::get_op::<StateAdvanceOp>(**op, ctx).is_some()
-        })
-        .enumerate()
-        .map(|(ordinal, (n, _))| (n, version_bit(ordinal)))
-        .collect()
-}
-
-/// The fact of `place` in `memory`: its own, or else that of the nearest aggregate around it
-/// stored as a whole (a field read of a tuple stored whole has the tuple's fact).
-fn fact_at(memory: &Memory, place: &Place) -> Option<(Fact, Versions)> {
-    place.with_enclosing().rev().find_map(|read| memory.get(&read).copied())
-}
-
-/// Drops the facts of the fields inside `place` (not of `place` itself).
-fn forget_inside(memory: &mut Memory, place: &Place) {
-    let inside: Vec<Place> = memory
-        .range(place.clone()..)
-        .skip_while(|(other, _)| *other == place)
-        .take_while(|(other, _)| other.root == place.root && other.path.starts_with(&place.path))
-        .map(|(other, _)| other.clone())
-        .collect();
-    for other in inside {
-        memory.remove(&other);
+/// The step of every operation, numbering the places they name. The operations that make a
+/// state value (`semantic.state_new` and `semantic.state_advance`) get their version bits in
+/// scope order.
+fn steps_of(ctx: &Context, index: &ScopeIndex, places: &mut Places) -> Vec<Step> {
+    let mut versions = 0;
+    let mut next_version = || {
+        versions += 1;
+        version_bit(versions - 1)
+    };
+    let mut place_id = |address: Value| place_of(ctx, index, address).map(|place| places.intern(&place));
+    let mut steps = Vec::with_capacity(index.ops.len());
+    for op in &index.ops {
+        let op = *op;
+        let step = if Operation::get_op::<StateNewOp>(op, ctx).is_some() {
+            Step::StateNew(next_version())
+        } else if Operation::get_op::<StateAdvanceOp>(op, ctx).is_some() {
+            Step::StateAdvance(next_version())
+        } else if Operation::get_op::<BinOp>(op, ctx).is_some()
+            || Operation::get_op::<CmpOp>(op, ctx).is_some()
+        {
+            Step::Arithmetic
+        } else if let Some(cast) = Operation::get_op::<CastOp>(op, ctx) {
+            Step::Cast { int_to_int: cast.kind(ctx) == Some(CastKind::IntToInt) }
+        } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
+            Step::Load(place_id(op.deref(ctx).get_operand(0)))
+        } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+            Step::Store(place_id(op.deref(ctx).get_operand(1)))
+        } else if Operation::get_op::<CallOp>(op, ctx).is_some()
+            || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
+        {
+            let operands: Vec<Value> = op.deref(ctx).operands().collect();
+            let mut escaping: Vec<usize> = operands
+                .iter()
+                .filter_map(|operand| place_of(ctx, index, *operand))
+                .map(|p| p.root)
+                .collect();
+            escaping.dedup();
+            Step::Call { escaping }
+        } else if Operation::get_op::<GotoOp>(op, ctx).is_some() {
+            Step::Goto
+        } else {
+            Step::Other
+        };
+        steps.push(step);
     }
+    steps
 }
 
 /// The places live at each block's entry: those some path from there loads before storing
@@ -170,36 +241,33 @@ fn forget_inside(memory: &mut Memory, place: &Place) {
 /// N^1.5 on real kernels). A dead place's fact can never reach a value, so value facts,
 /// verdicts and the oracle's agreement are unchanged; the cost is the total length of the
 /// places' live ranges, computed here place by place backwards from each load.
-fn live_places(ctx: &Context, index: &ScopeIndex) -> Vec<FxHashSet<Place>> {
+fn live_places(index: &ScopeIndex, steps: &[Step], places: &Places) -> Vec<FxHashSet<PlaceId>> {
     let blocks = index.blocks.len();
     let mut live_in = vec![FxHashSet::default(); blocks];
-    let mut stored: Vec<FxHashSet<Place>> = vec![FxHashSet::default(); blocks];
     let mut pending = Vec::new();
+    let mut stored: Vec<FxHashSet<PlaceId>> = vec![FxHashSet::default(); blocks];
     for b in 0..blocks {
         for n in index.ops_of_block[b].clone() {
-            let op = index.ops[n];
-            if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-                let address = op.deref(ctx).get_operand(0);
+            match &steps[n] {
                 // A load reads its place, or the aggregate around it stored as a whole.
-                if let Some(place) = place_of(ctx, index, address) {
-                    for read in place.with_enclosing() {
-                        if !stored[b].contains(&read) && live_in[b].insert(read.clone()) {
-                            pending.push((b, read));
+                Step::Load(Some(place)) => {
+                    for read in &places.enclosing[*place as usize] {
+                        if !stored[b].contains(read) && live_in[b].insert(*read) {
+                            pending.push((b, *read));
                         }
                     }
                 }
-            } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-                let address = op.deref(ctx).get_operand(1);
-                if let Some(place) = place_of(ctx, index, address) {
-                    stored[b].insert(place);
+                Step::Store(Some(place)) => {
+                    stored[b].insert(*place);
                 }
+                _ => {}
             }
         }
     }
     while let Some((b, place)) = pending.pop() {
         for pred in &index.preds[b] {
-            if !stored[*pred].contains(&place) && live_in[*pred].insert(place.clone()) {
-                pending.push((*pred, place.clone()));
+            if !stored[*pred].contains(&place) && live_in[*pred].insert(place) {
+                pending.push((*pred, place));
             }
         }
     }
@@ -222,10 +290,10 @@ fn operand_fact(ctx: &Context, store: &dyn FactStore, value: Value) -> Option<Fa
 }
 
 /// Arithmetic on facts: anything about one state becomes `Derived` of it.
-fn combine(facts: &[Option<Fact>]) -> Option<Fact> {
+fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
     let mut state = None;
     for fact in facts {
-        match (*fact)? {
+        match fact? {
             Fact::Conflict => return Some(Fact::Conflict),
             Fact::Unrelated => {}
             other => {
@@ -263,110 +331,127 @@ pub(crate) fn transfer_block(
                 changes.values.push(value);
             }
         };
+    let places = &flow.places;
     for n in index.ops_of_block[b].clone() {
         let op = index.ops[n];
         let operation = op.deref(ctx);
-        let results: Vec<Value> = operation.results().collect();
-        let operands: Vec<Value> = operation.operands().collect();
-        drop(operation);
-
-        if Operation::get_op::<StateNewOp>(op, ctx).is_some() {
-            let state = super::facts::StateId(n as u32);
-            let version = flow.version_of.get(&n).copied().unwrap_or(0);
-            set(store, &mut changes, results[0], Fact::Index(state));
-            set(store, &mut changes, results[1], Fact::Phase(state));
-            add_versions(store, &mut changes, results[0], version);
-            add_versions(store, &mut changes, results[1], version);
-        } else if Operation::get_op::<StateAdvanceOp>(op, ctx).is_some() {
-            // The advanced state is a new value of the same state: same facts, a new version.
-            let version = flow.version_of.get(&n).copied().unwrap_or(0);
-            for (result, operand) in results.iter().zip(&operands) {
-                if let Some(fact) = operand_fact(ctx, store, *operand) {
-                    set(store, &mut changes, *result, fact);
-                    add_versions(store, &mut changes, *result, version);
+        match &flow.steps[n] {
+            Step::StateNew(version) => {
+                let state = super::facts::StateId(n as u32);
+                let (index_value, phase) = (operation.get_result(0), operation.get_result(1));
+                set(store, &mut changes, index_value, Fact::Index(state));
+                set(store, &mut changes, phase, Fact::Phase(state));
+                add_versions(store, &mut changes, index_value, *version);
+                add_versions(store, &mut changes, phase, *version);
+            }
+            Step::StateAdvance(version) => {
+                // The advanced state is a new value of the same state: same facts, a new version.
+                for (result, operand) in operation.results().zip(operation.operands()) {
+                    if let Some(fact) = operand_fact(ctx, store, operand) {
+                        set(store, &mut changes, result, fact);
+                        add_versions(store, &mut changes, result, *version);
+                    }
                 }
             }
-        } else if Operation::get_op::<BinOp>(op, ctx).is_some()
-            || Operation::get_op::<CmpOp>(op, ctx).is_some()
-        {
-            let facts: Vec<Option<Fact>> = operands.iter().map(|v| operand_fact(ctx, store, *v)).collect();
-            if let Some(fact) = combine(&facts) {
-                set(store, &mut changes, results[0], fact);
+            Step::Arithmetic => {
+                let fact = combine(operation.operands().map(|v| operand_fact(ctx, store, v)));
+                if let Some(fact) = fact {
+                    set(store, &mut changes, operation.get_result(0), fact);
+                }
             }
-        } else if let Some(cast) = Operation::get_op::<CastOp>(op, ctx) {
-            let int_to_int = cast.kind(ctx) == Some(CastKind::IntToInt);
-            let fact = if int_to_int { operand_fact(ctx, store, operands[0]) } else { Some(Fact::Unrelated) };
-            if let Some(fact) = fact {
-                set(store, &mut changes, results[0], fact);
+            Step::Cast { int_to_int } => {
+                let (result, operand) = (operation.get_result(0), operation.get_operand(0));
+                let fact =
+                    if *int_to_int { operand_fact(ctx, store, operand) } else { Some(Fact::Unrelated) };
+                if let Some(fact) = fact {
+                    set(store, &mut changes, result, fact);
+                }
+                if *int_to_int {
+                    let versions = store.versions(operand);
+                    add_versions(store, &mut changes, result, versions);
+                }
             }
-            if int_to_int {
-                let versions = store.versions(operands[0]);
-                add_versions(store, &mut changes, results[0], versions);
+            Step::Load(place) => {
+                let fact = match place {
+                    // Its own fact, or else that of the nearest aggregate around it stored as a
+                    // whole (a field read of a tuple stored whole has the tuple's fact).
+                    Some(place) => places.enclosing[*place as usize]
+                        .iter()
+                        .rev()
+                        .find_map(|read| memory.get(read).copied()),
+                    None => Some((Fact::Unrelated, 0)),
+                };
+                if let Some((fact, versions)) = fact {
+                    let result = operation.get_result(0);
+                    set(store, &mut changes, result, fact);
+                    add_versions(store, &mut changes, result, versions);
+                }
             }
-        } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-            let fact = match place_of(ctx, index, operands[0]) {
-                Some(place) => fact_at(&memory, &place),
-                None => Some((Fact::Unrelated, 0)),
-            };
-            if let Some((fact, versions)) = fact {
-                set(store, &mut changes, results[0], fact);
-                add_versions(store, &mut changes, results[0], versions);
-            }
-        } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-            if let Some(place) = place_of(ctx, index, operands[1]) {
+            Step::Store(Some(place)) => {
                 // A store of a whole aggregate overwrites every field of it.
-                forget_inside(&mut memory, &place);
-                match operand_fact(ctx, store, operands[0]) {
+                for inside in &places.inside[*place as usize] {
+                    memory.remove(inside);
+                }
+                let stored = operation.get_operand(0);
+                match operand_fact(ctx, store, stored) {
                     Some(fact) => {
-                        memory.insert(place, (fact, store.versions(operands[0])));
+                        memory.insert(*place, (fact, store.versions(stored)));
                     }
                     None => {
-                        memory.remove(&place);
+                        memory.remove(place);
                     }
                 }
             }
-        } else if Operation::get_op::<CallOp>(op, ctx).is_some()
-            || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
-        {
-            clobber_escaping(ctx, index, &operands, &mut memory);
-            match index.callee_of.get(&n) {
-                // A call of a scope function: its results are what its returns return, on
-                // every call of it (a state a helper returns or hands back is followed).
-                Some(callee) => {
-                    for (k, result) in results.iter().enumerate() {
-                        let mut fact = None;
-                        let mut versions = 0;
-                        for r in &flow.returns_of[*callee] {
-                            let value = index.ops[*r].deref(ctx).get_operand(k);
-                            if let Some(returned) = operand_fact(ctx, store, value) {
-                                fact = Some(join_opt(fact, returned));
-                                versions |= store.versions(value);
+            Step::Store(None) => {}
+            Step::Call { escaping } => {
+                // Facts of places whose address escapes into the call become `Unrelated`.
+                if !escaping.is_empty() {
+                    for (place, fact) in memory.iter_mut() {
+                        if escaping.contains(&places.root[*place as usize]) {
+                            *fact = (Fact::Unrelated, 0);
+                        }
+                    }
+                }
+                match index.callee_of.get(&n) {
+                    // A call of a scope function: its results are what its returns return, on
+                    // every call of it (a state a helper returns or hands back is followed).
+                    Some(callee) => {
+                        for (k, result) in operation.results().enumerate() {
+                            let mut fact = None;
+                            let mut versions = 0;
+                            for r in &flow.returns_of[*callee] {
+                                let value = index.ops[*r].deref(ctx).get_operand(k);
+                                if let Some(returned) = operand_fact(ctx, store, value) {
+                                    fact = Some(join_opt(fact, returned));
+                                    versions |= store.versions(value);
+                                }
+                            }
+                            if let Some(fact) = fact {
+                                set(store, &mut changes, result, fact);
+                                add_versions(store, &mut changes, result, versions);
                             }
                         }
-                        if let Some(fact) = fact {
-                            set(store, &mut changes, *result, fact);
-                            add_versions(store, &mut changes, *result, versions);
+                        if let Some(entry) = index.entry_block(*callee) {
+                            pass_arguments(ctx, index, store, entry, operation.operands(), &mut changes);
                         }
                     }
-                    if let Some(entry) = index.entry_block(*callee) {
-                        pass_arguments(ctx, index, store, entry, &operands, &mut changes);
-                    }
-                }
-                None => {
-                    for result in &results {
-                        set(store, &mut changes, *result, Fact::Unrelated);
+                    None => {
+                        for result in operation.results() {
+                            set(store, &mut changes, result, Fact::Unrelated);
+                        }
                     }
                 }
             }
-        } else if Operation::get_op::<GotoOp>(op, ctx).is_some() {
-            if let Some(target) = index.succs[b].first() {
-                pass_arguments(ctx, index, store, *target, &operands, &mut changes);
+            Step::Goto => {
+                if let Some(target) = index.succs[b].first() {
+                    pass_arguments(ctx, index, store, *target, operation.operands(), &mut changes);
+                }
             }
-        } else {
-            // Constants, addresses, semantic operations without results, …: nothing here comes
-            // from a pipeline state.
-            for result in &results {
-                set(store, &mut changes, *result, Fact::Unrelated);
+            Step::Other => {
+                // Nothing here comes from a pipeline state.
+                for result in operation.results() {
+                    set(store, &mut changes, result, Fact::Unrelated);
+                }
             }
         }
     }
@@ -378,39 +463,25 @@ pub(crate) fn transfer_block(
     changes
 }
 
-/// Facts of places whose address escapes into a call become `Unrelated`.
-fn clobber_escaping(ctx: &Context, index: &ScopeIndex, operands: &[Value], memory: &mut Memory) {
-    for operand in operands {
-        if let Some(escaping) = place_of(ctx, index, *operand) {
-            for (place, fact) in memory.iter_mut() {
-                if place.root == escaping.root {
-                    *fact = (Fact::Unrelated, 0);
-                }
-            }
-        }
-    }
-}
-
 /// Joins the facts of `values` into block `target`'s arguments.
 fn pass_arguments(
     ctx: &Context,
     index: &ScopeIndex,
     store: &mut dyn FactStore,
     target: usize,
-    values: &[Value],
+    values: impl Iterator<Item = Value>,
     changes: &mut Changes,
 ) {
-    let args: Vec<Value> = index.blocks[target].deref(ctx).arguments().collect();
     let mut changed = false;
-    for (arg, value) in args.iter().zip(values) {
-        if !is_tracked(ctx, *arg) {
+    for (arg, value) in index.blocks[target].deref(ctx).arguments().zip(values) {
+        if !is_tracked(ctx, arg) {
             continue;
         }
-        if let Some(fact) = operand_fact(ctx, store, *value) {
-            let joined = store.join(*arg, fact);
-            let versioned = store.join_versions(*arg, store.versions(*value));
+        if let Some(fact) = operand_fact(ctx, store, value) {
+            let joined = store.join(arg, fact);
+            let versioned = store.join_versions(arg, store.versions(value));
             if joined || versioned {
-                changes.values.push(*arg);
+                changes.values.push(arg);
                 changed = true;
             }
         }
@@ -452,20 +523,16 @@ pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex, store: &mut dyn Fa
         for value in changes.values {
             for user in value.uses(ctx) {
                 let user = user.user_op();
-                if let Some(block) = index.block_of_op(ctx, user)
-                    && block != b
-                {
-                    enqueue(block);
-                }
+                let Some(parent) = user.deref(ctx).get_parent_block() else { continue };
+                let Some(&block) = index.block_number.get(&parent) else { continue };
                 // A returned value reaches the results of every call of its function.
-                if Operation::get_op::<ReturnOp>(user, ctx).is_some()
-                    && let Some(f) = index.function_of_op(ctx, user)
-                {
-                    for call in &index.callers[f] {
-                        if let Some(block) = index.block_of_op(ctx, index.ops[*call]) {
-                            enqueue(block);
-                        }
+                if Operation::get_op::<ReturnOp>(user, ctx).is_some() {
+                    for call in &index.callers[index.block_function[block]] {
+                        enqueue(index.op_block[*call]);
                     }
+                }
+                if block != b {
+                    enqueue(block);
                 }
             }
         }

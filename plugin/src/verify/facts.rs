@@ -116,6 +116,8 @@ pub(crate) trait FactStore {
     fn join(&mut self, value: Value, fact: Fact) -> bool;
     /// Every (value, fact).
     fn entries(&self) -> Vec<(Value, Fact)>;
+    /// How many values have a fact.
+    fn len(&self) -> usize;
     /// The versions of `value`'s state it may hold (zero: none known).
     fn versions(&self, value: Value) -> Versions;
     /// Adds `versions` to `value`'s; true when that changed them.
@@ -143,6 +145,10 @@ impl FactStore for IndexedFacts {
 
     fn entries(&self) -> Vec<(Value, Fact)> {
         self.0.iter().map(|(value, fact)| (*value, *fact)).collect()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
     }
 
     fn versions(&self, value: Value) -> Versions {

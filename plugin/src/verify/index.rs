@@ -39,6 +39,8 @@ pub(crate) struct ScopeIndex {
     /// Operations in scope order, and each one's number.
     pub ops: Vec<Ptr<Operation>>,
     pub op_number: FxHashMap<Ptr<Operation>, usize>,
+    /// The block (number) of each operation (number).
+    pub op_block: Vec<usize>,
     /// `ops_of_block[b]` is the range of block `b`'s operations in `ops`.
     pub ops_of_block: Vec<std::ops::Range<usize>>,
     /// Predecessor blocks of each block (within its function).
@@ -77,6 +79,7 @@ impl ScopeIndex {
             block_function: Vec::new(),
             ops: Vec::new(),
             op_number: FxHashMap::default(),
+            op_block: Vec::new(),
             ops_of_block: Vec::new(),
             preds: Vec::new(),
             succs: Vec::new(),
@@ -96,6 +99,7 @@ impl ScopeIndex {
                         let n = index.ops.len();
                         index.op_number.insert(op, n);
                         index.ops.push(op);
+                        index.op_block.push(index.blocks.len() - 1);
                         if is_semantic(ctx, op) {
                             index.semantic_ops += 1;
                         }
@@ -134,8 +138,8 @@ impl ScopeIndex {
     }
 
     /// The block an operation (number) is in.
-    pub(crate) fn block_of_op(&self, ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
-        op.deref(ctx).get_parent_block().and_then(|block| self.block_number.get(&block).copied())
+    pub(crate) fn block_of_op(&self, _ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
+        self.op_number.get(&op).map(|n| self.op_block[*n])
     }
 
     /// The entry block of function `f`, if it has one.

@@ -19,11 +19,16 @@ use super::{FunctionImport, Importer, Slot, StatePath};
 
 impl<'tcx> Importer<'_, 'tcx> {
     pub(super) fn location(&mut self, span: Span) -> SourceLoc {
+        if let Some(location) = self.positions.get(&span) {
+            return location.clone();
+        }
+        let original = span;
         let span = span.source_callsite();
         let position = self.tcx.sess.source_map().lookup_char_pos(span.lo());
         let file = position.file.name.prefer_local_unconditionally().to_string();
         let location = SourceLoc::new(file, position.line as u32, position.col_display as u32 + 1);
         self.locations.spans.entry(location.clone()).or_insert(span);
+        self.positions.insert(original, location.clone());
         location
     }
 

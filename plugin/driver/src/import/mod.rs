@@ -121,6 +121,7 @@ pub fn import_scope<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>) -> Resul
         shared: &shared,
         names: &names,
         locations: Locations::default(),
+        positions: HashMap::new(),
         stats: ImportStats::default(),
     };
     for (index, function) in scope.functions.iter().enumerate() {
@@ -311,5 +312,9 @@ struct Importer<'a, 'tcx> {
     shared: &'a SharedPaths<'tcx>,
     names: &'a HashMap<Instance<'tcx>, String>,
     locations: Locations,
+    /// The source position of each span met so far: MIR repeats a statement's span on every
+    /// statement a macro or an unrolled loop wrote, and looking a position up in the source map
+    /// costs more than building the operation.
+    positions: HashMap<Span, SourceLoc>,
     stats: ImportStats,
 }
