@@ -10,7 +10,9 @@
 //! Every body is instantiated with its instance's generic arguments, so the import sees
 //! concrete types.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_data_structures::fx::FxHashSet;
 
 use rustc_abi::ExternAbi;
 use rustc_hir::def::DefKind;
@@ -60,7 +62,7 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
         functions: Vec::new(),
         without_mir: Vec::new(),
     };
-    let mut seen: HashSet<Instance<'tcx>> = HashSet::from([root]);
+    let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::from_iter([root]);
     let mut queue = VecDeque::from([(root, tcx.def_span(kernel))]);
     while let Some((instance, reached_at)) = queue.pop_front() {
         let Some(body) = body_of(tcx, instance) else {

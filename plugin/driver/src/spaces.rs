@@ -26,7 +26,9 @@
 //! flow-insensitive and runs the whole scope to a fixpoint (scopes are small; the verifier, not
 //! this, is what has to scale).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+
+use rustc_data_structures::fx::FxHashMap;
 
 use rustc_hir::def_id::DefId;
 use rustc_middle::mir::{
@@ -59,16 +61,29 @@ const POINTER_ARITHMETIC: &[&str] = &[
 /// shared memory is viewed as.
 #[derive(Debug, Default)]
 pub struct SharedPaths<'tcx> {
-    by_function: HashMap<Instance<'tcx>, Views<'tcx>>,
+    by_function: FxHashMap<Instance<'tcx>, Views<'tcx>>,
     /// Each closure's captures (fields of its environment) that hold a shared pointer, by
     /// value (`false`) or by reference (`true`), with its view. A closure is built at one
     /// place, so what its captures point to is known in its body (unlike a parameter).
     captures: Captures<'tcx>,
 }
 
-type Captures<'tcx> = HashMap<DefId, HashMap<u32, (Ty<'tcx>, bool)>>;
+type Captures<'tcx> = FxHashMap<DefId, FxHashMap<u32, (Ty<'tcx>, bool)>>;
 
-type Views<'tcx> = HashMap<PlacePath, Ty<'tcx>>;
+/// The shared place paths of one function, ordered so that the paths below one place (a local
+/// and a field prefix) are one range: copies and field reads ask for them at every statement,
+/// and a scan of the whole map there made the inference quadratic in a function's size.
+type Views<'tcx> = BTreeMap<PlacePath, Ty<'tcx>>;
+
+/// The entries of `views` at `path` or below it (its fields, their fields, …), in order.
+fn at_or_below<'a, 'tcx>(
+    views: &'a Views<'tcx>,
+    path: &'a PlacePath,
+) -> impl Iterator<Item = (&'a PlacePath, &'a Ty<'tcx>)> + 'a {
+    views
+        .range(path.clone()..)
+        .take_while(move |((local, fields), _)| *local == path.0 && fields.starts_with(&path.1))
+}
 
 impl<'tcx> SharedPaths<'tcx> {
     /// Runs the inference over a scope.
@@ -112,21 +127,15 @@ impl<'tcx> SharedPaths<'tcx> {
     /// The shared pointers strictly below `path` (in fields of the struct or tuple it names):
     /// each field path relative to `path`, with its view, in a stable order.
     pub fn below(&self, function: Instance<'tcx>, path: &PlacePath) -> Vec<(Vec<u32>, Ty<'tcx>)> {
-        let mut below: Vec<(Vec<u32>, Ty<'tcx>)> = self
-            .by_function
+        self.by_function
             .get(&function)
             .map(|views| {
-                views
-                    .iter()
-                    .filter(|((local, fields), _)| {
-                        *local == path.0 && fields.len() > path.1.len() && fields.starts_with(&path.1)
-                    })
+                at_or_below(views, path)
+                    .filter(|((_, fields), _)| fields.len() > path.1.len())
                     .map(|((_, fields), view)| (fields[path.1.len()..].to_vec(), *view))
                     .collect()
             })
-            .unwrap_or_default();
-        below.sort_by(|a, b| a.0.cmp(&b.0));
-        below
+            .unwrap_or_default()
     }
 
     /// The field paths of `function`'s return place that hold shared pointers, with views.
@@ -134,9 +143,7 @@ impl<'tcx> SharedPaths<'tcx> {
         self.by_function
             .get(&function)
             .map(|views| {
-                views
-                    .iter()
-                    .filter(|((local, _), _)| *local == Local::ZERO)
+                at_or_below(views, &(Local::ZERO, Vec::new()))
                     .map(|((_, fields), view)| (fields.clone(), *view))
                     .collect()
             })
@@ -181,9 +188,7 @@ fn operand_path(operand: &Operand<'_>) -> Option<PlacePath> {
 
 /// Adds every shared path below `source`, re-rooted at `destination`.
 fn copy_paths<'tcx>(views: &mut Views<'tcx>, source: &PlacePath, destination: &PlacePath) {
-    let below: Vec<(Vec<u32>, Ty<'tcx>)> = views
-        .iter()
-        .filter(|((local, fields), _)| *local == source.0 && fields.starts_with(&source.1))
+    let below: Vec<(Vec<u32>, Ty<'tcx>)> = at_or_below(views, source)
         .map(|((_, fields), view)| (fields[source.1.len()..].to_vec(), *view))
         .collect();
     for (suffix, view) in below {
@@ -206,14 +211,14 @@ pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
 }
 
 /// A closure's captures holding shared pointers, as [`SharedPaths::capture`] gives them.
-type OwnCaptures<'tcx> = HashMap<u32, (Ty<'tcx>, bool)>;
+type OwnCaptures<'tcx> = FxHashMap<u32, (Ty<'tcx>, bool)>;
 
 /// The view of a closure's capture read in its own body: `(*_1).k` captured by value,
 /// `*((*_1).k)` by reference, or `*_7` where `_7` is a copy of the reference `(*_1).k`
 /// (`capture_refs`).
 fn capture_view<'tcx>(
     own: Option<&OwnCaptures<'tcx>>,
-    capture_refs: &HashMap<Local, Ty<'tcx>>,
+    capture_refs: &FxHashMap<Local, Ty<'tcx>>,
     operand: &Operand<'tcx>,
 ) -> Option<Ty<'tcx>> {
     let place = operand.place()?;
@@ -245,8 +250,8 @@ fn infer_body<'tcx>(
     // Locals holding a reference to a shared pointer (`_66 = &_5`): a closure capturing `_5`
     // by reference is built from them.
     // Locals holding a copy of a by-reference capture (`_7 = copy ((*_1).0)`) of this closure.
-    let mut references: HashMap<Local, Ty<'tcx>> = HashMap::new();
-    let mut capture_refs: HashMap<Local, Ty<'tcx>> = HashMap::new();
+    let mut references: FxHashMap<Local, Ty<'tcx>> = FxHashMap::default();
+    let mut capture_refs: FxHashMap<Local, Ty<'tcx>> = FxHashMap::default();
     for block in body.basic_blocks.iter() {
         for statement in &block.statements {
             let StatementKind::Assign(assign) = &statement.kind else { continue };

@@ -1,7 +1,7 @@
 //! Pre-passes over a MIR body before it is imported: which locals are assigned once, how each
 //! is assigned, which hold constants, references to states, and the argument tuples of closure calls.
 
-use std::collections::HashMap;
+use rustc_data_structures::fx::FxHashMap;
 
 use rustc_index::IndexVec;
 use rustc_middle::mir::{
@@ -58,7 +58,7 @@ pub(super) fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool>
 /// operands the tuple was built from (`_10 = (move _11, copy _12)`, see [`built_tuples`]).
 /// `None` when the tuple is not built from operands in this function.
 pub(super) fn untupled_arguments<'tcx>(
-    tuples: &HashMap<Local, Option<Vec<Operand<'tcx>>>>,
+    tuples: &FxHashMap<Local, Option<Vec<Operand<'tcx>>>>,
     args: &[Spanned<Operand<'tcx>>],
 ) -> Option<Vec<Spanned<Operand<'tcx>>>> {
     let [closure, tuple] = args else { return None };
@@ -78,8 +78,8 @@ pub(super) fn untupled_arguments<'tcx>(
 /// The tuple locals of a body, each with the operands of its one whole assignment as a tuple
 /// (`None` when it is assigned otherwise, in parts, or more than once): one pass per body, so
 /// spreading the arguments of many closure calls stays linear.
-pub(super) fn built_tuples<'tcx>(body: &Body<'tcx>) -> HashMap<Local, Option<Vec<Operand<'tcx>>>> {
-    let mut tuples: HashMap<Local, Option<Vec<Operand<'tcx>>>> = HashMap::new();
+pub(super) fn built_tuples<'tcx>(body: &Body<'tcx>) -> FxHashMap<Local, Option<Vec<Operand<'tcx>>>> {
+    let mut tuples: FxHashMap<Local, Option<Vec<Operand<'tcx>>>> = FxHashMap::default();
     for block in body.basic_blocks.iter() {
         for statement in &block.statements {
             let StatementKind::Assign(assign) = &statement.kind else { continue };
@@ -216,8 +216,8 @@ pub(super) fn constant_locals<'tcx>(
     tcx: TyCtxt<'tcx>,
     body: &Body<'tcx>,
     single: &IndexVec<Local, bool>,
-) -> HashMap<Local, u32> {
-    let mut constants = HashMap::new();
+) -> FxHashMap<Local, u32> {
+    let mut constants = FxHashMap::default();
     for block in body.basic_blocks.iter() {
         for statement in &block.statements {
             if let StatementKind::Assign(assign) = &statement.kind

@@ -1,7 +1,9 @@
 //! One function's import: its entry block with a slot per MIR local (two for a pipeline state),
 //! its parameters stored, and its MIR blocks imported in reverse postorder.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_data_structures::fx::FxHashMap;
 
 use pliron::basic_block::BasicBlock;
 use pliron::context::Ptr;
@@ -86,7 +88,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         let single = single_assignment_locals(body);
         let mut slots = IndexVec::new();
         let mut states = BTreeMap::new();
-        let mut references = HashMap::new();
+        let mut references = FxHashMap::default();
         for (local, decl) in body.local_decls.iter_enumerated() {
             let at = self.location(decl.source_info.span);
             let argument =
@@ -164,7 +166,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         self.stats.blocks += blocks.len() + 1;
         // Blocks no path reaches (left by MIR building) are not imported; they still need a
         // terminator.
-        let reachable: std::collections::HashSet<MirBlock> =
+        let reachable: rustc_data_structures::fx::FxHashSet<MirBlock> =
             body.basic_blocks.reverse_postorder().iter().copied().collect();
         for (block, ir_block) in blocks.iter_enumerated() {
             if !reachable.contains(&block) {
@@ -182,13 +184,13 @@ impl<'tcx> Importer<'_, 'tcx> {
             constants: constant_locals(self.tcx, body, &single),
             assignments: assignments(body),
             tuples: built_tuples(body),
-            write_back: HashMap::new(),
-            barrier_pipelines: HashMap::new(),
+            write_back: FxHashMap::default(),
+            barrier_pipelines: FxHashMap::default(),
             returns_value,
             returns_state,
             returned_states,
             handed_back,
-            aggregate_fields: HashMap::new(),
+            aggregate_fields: FxHashMap::default(),
         };
         for &block in body.basic_blocks.reverse_postorder() {
             let data = &body.basic_blocks[block];

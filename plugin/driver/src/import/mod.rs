@@ -36,7 +36,9 @@
 //! `state_abi` (how a pipeline state crosses a call) and `types` (MIR types as IR types). This
 //! file holds what they share: the per-function import state and the scope-level entry point.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_data_structures::fx::FxHashMap;
 
 use pliron::basic_block::BasicBlock;
 use pliron::context::{Context, Ptr};
@@ -66,7 +68,7 @@ use analysis::Assignments;
 /// The IR's source positions and the rustc spans they came from.
 #[derive(Debug, Default)]
 pub struct Locations {
-    spans: HashMap<SourceLoc, Span>,
+    spans: FxHashMap<SourceLoc, Span>,
 }
 
 impl Locations {
@@ -101,8 +103,8 @@ pub fn import_scope<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>) -> Resul
     let mut ctx = plugin::new_context();
     let shared = SharedPaths::infer(tcx, scope);
     let module = ModuleBuilder::new(&mut ctx, &symbol(&scope.name))?;
-    let mut names = HashMap::new();
-    let mut taken = std::collections::HashSet::new();
+    let mut names = FxHashMap::default();
+    let mut taken = rustc_data_structures::fx::FxHashSet::default();
     for (index, function) in scope.functions.iter().enumerate() {
         let base =
             if index == 0 { symbol(&scope.name) } else { symbol(&readable_path(tcx, function.instance)) };
@@ -121,7 +123,7 @@ pub fn import_scope<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>) -> Resul
         shared: &shared,
         names: &names,
         locations: Locations::default(),
-        positions: HashMap::new(),
+        positions: FxHashMap::default(),
         stats: ImportStats::default(),
     };
     for (index, function) in scope.functions.iter().enumerate() {
@@ -189,21 +191,21 @@ struct FunctionImport<'b, 'tcx> {
     /// a state local, or a state inside a struct, tuple or array local (see [`StatePath`]).
     states: BTreeMap<StatePath, (Value, Value)>,
     /// Locals holding a reference to a pipeline state, or to an aggregate holding states.
-    references: HashMap<Local, StatePath>,
+    references: FxHashMap<Local, StatePath>,
     /// Locals assigned one integer constant, once: the array indices the import can read.
-    constants: HashMap<Local, u32>,
+    constants: FxHashMap<Local, u32>,
     /// How MIR assigns each local. Only a reference assigned once as a whole is followed (one
     /// assigned on two paths may name either state).
     assignments: IndexVec<Local, Assignments<'b, 'tcx>>,
     /// States a closure local captured by reference: (closure local, capture) → the state it
     /// refers to. The capture's slots hold a copy of the state's, copied back after each call
     /// of the closure (borrowck keeps the state itself unused while the closure lives).
-    write_back: HashMap<(Local, u32), StatePath>,
+    write_back: FxHashMap<(Local, u32), StatePath>,
     /// Tuple locals built once from operands: the argument tuples of closure calls.
-    tuples: HashMap<Local, Option<Vec<Operand<'tcx>>>>,
+    tuples: FxHashMap<Local, Option<Vec<Operand<'tcx>>>>,
     /// Locals holding a `producer_barrier` result, with the pipeline it was asked of: the
     /// bulk copy that completes on that barrier names the same pipeline.
-    barrier_pipelines: HashMap<Local, Value>,
+    barrier_pipelines: FxHashMap<Local, Value>,
     /// Whether the function has an IR result (its `Return`s return the return place).
     returns_value: bool,
     /// Whether it returns a pipeline state, as its index and phase.
@@ -219,7 +221,7 @@ struct FunctionImport<'b, 'tcx> {
     /// The value written into each field of a single-assignment struct or tuple local (built
     /// once by its aggregate): a read of the field is that value (a stage pointer kept in a
     /// struct field stays the stage pointer).
-    aggregate_fields: HashMap<PlacePath, Value>,
+    aggregate_fields: FxHashMap<PlacePath, Value>,
 }
 
 /// Where a pipeline state lives: a local and the path to the state inside it (field indices
@@ -310,11 +312,11 @@ struct Importer<'a, 'tcx> {
     tcx: TyCtxt<'tcx>,
     ctx: &'a mut Context,
     shared: &'a SharedPaths<'tcx>,
-    names: &'a HashMap<Instance<'tcx>, String>,
+    names: &'a FxHashMap<Instance<'tcx>, String>,
     locations: Locations,
     /// The source position of each span met so far: MIR repeats a statement's span on every
     /// statement a macro or an unrolled loop wrote, and looking a position up in the source map
     /// costs more than building the operation.
-    positions: HashMap<Span, SourceLoc>,
+    positions: FxHashMap<Span, SourceLoc>,
     stats: ImportStats,
 }
