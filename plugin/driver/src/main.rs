@@ -37,6 +37,7 @@ extern crate rustc_span;
 
 mod device_api;
 mod diagnostics;
+mod guard;
 mod import;
 mod opt_out;
 mod pass;

@@ -1,4 +1,5 @@
-//! The verifier pass: for each kernel of the crate, collect its scope, import it, verify it,
+//! The verifier pass: for each kernel of the crate, collect its scope, skip it when the guard on
+//! MIR finds nothing that can take part in the protocol (`guard`), else import it, verify it,
 //! and turn the outcome into the crate report, rustc errors and (on request) IR dumps. In report
 //! mode ([`VerifyMode::Report`]) rejections go only into the report, and the crate compiles on.
 
@@ -11,7 +12,8 @@ use rustc_middle::ty::TyCtxt;
 
 use crate::import::import_scope;
 use crate::settings::VerifyMode;
-use crate::{diagnostics, opt_out, scope};
+use crate::spaces::SharedPaths;
+use crate::{diagnostics, guard, opt_out, scope};
 use plugin::build_report::{CrateReport, Finding, ScopeReport, Verdict, write_atomically};
 
 /// What verifying a crate gave: its report, and whether the compile must stop (a scope was
@@ -47,7 +49,18 @@ pub fn verify_crate(
                 ),
             );
         }
-        let imported = match import_scope(tcx, &collected) {
+        let shared = SharedPaths::infer(tcx, &collected);
+        if !guard::needs_import(tcx, &collected, &shared) {
+            report.push(skipped_before_import(&collected, started.elapsed().as_secs_f64()));
+            // Where the structure is checked (debug builds, the corpus builds), the guard on MIR
+            // is held to the verifier's own guard: the scope is imported anyway and must be
+            // skipped there too.
+            if structure == Structure::Check {
+                rejected |= !skipped_by_verifier(tcx, kernel, &collected, &shared);
+            }
+            continue;
+        }
+        let imported = match import_scope(tcx, &collected, &shared) {
             Ok(imported) => imported,
             Err(error) => {
                 let message =
@@ -134,6 +147,54 @@ pub fn verify_crate(
         report.push(scope_report);
     }
     CrateOutcome { report, stop: rejected }
+}
+
+/// Imports and verifies a scope the guard on MIR skipped; true when the verifier's guard skips
+/// it too. A disagreement is a bug of the guard on MIR, reported as an error at the kernel.
+fn skipped_by_verifier<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    kernel: rustc_hir::def_id::LocalDefId,
+    collected: &scope::KernelScope<'tcx>,
+    shared: &SharedPaths<'tcx>,
+) -> bool {
+    let skipped = match import_scope(tcx, collected, shared) {
+        Ok(imported) => match verify_module_with(&imported.ctx, imported.module, Structure::Check) {
+            Ok(reports) => reports.iter().all(|report| report.status == ScopeStatus::Skipped),
+            Err(_) => false,
+        },
+        Err(_) => false,
+    };
+    if !skipped {
+        tcx.dcx().span_err(
+            tcx.def_span(kernel),
+            format!(
+                "kernel verifier: the guard on MIR skipped the scope of `{}`, but the verifier's own guard on its \
+                 imported IR does not: a bug of the verifier (plugin/driver/src/guard.rs), please report it",
+                collected.name
+            ),
+        );
+    }
+    skipped
+}
+
+/// A scope the guard on MIR skipped: nothing was imported or verified, so its size is its MIR's
+/// and it has no IR to dump.
+fn skipped_before_import(collected: &scope::KernelScope<'_>, seconds: f64) -> ScopeReport {
+    ScopeReport {
+        kernel: collected.name.clone(),
+        functions: collected.functions.len(),
+        blocks: guard::mir_blocks(collected),
+        operations: 0,
+        opaque_operations: 0,
+        verdict: Verdict::Skipped,
+        adaptations: 0,
+        rejections: 0,
+        findings: Vec::new(),
+        import_seconds: seconds,
+        verify_seconds: 0.0,
+        gaps: Vec::new(),
+        opt_out: None,
+    }
 }
 
 /// Report mode: a scope the import could not build is rejected, with the import error as its

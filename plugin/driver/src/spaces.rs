@@ -113,6 +113,12 @@ impl<'tcx> SharedPaths<'tcx> {
         }
     }
 
+    /// Whether no place of the scope holds a shared pointer (and no closure captures one).
+    pub fn is_empty(&self) -> bool {
+        self.by_function.values().all(|views| views.is_empty())
+            && self.captures.values().all(|fields| fields.is_empty())
+    }
+
     /// The view of the shared memory `path` of `function` points into, if it does.
     pub fn view(&self, function: Instance<'tcx>, path: &PlacePath) -> Option<Ty<'tcx>> {
         self.by_function.get(&function).and_then(|views| views.get(path)).copied()

@@ -305,7 +305,8 @@ fn check_ptx_unchanged(package: &str) -> Result<(), Failed> {
 }
 
 /// The project's kernels through the driver: every scope verified, skipped, or opted out with a
-/// stated reason; both shared-memory helper kernels verified as explicit adaptations.
+/// stated reason; the element-wise kernels skipped before the import; both shared-memory helper
+/// kernels verified as explicit adaptations.
 fn check_project_kernels() -> Result<(), Failed> {
     let reports = tempfile_dir("kernels-reports")?;
     let kernels = regress::layout::Layout::from_build().kernels_workspace();
@@ -316,6 +317,9 @@ fn check_project_kernels() -> Result<(), Failed> {
         .args(["build", "--release", "--target-dir"])
         .arg(target_dir())
         .env(plugin::build_report::REPORT_DIR_VAR, &reports)
+        // Checked structure: the driver also imports every scope its guard on MIR skips and
+        // fails the build unless the verifier's own guard skips it too.
+        .env(plugin::build_report::STRUCTURE_VAR, "check")
         .output()
         .map_err(|error| format!("could not start cargo: {error}"))?;
     if !output.status.success() {
@@ -343,6 +347,19 @@ fn check_project_kernels() -> Result<(), Failed> {
             return Err(
                 format!("{} was {:?} (opt-out: {:?})", scope.kernel, scope.verdict, scope.opt_out).into()
             );
+        }
+    }
+    // The element-wise kernels hold nothing the protocol can reach: the guard on MIR skips
+    // them before anything is imported (no operation built).
+    for name in ["vector_add", "saxpy", "silu_mul"] {
+        let scope = scope(name).ok_or(format!("no scope for kernel {name}"))?;
+        if scope.verdict != Verdict::Skipped || scope.operations != 0 || scope.blocks == 0 {
+            return Err(format!(
+                "{name} was {:?} with {} operations imported over {} blocks: the guard on MIR should skip it \
+                 before the import",
+                scope.verdict, scope.operations, scope.blocks
+            )
+            .into());
         }
     }
     for name in ["shared_memory_helper_local", "shared_memory_helper_cross_crate"] {

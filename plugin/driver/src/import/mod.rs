@@ -98,10 +98,14 @@ pub struct ImportedScope {
     pub stats: ImportStats,
 }
 
-/// Imports a kernel scope into a fresh pliron context.
-pub fn import_scope<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>) -> Result<ImportedScope, BuildError> {
+/// Imports a kernel scope into a fresh pliron context; `shared` is the scope's shared place
+/// paths ([`SharedPaths::infer`]).
+pub fn import_scope<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    scope: &KernelScope<'tcx>,
+    shared: &SharedPaths<'tcx>,
+) -> Result<ImportedScope, BuildError> {
     let mut ctx = plugin::new_context();
-    let shared = SharedPaths::infer(tcx, scope);
     let module = ModuleBuilder::new(&mut ctx, &symbol(&scope.name))?;
     let mut names = FxHashMap::default();
     let mut taken = rustc_data_structures::fx::FxHashSet::default();
@@ -120,7 +124,7 @@ pub fn import_scope<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>) -> Resul
     let mut importer = Importer {
         tcx,
         ctx: &mut ctx,
-        shared: &shared,
+        shared,
         names: &names,
         locations: Locations::default(),
         positions: FxHashMap::default(),
