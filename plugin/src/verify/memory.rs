@@ -209,7 +209,7 @@ pub(crate) fn declared_constant(ctx: &Context, index: &ScopeIndex, symbol: &str)
     let op = kernel.flat_map(|b| index.ops_of_block[b].clone()).map(|n| index.ops[n]).find(|op| {
         Operation::get_op::<CallOp>(*op, ctx)
             .and_then(|call| call.callee(ctx))
-            .is_some_and(|name| name.to_string() == symbol)
+            .is_some_and(|name| AsRef::<str>::as_ref(&name) == symbol)
     })?;
     let operation = op.deref(ctx);
     if operation.get_num_operands() != 1 {
