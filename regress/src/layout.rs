@@ -48,6 +48,16 @@ impl Layout {
         self.kernels_target_dir().join("verify-reports")
     }
 
+    /// The last `just gpu` run's JSON (`gpu-runner --json`), where `just report` reads it.
+    pub fn last_gpu_run(&self) -> PathBuf {
+        self.root.join("target/gpu/last-run.json")
+    }
+
+    /// The last `just gpu --compare` run's JSON, where `just report` reads it.
+    pub fn last_gpu_compare(&self) -> PathBuf {
+        self.root.join("target/gpu/last-compare.json")
+    }
+
     /// Where `cargo xtask kernels` leaves the PTX of the kernels crate.
     pub fn kernels_ptx(&self) -> PathBuf {
         kernels_ptx_in(&self.kernels_target_dir())

@@ -36,10 +36,10 @@ mod tests {
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary_behind() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("a temporary folder");
         let path = dir.path().join("config.toml");
-        write_atomically(&path, b"old").unwrap();
-        write_atomically(&path, b"new").unwrap();
+        write_atomically(&path, b"old").expect("the first write");
+        write_atomically(&path, b"new").expect("the write that replaces it");
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }

@@ -3,8 +3,8 @@
 //! builds of the module, side by side (`gpu-runner --compare`); `cargo xtask ptxas-tsv`: turn a
 //! captured `ptxas -v` report into `regress/ptxas-sm90.tsv`.
 //!
-//! A run here leaves its JSON where `just report` looks for it: [`LAST_RUN`] and
-//! [`LAST_COMPARE`].
+//! A run here leaves its JSON where `just report` looks for it: `Layout::last_gpu_run` and
+//! `Layout::last_gpu_compare`.
 
 use std::path::{Path, PathBuf};
 
@@ -20,11 +20,6 @@ const PEER_SCRIPT: &str = "kernels/gpu-runner/peer/peer_timings.py";
 /// The captured `ptxas -v` report the TSV is generated from, from the repository root.
 pub const PTXAS_REPORT: &str = "regress/fixtures/ptxas-sm90-h200.txt";
 
-/// The last `just gpu` run's JSON (`gpu-runner --json`), from the repository root.
-pub const LAST_RUN: &str = "target/gpu/last-run.json";
-/// The last `just gpu --compare` run's JSON, from the repository root.
-pub const LAST_COMPARE: &str = "target/gpu/last-compare.json";
-
 /// The two modules of a comparison.
 #[derive(Debug, Clone)]
 pub struct ModulePair {
@@ -38,8 +33,8 @@ fn runner_binary(layout: &Layout) -> PathBuf {
 }
 
 /// `just gpu`: kernels, runner, then the run (arguments after `--` go to the runner; its JSON
-/// goes to [`LAST_RUN`] unless they name `--json`). With `compare`, no kernels are built: the
-/// runner compares the two given modules ([`LAST_COMPARE`]). With `bundle`, the runner and its
+/// goes to `Layout::last_gpu_run` unless they name `--json`). With `compare`, no kernels are
+/// built: the runner compares the two given modules (`Layout::last_gpu_compare`). With `bundle`, the runner and its
 /// inputs are copied into that folder instead, for a GPU machine without Rust, with the
 /// command to run there in `run.sh`.
 pub fn gpu(
@@ -71,13 +66,13 @@ pub fn gpu(
         (None, Some(pair), _) => steps.step("both modules on the GPU (needs an NVIDIA GPU)", || {
             let mut command = std::process::Command::new(&runner);
             command.arg("--compare").arg(layout.resolve(&pair.old)).arg(layout.resolve(&pair.new));
-            with_json(&mut command, layout, LAST_COMPARE, runner_args)?;
+            with_json(&mut command, layout.last_gpu_compare(), runner_args)?;
             process::run(command.args(runner_args), "the GPU comparison")
         })?,
         (None, None, Some(ptx)) => steps.step("every kernel on the GPU (needs an NVIDIA GPU)", || {
             let mut command = std::process::Command::new(&runner);
             command.arg("--ptx").arg(ptx).arg("--peer-script").arg(&peer);
-            with_json(&mut command, layout, LAST_RUN, runner_args)?;
+            with_json(&mut command, layout.last_gpu_run(), runner_args)?;
             process::run(command.args(runner_args), "the GPU run")
         })?,
         (_, None, None) => unreachable!("the kernels are built unless two modules are given"),
@@ -94,17 +89,11 @@ pub fn build_runner(layout: &Layout) -> Result<()> {
     )
 }
 
-/// Adds `--json <default>` unless the runner's arguments name their own, creating its folder.
-fn with_json(
-    command: &mut std::process::Command,
-    layout: &Layout,
-    default: &str,
-    runner_args: &[String],
-) -> Result<()> {
+/// Adds `--json <path>` unless the runner's arguments name their own, creating its folder.
+fn with_json(command: &mut std::process::Command, path: PathBuf, runner_args: &[String]) -> Result<()> {
     if runner_args.iter().any(|a| a == "--json" || a.starts_with("--json=")) {
         return Ok(());
     }
-    let path = layout.resolve(default);
     if let Some(folder) = path.parent() {
         std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     }

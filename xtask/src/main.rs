@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use regress::layout::Layout;
 use xtask::backend::{self, Outcome};
+use xtask::verifier_truth::TruthCorpus;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "Project automation for the GPU kernels and their backend")]
@@ -257,9 +258,12 @@ fn run(task: Task) -> Result<()> {
                 compare.map(|pair| xtask::gpu::ModulePair { old: pair[0].clone(), new: pair[1].clone() });
             xtask::gpu::gpu(&layout, bundle.as_deref(), pair.as_ref(), &runner_args)
         }
-        Task::VerifierTruth { corpus, bundle, runner_args } => {
-            xtask::verifier_truth::verifier_truth(&layout, corpus.as_deref(), bundle.as_deref(), &runner_args)
-        }
+        Task::VerifierTruth { corpus, bundle, runner_args } => xtask::verifier_truth::verifier_truth(
+            &layout,
+            corpus.as_deref().map_or(TruthCorpus::Verifier, TruthCorpus::Round),
+            bundle.as_deref(),
+            &runner_args,
+        ),
         Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
         Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
         Task::Bench { criterion_args } => xtask::bench::bench(&layout, &criterion_args),

@@ -98,8 +98,8 @@ impl Inputs {
         };
         let canon = pick(&sources.canon, crate::canon_check::last_result_path(layout))?;
         let timing = pick(&sources.timing, TimingRecord::last_path(layout))?;
-        let gpu_run = pick(&sources.gpu_run, layout.resolve(crate::gpu::LAST_RUN))?;
-        let gpu_compare = pick(&sources.gpu_compare, layout.resolve(crate::gpu::LAST_COMPARE))?;
+        let gpu_run = pick(&sources.gpu_run, layout.last_gpu_run())?;
+        let gpu_compare = pick(&sources.gpu_compare, layout.last_gpu_compare())?;
         Ok(Inputs {
             canon: optional(layout, &canon, crate::canon_check::load)?,
             timing: optional(layout, &timing, |p| TimingRecord::read(p).map_err(anyhow::Error::msg))?,

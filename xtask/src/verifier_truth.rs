@@ -73,17 +73,28 @@ pub fn known_misjudged_path(layout: &Layout) -> PathBuf {
     layout.resolve(CORPUS).join("known-misjudged.toml")
 }
 
-/// `just verifier-truth`: build, judge, then run on the GPU or bundle. `corpus` is another
-/// crate with the corpus's contract and `expected.toml` (a blind round); without it, the corpus.
+/// Which crate `just verifier-truth` builds and judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TruthCorpus<'a> {
+    /// The verifier corpus ([`CORPUS`]), held to its ratchet of known misjudgments.
+    Verifier,
+    /// Another crate with the corpus's contract and an `expected.toml` (a blind round).
+    Round(&'a Path),
+}
+
+/// `just verifier-truth`: build, judge, then run on the GPU or bundle.
 pub fn verifier_truth(
     layout: &Layout,
-    corpus: Option<&Path>,
+    corpus: TruthCorpus<'_>,
     bundle: Option<&Path>,
     runner_args: &[String],
 ) -> Result<()> {
     let root = layout.root();
     let mut steps = Steps::new(4);
-    let folder = corpus.map_or_else(|| layout.resolve(CORPUS), |corpus| layout.resolve(corpus));
+    let folder = match corpus {
+        TruthCorpus::Verifier => layout.resolve(CORPUS),
+        TruthCorpus::Round(crate_folder) => layout.resolve(crate_folder),
+    };
     let expected = folder.join("expected.toml");
     if !expected.is_file() {
         bail!(
@@ -93,8 +104,10 @@ pub fn verifier_truth(
     }
     // One target folder per corpus crate: each is its own workspace with the same package name.
     let target = match corpus {
-        None => root.join("target/verifier-corpus"),
-        Some(_) => root.join("target/verifier-truth").join(folder.file_name().unwrap_or_default()),
+        TruthCorpus::Verifier => root.join("target/verifier-corpus"),
+        TruthCorpus::Round(_) => {
+            root.join("target/verifier-truth").join(folder.file_name().unwrap_or_default())
+        }
     };
     let built = steps.step("the corpus, through the installed driver in report mode", || {
         let kernel_build = KernelBuild::guarded(layout, folder.clone(), target.clone())?;
@@ -106,7 +119,7 @@ pub fn verifier_truth(
         let (judgements, unexpected) = judge(&corpus_expectations, &verdicts(&built.report));
         println!("{}", confusion_matrix(&judgements));
         // The ratchet of known misjudgments belongs to the corpus; a blind round has none.
-        if corpus.is_none() {
+        if corpus == TruthCorpus::Verifier {
             let known = KnownMisjudged::read(&known_misjudged_path(layout))?;
             let ratchet = Ratchet::of(&judgements, unexpected, &known);
             if !ratchet.holds() {
