@@ -142,14 +142,7 @@ impl Comparison {
 /// at [`PRISTINE_SIZES`], and judges both with the verifier's own linear limit: the patched
 /// build must stay within it, the pristine one must break it.
 pub fn compare(probes: &Probes, sizes: &[usize], footprint: usize, runs: usize) -> Comparison {
-    let series = |name: &str, samples: Vec<Samples>| {
-        let mut series = Series::new(name);
-        series.points = samples
-            .into_iter()
-            .map(|p| regress::timing::Point { size: p.blocks, samples: p.samples })
-            .collect();
-        series
-    };
+    let series = crate::series;
     let patched = series("structure", probes.patched.measure_structure(sizes, footprint, runs));
     let pristine = series(
         "structure (pristine pliron, without 0001)",

@@ -94,8 +94,7 @@ impl Gap {
         kind: GapKind,
         message: String,
     ) -> Gap {
-        let function =
-            index.function_of_op(ctx, op).map(|f| index.function_names[f].clone()).unwrap_or_default();
+        let function = index.function_of_op(op).map(|f| index.function_names[f].clone()).unwrap_or_default();
         let location = SourceLoc::from_location(ctx, op.deref(ctx).loc());
         Gap { kind, message, function, location }
     }

@@ -215,10 +215,10 @@ fn steps_of(ctx: &Context, index: &ScopeIndex, places: &mut Places) -> Vec<Step>
         } else if Operation::get_op::<CallOp>(op, ctx).is_some()
             || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
         {
-            let operands: Vec<Value> = op.deref(ctx).operands().collect();
-            let mut escaping: Vec<usize> = operands
-                .iter()
-                .filter_map(|operand| place_of(ctx, index, *operand))
+            let mut escaping: Vec<usize> = op
+                .deref(ctx)
+                .operands()
+                .filter_map(|operand| place_of(ctx, index, operand))
                 .map(|p| p.root)
                 .collect();
             escaping.dedup();

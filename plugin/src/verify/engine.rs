@@ -144,14 +144,11 @@ pub(crate) fn analyze_with(
             return ScopeAnalysis { report, rejections: Vec::new(), facts: FactTable::default() };
         }
     }
-    let mut rejections = Vec::new();
-    if run.local_verification {
-        for func in &scope.functions {
-            if let Err(mut found) = local_verification(ctx, *func) {
-                rejections.append(&mut found);
-            }
-        }
-    }
+    let rejections = if run.local_verification {
+        super::check_structure(ctx, scope).err().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let index = ScopeIndex::new(ctx, scope);
     let mut report = ScopeReport {
         kernel: scope.kernel_name(ctx),

@@ -55,7 +55,7 @@ pub(crate) fn branch_guards(
                 if Operation::get_op::<LoadOp>(def, ctx).is_some() {
                     return None;
                 }
-                index.block_of_op(ctx, def)?
+                index.block_of_op(def)?
             }
             DefiningEntity::Block(block) => *index.block_number.get(&block)?,
         };

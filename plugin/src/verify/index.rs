@@ -137,8 +137,8 @@ impl ScopeIndex {
         index
     }
 
-    /// The block an operation (number) is in.
-    pub(crate) fn block_of_op(&self, _ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
+    /// The block (number) an operation of the scope is in.
+    pub(crate) fn block_of_op(&self, op: Ptr<Operation>) -> Option<usize> {
         self.op_number.get(&op).map(|n| self.op_block[*n])
     }
 
@@ -170,8 +170,8 @@ impl ScopeIndex {
     }
 
     /// The function (number) holding operation `op`.
-    pub(crate) fn function_of_op(&self, ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
-        self.block_of_op(ctx, op).map(|b| self.block_function[b])
+    pub(crate) fn function_of_op(&self, op: Ptr<Operation>) -> Option<usize> {
+        self.block_of_op(op).map(|b| self.block_function[b])
     }
 
     /// Whether a path of successor edges leads from one of the blocks `starts` to block `to`

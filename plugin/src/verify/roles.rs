@@ -143,7 +143,7 @@ pub(crate) fn check_roles(
             continue;
         }
         let op = index.ops[*n];
-        if let Some(f) = index.function_of_op(ctx, op) {
+        if let Some(f) = index.function_of_op(op) {
             advances.entry(f).or_default().entry(*state).or_default().push(op);
         }
     }
@@ -275,7 +275,7 @@ fn tile_loop(
     f: usize,
     advance: Ptr<Operation>,
 ) -> Option<TileLoop> {
-    let from = index.block_of_op(ctx, advance)?;
+    let from = index.block_of_op(advance)?;
     let function = index.blocks_of[f].clone();
     let mut visited = FxHashSet::from_iter([from]);
     let mut queue = VecDeque::from([from]);

@@ -49,11 +49,8 @@ impl Reporter<'_> {
     }
 
     pub(crate) fn reject(&mut self, rule: Rule, op: Ptr<Operation>, message: String, related: Vec<Related>) {
-        let function = self
-            .index
-            .function_of_op(self.ctx, op)
-            .map(|f| self.index.function_names[f].clone())
-            .unwrap_or_default();
+        let function =
+            self.index.function_of_op(op).map(|f| self.index.function_names[f].clone()).unwrap_or_default();
         let location = self.location(op);
         self.rejections.push(Rejection { rule, message, function, op, location, related });
     }

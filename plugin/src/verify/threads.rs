@@ -184,7 +184,7 @@ pub(crate) fn check_threads(
         let entry = &mut side[at].1;
         entry.first_op.get_or_insert(op);
         entry.state.get_or_insert(*state);
-        match index.block_of_op(ctx, op).and_then(|b| reach[b].as_ref()) {
+        match index.block_of_op(op).and_then(|b| reach[b].as_ref()) {
             Some(found) => {
                 entry.exact &= found.exact;
                 entry.threads.get_or_insert_with(|| Threads::none(block_threads)).union(&found.threads);
@@ -337,7 +337,7 @@ impl Roles<'_> {
                 // Callers of later functions are not yet known: inexact.
                 let mut start = Reach { threads: Threads::none(self.block_threads), exact: true };
                 for call in &index.callers[f] {
-                    let caller_block = index.block_of_op(self.ctx, index.ops[*call]);
+                    let caller_block = index.block_of_op(index.ops[*call]);
                     let caller = caller_block.map(|b| index.block_function[b]);
                     match caller_block.and_then(|b| reach[b].as_ref()) {
                         Some(found) if caller.is_some_and(|c| c < f) => {
@@ -368,7 +368,7 @@ impl Roles<'_> {
         let mut stores: FxHashMap<Value, Vec<(Value, usize)>> = FxHashMap::default();
         let mut loads: FxHashMap<Value, Vec<usize>> = FxHashMap::default();
         for op in &index.ops {
-            let Some(block) = index.block_of_op(ctx, *op) else { continue };
+            let Some(block) = index.block_of_op(*op) else { continue };
             if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
                 let operation = op.deref(ctx);
                 stores.entry(operation.get_operand(1)).or_default().push((operation.get_operand(0), block));

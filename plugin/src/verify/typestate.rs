@@ -118,7 +118,7 @@ pub(crate) fn check_ordering(
         } else if let Some((state, kind)) = applies_to.get(&n) {
             Some((*state, Step::Pipeline(*kind)))
         } else if let Some(state) = failed.get(&n) {
-            if let Some(f) = index.function_of_op(ctx, *op) {
+            if let Some(f) = index.function_of_op(*op) {
                 poisons.insert(n, (f, *state));
             }
             None
@@ -126,7 +126,7 @@ pub(crate) fn check_ordering(
             stage_access(ctx, facts, locals, *op).map(|state| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
-            if let Some(f) = index.function_of_op(ctx, *op) {
+            if let Some(f) = index.function_of_op(*op) {
                 touched[f].insert(state);
             }
             steps.insert(n, (state, step));
@@ -312,7 +312,7 @@ impl FunctionRun<'_> {
     /// A root function (the kernel, or one no call reaches): its states start not created;
     /// every violation is reported, and paths leaving it with a state unfinished.
     fn check_root(&self, reporter: &mut Reporter, f: usize, scratch: &mut Scratch) {
-        let (ctx, index) = (reporter.ctx, reporter.index);
+        let index = reporter.index;
         let reached = self.solve(reporter, f, vec![Typestate::NEW; self.slots.producer.len()], scratch);
         // Report from the fixed point; keep each block's out-rows for locating exits.
         let mut found = Vec::new();
@@ -339,7 +339,7 @@ impl FunctionRun<'_> {
         let mut seen = BTreeSet::new();
         for (rule, op, message, state, exit) in found {
             let ops = match exit {
-                Some(bad) => self.exit_points(ctx, index, op, state, bad, &out_rows),
+                Some(bad) => self.exit_points(index, op, state, bad, &out_rows),
                 None => vec![],
             };
             let ops = if ops.is_empty() { vec![op] } else { ops };
@@ -691,14 +691,13 @@ impl FunctionRun<'_> {
     /// the return itself is that point.
     fn exit_points(
         &self,
-        ctx: &Context,
         index: &ScopeIndex,
         ret: Ptr<Operation>,
         state: StateId,
         bad: u16,
         out_rows: &FxHashMap<usize, Vec<Typestate>>,
     ) -> Vec<Ptr<Operation>> {
-        let (Some(&slot), Some(ret_block)) = (self.slots.of.get(&state), index.block_of_op(ctx, ret)) else {
+        let (Some(&slot), Some(ret_block)) = (self.slots.of.get(&state), index.block_of_op(ret)) else {
             return Vec::new();
         };
         let function = index.blocks_of[index.block_function[ret_block]].clone();
@@ -708,7 +707,7 @@ impl FunctionRun<'_> {
             .steps
             .iter()
             .filter(|(_, (s, _))| *s == state)
-            .filter_map(|(n, _)| index.block_of_op(ctx, index.ops[*n]))
+            .filter_map(|(n, _)| index.block_of_op(index.ops[*n]))
             // Steps on the state in other functions (a helper's advance) are not blocks of
             // this one; the walk stays inside the returning function.
             .filter(|b| function.contains(b))

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use rustc_data_structures::fx::FxHashMap;
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 
 use pliron::basic_block::BasicBlock;
 use pliron::context::Ptr;
@@ -166,8 +166,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         self.stats.blocks += blocks.len() + 1;
         // Blocks no path reaches (left by MIR building) are not imported; they still need a
         // terminator.
-        let reachable: rustc_data_structures::fx::FxHashSet<MirBlock> =
-            body.basic_blocks.reverse_postorder().iter().copied().collect();
+        let reachable: FxHashSet<MirBlock> = body.basic_blocks.reverse_postorder().iter().copied().collect();
         for (block, ir_block) in blocks.iter_enumerated() {
             if !reachable.contains(&block) {
                 builder.switch_to(*ir_block);

@@ -38,7 +38,7 @@
 
 use std::collections::BTreeMap;
 
-use rustc_data_structures::fx::FxHashMap;
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 
 use pliron::basic_block::BasicBlock;
 use pliron::context::{Context, Ptr};
@@ -108,7 +108,7 @@ pub fn import_scope<'tcx>(
     let mut ctx = plugin::new_context();
     let module = ModuleBuilder::new(&mut ctx, &symbol(&scope.name))?;
     let mut names = FxHashMap::default();
-    let mut taken = rustc_data_structures::fx::FxHashSet::default();
+    let mut taken = FxHashSet::default();
     for (index, function) in scope.functions.iter().enumerate() {
         let base =
             if index == 0 { symbol(&scope.name) } else { symbol(&readable_path(tcx, function.instance)) };
