@@ -22,6 +22,9 @@ const TILE: usize = 16;
 /// # Safety
 /// `a`, `b` and `c` point to `m * k`, `k * n` and `m * n` floats of device memory; `c`
 /// overlaps neither input.
+#[kernel_verifier::unverified(
+    reason = "two-dimensional blocks: the race check on ordinary shared memory enumerates one-dimensional blocks only: not proven by the current model"
+)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemm_tiled(
     a: *const f32,

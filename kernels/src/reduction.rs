@@ -21,6 +21,9 @@ use crate::device::{
 ///
 /// # Safety
 /// `input` points to `n` floats and `partials` to `gridDim.x` floats of device memory.
+#[kernel_verifier::unverified(
+    reason = "the tree reduction's addresses depend on the halving stride, a loop counter the race check does not evaluate per thread (it proves only addresses known per thread): not proven by the current model"
+)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn block_reduce_sum(input: *const f32, partials: *mut f32, n: usize) {
     let mut sum = 0.0f32;

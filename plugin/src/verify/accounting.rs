@@ -8,6 +8,10 @@
 
 use std::fmt;
 
+use std::cell::RefCell;
+
+use rustc_hash::FxHashSet;
+
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
@@ -17,6 +21,7 @@ use pliron::{
 
 use super::{
     facts::{FactStore, is_tracked},
+    flow::Flow,
     index::ScopeIndex,
     memory::{LocalStores, accessed_address, is_memory_view, is_view_reader, stage_of_pointer},
 };
@@ -50,6 +55,10 @@ pub enum GapKind {
     /// A load or store in a pipeline scope whose address is neither a stage of a ring nor
     /// provably outside shared memory.
     UnplacedAccess,
+    /// An ordinary load or store that may touch shared memory in a scope without a pipeline:
+    /// whether two threads reach the same address between block barriers, one of them writing
+    /// (a race), is not proven.
+    SharedOrder,
     /// A rule met something it cannot decide (a loop it cannot read, a count that is not a
     /// constant, a launch without a declared block size).
     Undecided,
@@ -64,6 +73,7 @@ impl GapKind {
             GapKind::IndirectCall => "indirect-call",
             GapKind::CallNotFollowed => "call-not-followed",
             GapKind::UnplacedAccess => "unplaced-access",
+            GapKind::SharedOrder => "shared-order",
             GapKind::Undecided => "undecided",
         }
     }
@@ -138,7 +148,7 @@ fn opaque_is_accounted(what: &str) -> bool {
 /// enum variant), the address of a local place. Locals are never shared memory, so such
 /// an operation cannot touch the protocol; its result is a value the rules do not know, which
 /// they treat as unknown (an address computed from it is placed by [`memory_gaps`] or is a gap).
-fn is_local_value(what: &str) -> bool {
+pub(crate) fn is_local_value(what: &str) -> bool {
     // `&` covers `&mut` and `&raw` too: the address of a place, not an access to it.
     const VALUE_FORMS: &[&str] = &["read of ", "write to ", "discriminant(", "const ", "[", "{closure@", "&"];
     let dereferences = what.contains("(*") || what.contains("*_");
@@ -147,12 +157,14 @@ fn is_local_value(what: &str) -> bool {
     value_form && !dereferences
 }
 
-/// The memory accesses of a pipeline scope that the model cannot place. In a scope with
-/// pipeline states, every load and store must be a stage access (judged by the typestate
-/// rules), or provably outside shared memory: into a local, or into a kernel parameter (global
-/// memory, by the launch contract), through offsets, casts, locals, helper parameters (every
-/// call's argument must be placed) and helper results. Anything else might touch a stage
-/// outside its window or a barrier: a gap.
+/// The memory accesses that the model cannot place. In a scope with pipeline states, every load
+/// and store must be a stage access (judged by the typestate rules), or provably outside shared
+/// memory: into a local, or into a kernel parameter (global memory, by the launch contract),
+/// through offsets, casts, locals, helper parameters (every call's argument must be placed) and
+/// helper results. Anything else might touch a stage outside its window or a barrier: a gap
+/// (`unplaced-access`). In a scope without pipeline states, an access that may touch shared
+/// memory is ordinary shared memory used by the block's threads together: it is returned in
+/// [`MemoryGaps::shared`], for the race check ([`super::races`]).
 /// `returns` holds each function's `mir.return` operations (numbers).
 pub(crate) fn memory_gaps(
     ctx: &Context,
@@ -160,29 +172,41 @@ pub(crate) fn memory_gaps(
     facts: &dyn FactStore,
     locals: &LocalStores,
     returns: &[Vec<usize>],
-) -> Vec<Gap> {
-    if !index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some()) {
-        return Vec::new();
-    }
-    let placer = Placer { ctx, index, facts, locals, returns };
-    let mut gaps = Vec::new();
+) -> MemoryGaps {
+    let pipeline_scope = index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some());
+    let placer = Placer { ctx, index, facts, locals, returns, placed: RefCell::default() };
+    let mut found = MemoryGaps::default();
     for (number, op) in index.ops.iter().enumerate() {
         let Some(address) = accessed_address(ctx, *op) else { continue };
         let mut budget = PLACEMENT_BUDGET;
-        if !placer.placed(address, &mut budget) {
-            let what = if Operation::get_op::<LoadOp>(*op, ctx).is_some() { "a load" } else { "a store" };
-            let message = format!(
-                "{what} through a pointer the model cannot place: not a stage of a ring (judged by the pipeline \
-                 rules), nor a local or a kernel parameter"
-            );
-            gaps.push(gap_at(ctx, index, number, GapKind::UnplacedAccess, message));
+        if placer.placed(address, &mut budget) {
+            continue;
         }
+        if !pipeline_scope {
+            found.shared.push(number);
+            continue;
+        }
+        let what = if Operation::get_op::<LoadOp>(*op, ctx).is_some() { "a load" } else { "a store" };
+        let message = format!(
+            "{what} through a pointer the model cannot place: not a stage of a ring (judged by the pipeline \
+             rules), nor a local or a kernel parameter"
+        );
+        found.gaps.push(gap_at(ctx, index, number, GapKind::UnplacedAccess, message));
     }
-    gaps
+    found
+}
+
+/// What [`memory_gaps`] found.
+#[derive(Default)]
+pub(crate) struct MemoryGaps {
+    /// Accesses of a pipeline scope outside its rings (`unplaced-access`).
+    pub gaps: Vec<Gap>,
+    /// Accesses that may touch shared memory in a scope without pipeline states (numbers).
+    pub shared: Vec<usize>,
 }
 
 /// Definitions looked through to place one access.
-const PLACEMENT_BUDGET: u32 = 64;
+const PLACEMENT_BUDGET: u32 = 1024;
 
 struct Placer<'a> {
     ctx: &'a Context,
@@ -191,12 +215,27 @@ struct Placer<'a> {
     locals: &'a LocalStores,
     /// Each function's `mir.return` operations (numbers).
     returns: &'a [Vec<usize>],
+    /// Pointers already placed: many accesses share the end of their walk (a pointer captured
+    /// once and read in many unrolled copies), so it is walked once.
+    placed: RefCell<FxHashSet<Value>>,
 }
 
 impl Placer<'_> {
     /// Whether every pointer `pointer` may hold is a stage pointer, a local or a kernel
     /// parameter.
     fn placed(&self, pointer: Value, budget: &mut u32) -> bool {
+        if self.placed.borrow().contains(&pointer) {
+            return true;
+        }
+        // Only a success is kept: a failure may come from the budget of this walk.
+        let found = self.placed_inner(pointer, budget);
+        if found {
+            self.placed.borrow_mut().insert(pointer);
+        }
+        found
+    }
+
+    fn placed_inner(&self, pointer: Value, budget: &mut u32) -> bool {
         if *budget == 0 {
             return false;
         }
@@ -247,8 +286,10 @@ impl Placer<'_> {
                     return self.placed(operands[0], budget);
                 }
                 if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-                    let stored = self.locals.stored(ctx, operands[0]);
-                    return !stored.is_empty() && stored.iter().all(|value| self.placed(*value, budget));
+                    let leaf = Some(def.deref(ctx).get_result(0).get_type(ctx));
+                    let flow = Flow { ctx, index: self.index, locals: self.locals, leaf };
+                    let Some(stored) = flow.pointees(operands[0], &[], budget) else { return false };
+                    return stored.iter().all(|value| self.placed(*value, budget));
                 }
                 if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
                     let number = self.index.op_number.get(&def).copied();

@@ -14,7 +14,7 @@ use super::{
     Gap, GapKind, Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, accounting, dataflow,
     facts::{DISTINCT_VERSIONS, FactStore, FactTable, IndexedFacts},
     index::{ScopeIndex, is_semantic},
-    init_order, layout, operands, roles,
+    init_order, layout, operands, races, roles,
     rules::{self, Reporter},
     threads, typestate, wgmma,
 };
@@ -197,7 +197,9 @@ pub(crate) fn analyze_with(
     let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns);
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals));
-    report.gaps.extend(accounting::memory_gaps(ctx, &index, &*store, &locals, &returns));
+    let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
+    report.gaps.extend(memory.gaps);
+    report.gaps.extend(races::shared_order_gaps(ctx, &index, &locals, &memory.shared));
     report.gaps.extend(layout_gaps);
     report.gaps.extend(init_gap);
     report.gaps.extend(undecided.into_iter().map(Gap::undecided));

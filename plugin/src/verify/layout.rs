@@ -183,7 +183,7 @@ impl Evaluator<'_> {
     /// The form of field `path` of what a load from `address` reads: the stores to that field,
     /// and fields of the whole aggregates stored around it.
     fn load_form(&self, address: Value, path: &[u32], depth: u32) -> Option<Affine> {
-        let reads = self.locals.reads(self.ctx, address, path)?;
+        let reads = self.locals.reads(self.ctx, address, path, None)?;
         agreed(reads.into_iter().map(|(value, inside)| self.field_form(value, &inside, depth)))
     }
 
@@ -326,7 +326,7 @@ fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
 
 /// The size in bytes of what a pointer of type `ty` points to, where the IR knows it (integers
 /// and floats).
-fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
+pub(crate) fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
     let pointee = pointer_type_of(ctx, ty)?.pointee();
     let pointee = pointee.deref(ctx);
     if let Some(int) = pointee.downcast_ref::<IntegerType>() {

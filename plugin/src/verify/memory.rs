@@ -2,7 +2,7 @@
 //! (and each field of one), constants, the standard library's views and readers of memory, and
 //! the walk from an access's pointer back to the pipeline stage it addresses.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use pliron::{
     context::{Context, Ptr},
@@ -21,7 +21,7 @@ use crate::ir::{
         constant::ConstIntOp,
         control::CallOp,
         may_carry_address,
-        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+        memory::{FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         pointer_type_of,
     },
     types::AddressSpace,
@@ -54,105 +54,7 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
     }
 }
 
-/// The values stored into each local (`mir.alloca`) of the scope and each field of one,
-/// gathered in one pass: a stage pointer or slice kept in a local or a struct field is
-/// followed through it.
-pub(crate) struct LocalStores(FxHashMap<Value, Vec<FieldStores>>);
-
-/// The values stored into one field path of a local (the empty path: the whole local). A local
-/// has few such paths, so a lookup reads its own stores, not the scope's.
-struct FieldStores {
-    path: Vec<u32>,
-    values: Vec<Value>,
-}
-
-impl LocalStores {
-    pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
-        let mut by_local: FxHashMap<Value, Vec<FieldStores>> = FxHashMap::default();
-        for op in &index.ops {
-            if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
-                continue;
-            }
-            let (value, address) = {
-                let operation = op.deref(ctx);
-                (operation.get_operand(0), operation.get_operand(1))
-            };
-            if let Some((local, path)) = local_slot(ctx, address) {
-                let fields = by_local.entry(local).or_default();
-                match fields.iter_mut().find(|field| field.path == path) {
-                    Some(field) => field.values.push(value),
-                    None => fields.push(FieldStores { path, values: vec![value] }),
-                }
-            }
-        }
-        LocalStores(by_local)
-    }
-
-    /// The values stored into field `path` of `local` (none if nothing was).
-    fn at(&self, local: Value, path: &[u32]) -> &[Value] {
-        self.0
-            .get(&local)
-            .and_then(|fields| fields.iter().find(|field| field.path == path))
-            .map_or(&[], |field| field.values.as_slice())
-    }
-
-    /// What was stored where `address` points, if it is a local or a field of one.
-    pub(crate) fn stored(&self, ctx: &Context, address: Value) -> &[Value] {
-        local_slot(ctx, address).map_or(&[], |(local, path)| self.at(local, &path))
-    }
-
-    /// The values a load from field `inside` below `address` (empty: the place itself) may read,
-    /// each with the field path still to take inside it: the stores to that place (path empty)
-    /// and the stores of whole aggregates around it (the path from the aggregate down to the
-    /// place). `None` when `address` is not a local's.
-    pub(crate) fn reads(
-        &self,
-        ctx: &Context,
-        address: Value,
-        inside: &[u32],
-    ) -> Option<Vec<(Value, Vec<u32>)>> {
-        let (local, mut path) = local_slot(ctx, address)?;
-        path.extend_from_slice(inside);
-        let mut found = Vec::new();
-        for depth in 0..=path.len() {
-            found.extend(self.at(local, &path[..depth]).iter().map(|value| (*value, path[depth..].to_vec())));
-        }
-        Some(found)
-    }
-
-    /// Every value stored over the memory `address` names, if it is a local or a field of one:
-    /// stores to it, to fields inside it, and to the aggregates around it (which write it
-    /// too). `None` when `address` is not a local's.
-    pub(crate) fn stored_over(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
-        let (local, path) = local_slot(ctx, address)?;
-        let overlapping = self
-            .0
-            .get(&local)
-            .into_iter()
-            .flatten()
-            .filter(|field| field.path.starts_with(&path) || path.starts_with(&field.path))
-            .flat_map(|field| field.values.iter().copied());
-        Some(overlapping.collect())
-    }
-}
-
-/// The local (`mir.alloca`) and the field path an address names, if it is one: a chain of at
-/// most 8 `mir.field_addr` on the local.
-fn local_slot(ctx: &Context, address: Value) -> Option<(Value, Vec<u32>)> {
-    let mut fields = Vec::new();
-    let mut at = address;
-    for _ in 0..8 {
-        let def = at.defining_op()?;
-        if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
-            fields.reverse();
-            return Some((at, fields));
-        }
-        let field = Operation::get_op::<FieldAddrOp>(def, ctx)?;
-        fields.push(field.field(ctx)?);
-        at = def.deref(ctx).get_operand(0);
-    }
-    None
-}
+pub(crate) use super::locals::LocalStores;
 
 /// Standard-library functions that make a view of memory (a slice, an iterator, an element's
 /// address) without reading it: a stage pointer handed to them is followed into their result,
@@ -176,6 +78,11 @@ const MEMORY_VIEWS: &[&str] = &[
     "step_by",
     "take",
     "len",
+    // Pointer arithmetic: a pointer into the same memory, nothing read.
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_offset",
+    "wrapping_byte_add",
 ];
 
 /// Whether `callee` (an IR symbol: a path without generic arguments, segments joined by `__`)

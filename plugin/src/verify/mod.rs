@@ -19,20 +19,26 @@
 
 pub mod accounting;
 pub(crate) mod dataflow;
+pub(crate) mod divergence;
 pub(crate) mod engine;
 pub mod facts;
+pub(crate) mod flow;
 pub(crate) mod guards;
 pub(crate) mod index;
 pub(crate) mod init_order;
 pub(crate) mod layout;
+pub(crate) mod locals;
 pub(crate) mod memory;
 pub(crate) mod operands;
 pub(crate) mod protocol;
+pub(crate) mod races;
 pub(crate) mod roles;
 pub(crate) mod rules;
+pub(crate) mod thread_model;
 pub(crate) mod thread_set;
 pub(crate) mod threads;
 pub(crate) mod typestate;
+pub(crate) mod uniform;
 pub(crate) mod wgmma;
 
 use std::fmt;

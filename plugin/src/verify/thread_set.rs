@@ -48,6 +48,11 @@ impl Threads {
         self.0.iter().map(|w| w.count_ones()).sum()
     }
 
+    /// Every member, in increasing order.
+    pub(crate) fn members(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.0.len() * 64).filter(|t| self.0[t / 64] >> (t % 64) & 1 == 1)
+    }
+
     /// The first few members, for messages.
     pub(crate) fn first(&self, k: usize) -> Vec<usize> {
         (0..self.0.len() * 64).filter(|t| self.0[t / 64] >> (t % 64) & 1 == 1).take(k).collect()

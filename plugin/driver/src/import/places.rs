@@ -84,15 +84,28 @@ impl<'tcx> Importer<'_, 'tcx> {
                     let prefix = &place.projection[..skipped + k];
                     let array_ty = Place::ty_from(place.local, prefix, function.body, self.tcx).ty;
                     let ty::Array(element_ty, _) = array_ty.kind() else { return None };
+                    let constant = function.constants.get(&index).copied();
                     let index = self.operand(function, builder, &Operand::Copy(Place::from(index)), at)?;
                     let base =
                         address.get_type(self.ctx).deref(self.ctx).downcast_ref::<PointerType>().cloned()?;
                     let element = self.ir_type(*element_ty, None);
-                    let element_ptr =
-                        PointerType::get(self.ctx, base.space(), base.mutability(), base.kind(), element)
+                    address = match constant {
+                        // An element at a constant index is a part of the array, as a field is of a
+                        // struct: the walk through memory follows stores into it (`rows[3] = p`).
+                        Some(k) => builder.field_addr(self.ctx, address, k, element, at),
+                        None => {
+                            let element_ptr = PointerType::get(
+                                self.ctx,
+                                base.space(),
+                                base.mutability(),
+                                base.kind(),
+                                element,
+                            )
                             .into();
-                    let first = builder.cast(self.ctx, IrCast::PtrToPtr, address, element_ptr, at);
-                    address = builder.index_addr(self.ctx, first, index, at);
+                            let first = builder.cast(self.ctx, IrCast::PtrToPtr, address, element_ptr, at);
+                            builder.index_addr(self.ctx, first, index, at)
+                        }
+                    };
                     fields.clear();
                     through_deref = true;
                 }

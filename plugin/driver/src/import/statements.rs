@@ -36,6 +36,38 @@ impl<'tcx> Importer<'_, 'tcx> {
         builder.opaque(self.ctx, what, args, results, at)
     }
 
+    /// The values an aggregate the import keeps opaque is built from (a closure's captures in
+    /// the order of its environment's fields, an array's elements), as the operands of the
+    /// opaque operation (so that what a capture holds can be followed into the closure's body);
+    /// none when one cannot be read as a value or names a pipeline state (whose slots the
+    /// closure's own capture rules carry).
+    fn closure_captures(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        operands: &[Operand<'tcx>],
+        at: &SourceLoc,
+    ) -> Vec<Value> {
+        let names_state = operands.iter().any(|operand| {
+            operand.place().is_some_and(|place| {
+                function.state_of(place).is_some()
+                    || function.references.contains_key(&place.local)
+                    || function.state_path(place).is_some_and(|path| !function.states_below(&path).is_empty())
+            })
+        });
+        if names_state {
+            return Vec::new();
+        }
+        let mut captures = Vec::with_capacity(operands.len());
+        for operand in operands.iter() {
+            match self.operand(function, builder, operand, at) {
+                Some(value) => captures.push(value),
+                None => return Vec::new(),
+            }
+        }
+        captures
+    }
+
     pub(super) fn statement(
         &mut self,
         function: &mut FunctionImport<'_, 'tcx>,
@@ -236,7 +268,25 @@ impl<'tcx> Importer<'_, 'tcx> {
         };
         let value = match value {
             Some(value) => value,
-            None => self.opaque(builder, &format!("{rvalue:?}"), &[], &[ir_result], at)[0],
+            None => {
+                // What the opaque aggregate is built from, where the walk through memory can
+                // follow it: a closure's captures, an array's elements, a repeated element.
+                let captures = match rvalue {
+                    Rvalue::Aggregate(kind, operands)
+                        if matches!(
+                            **kind,
+                            mir::AggregateKind::Closure(..) | mir::AggregateKind::Array(..)
+                        ) =>
+                    {
+                        self.closure_captures(function, builder, &operands.raw, at)
+                    }
+                    Rvalue::Repeat(operand, _) => {
+                        self.closure_captures(function, builder, std::slice::from_ref(operand), at)
+                    }
+                    _ => Vec::new(),
+                };
+                self.opaque(builder, &format!("{rvalue:?}"), &captures, &[ir_result], at)[0]
+            }
         };
         self.write_place(function, builder, place, value, at);
     }

@@ -1,0 +1,138 @@
+//! What a value read from memory may be: the values stored where a pointer points, followed
+//! through the function's locals (and the parts of local aggregates), helper parameters (every
+//! call's argument), pointers kept in locals, closures' environments and arrays (the captured
+//! values and the elements are the operands of the opaque aggregate that builds them). A
+//! question the walk cannot answer (memory it cannot name, an aggregate built by anything else,
+//! a local that may be written unseen: [`LocalStores`]) answers `None`, never a guess.
+
+use pliron::{
+    context::Context,
+    operation::Operation,
+    r#type::TypeHandle,
+    value::{DefiningEntity, Value},
+};
+
+use super::{index::ScopeIndex, memory::LocalStores};
+use crate::ir::mir::{
+    arith::{AddrSpaceCastOp, CastKind, CastOp},
+    memory::{AllocaOp, FieldAddrOp, LoadOp},
+    opaque::OpaqueOp,
+};
+
+/// Follows values through memory and calls (module doc).
+pub(crate) struct Flow<'a> {
+    pub ctx: &'a Context,
+    pub index: &'a ScopeIndex,
+    pub locals: &'a LocalStores,
+    /// The type of the value sought (what the load that starts the walk reads), `None` when not
+    /// known: an escaped local is read only where no unresolved store writes it.
+    pub leaf: Option<TypeHandle>,
+}
+
+impl Flow<'_> {
+    /// The values field `path` of `value` may hold (`value` itself for the empty path, when it
+    /// is not itself a read of memory or a parameter).
+    pub(crate) fn values(&self, value: Value, path: &[u32], budget: &mut u32) -> Option<Vec<Value>> {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let ctx = self.ctx;
+        match value.defining_entity() {
+            DefiningEntity::Block(block) => {
+                let b = *self.index.block_number.get(&block)?;
+                let f = self.index.block_function[b];
+                if self.index.entry_block(f) != Some(b) {
+                    return None;
+                }
+                if f == 0 {
+                    // A kernel parameter: itself; an aggregate parameter's fields are not known.
+                    return path.is_empty().then(|| vec![value]);
+                }
+                let position = block.deref(ctx).arguments().position(|argument| argument == value)?;
+                let callers = &self.index.callers[f];
+                if callers.is_empty() {
+                    return None;
+                }
+                let mut found = Vec::new();
+                for call in callers {
+                    let operation = self.index.ops[*call].deref(ctx);
+                    let argument =
+                        (position < operation.get_num_operands()).then(|| operation.get_operand(position))?;
+                    drop(operation);
+                    found.extend(self.values(argument, path, budget)?);
+                }
+                Some(found)
+            }
+            DefiningEntity::Op(def) => {
+                if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+                    let address = def.deref(ctx).get_operand(0);
+                    return self.pointees(address, path, budget);
+                }
+                if let Some(opaque) = Operation::get_op::<OpaqueOp>(def, ctx)
+                    && let [field, inner @ ..] = path
+                {
+                    let what: String = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into())?;
+                    let operation = def.deref(ctx);
+                    let count = operation.get_num_operands();
+                    // `[x; N]` (one operand): every element is `x`.
+                    let repeat = what.starts_with('[') && what.contains("; ") && count == 1;
+                    let built = what.starts_with("{closure@") || what.starts_with('[');
+                    if !built || count == 0 {
+                        return None;
+                    }
+                    let capture = operation.operands().nth(if repeat { 0 } else { *field as usize })?;
+                    drop(operation);
+                    return self.values(capture, inner, budget);
+                }
+                path.is_empty().then(|| vec![value])
+            }
+        }
+    }
+
+    /// The values stored at field `path` of the memory `pointer` points to.
+    pub(crate) fn pointees(&self, pointer: Value, path: &[u32], budget: &mut u32) -> Option<Vec<Value>> {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let ctx = self.ctx;
+        if let Some(stored) = self.locals.reads(ctx, pointer, path, self.leaf) {
+            // Stores to parts of the place make its whole value unknown.
+            if self.locals.written_below(ctx, pointer, path) {
+                return None;
+            }
+            let mut found = Vec::new();
+            for (value, inner) in stored {
+                found.extend(self.values(value, &inner, budget)?);
+            }
+            return (!found.is_empty()).then_some(found);
+        }
+        let def = pointer.defining_op();
+        if let Some(def) = def {
+            if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+                return None;
+            }
+            if let Some(field) = Operation::get_op::<FieldAddrOp>(def, ctx) {
+                let mut outer = vec![field.field(ctx)?];
+                outer.extend_from_slice(path);
+                return self.pointees(def.deref(ctx).get_operand(0), &outer, budget);
+            }
+            let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
+                || Operation::get_op::<CastOp>(def, ctx)
+                    .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
+            if pointer_cast {
+                return self.pointees(def.deref(ctx).get_operand(0), path, budget);
+            }
+        }
+        // A pointer value read from memory or handed in: where it may point.
+        let mut found = Vec::new();
+        for target in self.values(pointer, &[], budget)? {
+            if target == pointer {
+                return None;
+            }
+            found.extend(self.pointees(target, path, budget)?);
+        }
+        (!found.is_empty()).then_some(found)
+    }
+}

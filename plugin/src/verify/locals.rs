@@ -1,0 +1,349 @@
+//! The values stored into each local (`mir.alloca`) of a scope and into each part of one (a
+//! struct or tuple field, an array element at a constant index: both `mir.field_addr`), gathered
+//! in one pass: a stage pointer, a slice or a loop bound kept in a local or a field is followed
+//! through it.
+//!
+//! A local whose address leaves the local's own loads and stores (handed to a call, stored into
+//! memory, captured by reference) may also be written through that copy of its address. Such a
+//! local is *escaped*; a store whose address the pass cannot trace to a local, a kernel
+//! parameter (global memory) or the dynamic shared base is *unresolved*, and may write any
+//! escaped local. A read of an escaped local at a type some unresolved store writes (or after an
+//! unresolved store of an aggregate) is not answered, nor is any read of a local written at a
+//! position the pass cannot name (an element at a runtime index), handed to a function outside
+//! the scope, or captured by an operation the import left opaque. The types are the IR's: a
+//! store of an `f32` is taken not to write a local's `*const u16` (Rust code that puns one type
+//! through a pointer to another is outside the model).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use pliron::{
+    context::Context,
+    operation::Operation,
+    r#type::{TypeHandle, Typed},
+    value::{DefiningEntity, Value},
+};
+
+use super::index::ScopeIndex;
+use crate::ir::{
+    mir::{
+        arith::{AddrSpaceCastOp, CastOp},
+        control::CallOp,
+        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+        opaque::OpaqueOp,
+        pointer_type_of,
+    },
+    semantic::memory::DynamicSharedBaseOp,
+    types::AdtType,
+};
+
+/// Parts of one local's address one walk follows (fields and constant indices).
+const MAX_PATH: usize = 8;
+
+/// The stores into the scope's locals (module doc).
+pub(crate) struct LocalStores {
+    by_local: FxHashMap<Value, Vec<PartStores>>,
+    /// Locals whose address leaves their own loads and stores.
+    escaped: FxHashSet<Value>,
+    /// Locals written where the pass cannot tell which part (or by code it cannot see).
+    clobbered: FxHashSet<Value>,
+    /// The types unresolved stores write.
+    unresolved_types: FxHashSet<TypeHandle>,
+    /// Whether an unresolved store writes an aggregate (whose parts' types the IR does not
+    /// name).
+    unresolved_aggregate: bool,
+}
+
+/// The values stored into one part of a local (the empty path: the whole local). A local has
+/// few such parts, so a lookup reads its own stores, not the scope's.
+struct PartStores {
+    path: Vec<u32>,
+    values: Vec<Value>,
+    /// The block (number) of each store, beside `values`.
+    blocks: Vec<usize>,
+}
+
+impl LocalStores {
+    pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
+        let mut stores = LocalStores {
+            by_local: FxHashMap::default(),
+            escaped: FxHashSet::default(),
+            clobbered: FxHashSet::default(),
+            unresolved_types: FxHashSet::default(),
+            unresolved_aggregate: false,
+        };
+        for (n, op) in index.ops.iter().enumerate() {
+            if Operation::get_op::<AllocaOp>(*op, ctx).is_some() {
+                let local = op.deref(ctx).get_result(0);
+                stores.follow_address_uses(ctx, index, local, local, 0);
+                continue;
+            }
+            if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
+                continue;
+            }
+            let (value, address) = {
+                let operation = op.deref(ctx);
+                (operation.get_operand(0), operation.get_operand(1))
+            };
+            match local_slot(ctx, address) {
+                Some((local, path)) => {
+                    let parts = stores.by_local.entry(local).or_default();
+                    let block = index.op_block[n];
+                    match parts.iter_mut().find(|part| part.path == path) {
+                        Some(part) => {
+                            part.values.push(value);
+                            part.blocks.push(block);
+                        }
+                        None => parts.push(PartStores { path, values: vec![value], blocks: vec![block] }),
+                    }
+                }
+                None => match address_root(ctx, index, address) {
+                    Root::Local(local) => {
+                        stores.clobbered.insert(local);
+                    }
+                    Root::Outside => {}
+                    Root::Unknown => {
+                        let ty = value.get_type(ctx);
+                        if is_aggregate(ctx, ty) {
+                            stores.unresolved_aggregate = true;
+                        }
+                        stores.unresolved_types.insert(ty);
+                    }
+                },
+            }
+        }
+        stores
+    }
+
+    /// Marks `local` escaped or clobbered by the uses of `address` (the local's address or one
+    /// of its parts' addresses).
+    fn follow_address_uses(
+        &mut self,
+        ctx: &Context,
+        index: &ScopeIndex,
+        local: Value,
+        address: Value,
+        depth: usize,
+    ) {
+        if depth > MAX_PATH {
+            self.clobbered.insert(local);
+            return;
+        }
+        for address_use in address.uses(ctx) {
+            let user = address_use.user_op();
+            let is_address_operand = |position: usize| user.deref(ctx).get_operand(position) == address;
+            if Operation::get_op::<LoadOp>(user, ctx).is_some() {
+                continue;
+            }
+            if Operation::get_op::<StoreOp>(user, ctx).is_some() {
+                if is_address_operand(1) && !is_address_operand(0) {
+                    continue;
+                }
+                // The address itself is stored somewhere: written through that copy later.
+                self.escaped.insert(local);
+                continue;
+            }
+            let derived = Operation::get_op::<FieldAddrOp>(user, ctx).is_some()
+                || Operation::get_op::<IndexAddrOp>(user, ctx).is_some()
+                || Operation::get_op::<CastOp>(user, ctx).is_some()
+                || Operation::get_op::<AddrSpaceCastOp>(user, ctx).is_some();
+            if derived && is_address_operand(0) {
+                let result = user.deref(ctx).get_result(0);
+                self.follow_address_uses(ctx, index, local, result, depth + 1);
+                continue;
+            }
+            let scope_call = Operation::get_op::<CallOp>(user, ctx).is_some()
+                && index.op_number.get(&user).is_some_and(|n| index.callee_of.contains_key(n));
+            // A closure built with the address among its captures holds it like a stored copy.
+            let captured = Operation::get_op::<OpaqueOp>(user, ctx).is_some_and(|opaque| {
+                opaque
+                    .get_attr_opaque_what(ctx)
+                    .is_some_and(|what| String::from(what.clone()).starts_with("{closure@"))
+            });
+            if scope_call || captured {
+                // The callee's writes through it are unresolved stores of the scope.
+                self.escaped.insert(local);
+            } else {
+                // A function outside the scope, or an operation the import left opaque.
+                self.clobbered.insert(local);
+            }
+        }
+    }
+
+    /// Whether a read of `local` at type `read` (`None`: unknown) may see a write the pass did
+    /// not record.
+    fn unseen_writes(&self, ctx: &Context, local: Value, read: Option<TypeHandle>) -> bool {
+        if self.clobbered.contains(&local) {
+            return true;
+        }
+        if !self.escaped.contains(&local) {
+            return false;
+        }
+        match read {
+            Some(ty) => {
+                self.unresolved_aggregate
+                    || self.unresolved_types.contains(&ty)
+                    || (is_aggregate(ctx, ty) && !self.unresolved_types.is_empty())
+            }
+            None => !self.unresolved_types.is_empty(),
+        }
+    }
+
+    /// The type read at field `inside` below `address`, where the IR names it.
+    fn read_type(ctx: &Context, address: Value, inside: &[u32]) -> Option<TypeHandle> {
+        inside
+            .is_empty()
+            .then(|| pointer_type_of(ctx, address.get_type(ctx)).map(|ptr| ptr.pointee()))
+            .flatten()
+    }
+
+    /// The values stored into part `path` of `local` (none if nothing was).
+    fn at(&self, local: Value, path: &[u32]) -> &[Value] {
+        self.by_local
+            .get(&local)
+            .and_then(|parts| parts.iter().find(|part| part.path == path))
+            .map_or(&[], |part| part.values.as_slice())
+    }
+
+    /// The values a load from part `inside` below `address` (empty: the place itself) may read,
+    /// each with the path still to take inside it: the stores to that place (path empty) and the
+    /// stores of whole aggregates around it (the path from the aggregate down to the place).
+    /// `None` when `address` is not a local's, or the local may be written unseen.
+    ///
+    /// `leaf` is the type of the value finally sought below the place (a pointer kept in a field
+    /// of a closure's environment): an escaped local is answered when no unresolved store writes
+    /// that type.
+    pub(crate) fn reads(
+        &self,
+        ctx: &Context,
+        address: Value,
+        inside: &[u32],
+        leaf: Option<TypeHandle>,
+    ) -> Option<Vec<(Value, Vec<u32>)>> {
+        let (local, mut path) = local_slot(ctx, address)?;
+        if self.unseen_writes(ctx, local, Self::read_type(ctx, address, inside).or(leaf)) {
+            return None;
+        }
+        path.extend_from_slice(inside);
+        let mut found = Vec::new();
+        for depth in 0..=path.len() {
+            found.extend(self.at(local, &path[..depth]).iter().map(|value| (*value, path[depth..].to_vec())));
+        }
+        Some(found)
+    }
+
+    /// The values stored into exactly the place `address` names (a local or a part of one), each
+    /// with the block of its store; `None` when the place is not a local's, when stores to an
+    /// aggregate around it or to a part of it also write it, or when it may be written unseen.
+    pub(crate) fn stores_into(&self, ctx: &Context, address: Value) -> Option<Vec<(Value, usize)>> {
+        let (local, path) = local_slot(ctx, address)?;
+        if self.unseen_writes(ctx, local, Self::read_type(ctx, address, &[])) {
+            return None;
+        }
+        let parts = self.by_local.get(&local)?;
+        let overlapping = parts
+            .iter()
+            .any(|part| part.path != path && (part.path.starts_with(&path) || path.starts_with(&part.path)));
+        if overlapping {
+            return None;
+        }
+        let part = parts.iter().find(|part| part.path == path)?;
+        Some(part.values.iter().copied().zip(part.blocks.iter().copied()).collect())
+    }
+
+    /// The stores into the variable `local` (a `mir.alloca` itself) with their blocks, as
+    /// [`LocalStores::stores_into`].
+    pub(crate) fn variable_stores(&self, ctx: &Context, local: Value) -> Option<Vec<(Value, usize)>> {
+        self.stores_into(ctx, local)
+    }
+
+    /// Whether something is stored into a part of part `inside` below `address` (a field of it,
+    /// or a field of one of its fields): then the place's value is not any one store's.
+    pub(crate) fn written_below(&self, ctx: &Context, address: Value, inside: &[u32]) -> bool {
+        let Some((local, mut path)) = local_slot(ctx, address) else { return false };
+        path.extend_from_slice(inside);
+        self.by_local.get(&local).is_some_and(|parts| {
+            parts.iter().any(|part| part.path.len() > path.len() && part.path.starts_with(&path))
+        })
+    }
+
+    /// Every value stored over the memory `address` names, if it is a local or a part of one:
+    /// stores to it, to parts inside it, and to the aggregates around it (which write it too).
+    /// `None` when `address` is not a local's, or the local may be written unseen.
+    pub(crate) fn stored_over(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
+        let (local, path) = local_slot(ctx, address)?;
+        if self.unseen_writes(ctx, local, None) {
+            return None;
+        }
+        let overlapping = self
+            .by_local
+            .get(&local)
+            .into_iter()
+            .flatten()
+            .filter(|part| part.path.starts_with(&path) || path.starts_with(&part.path))
+            .flat_map(|part| part.values.iter().copied());
+        Some(overlapping.collect())
+    }
+}
+
+/// Whether `ty` is an aggregate the IR knows only by name.
+fn is_aggregate(ctx: &Context, ty: TypeHandle) -> bool {
+    ty.deref(ctx).is::<AdtType>()
+}
+
+/// Where a store's address leads.
+enum Root {
+    /// Into this local, at a part the pass cannot name.
+    Local(Value),
+    /// Outside every local: a kernel parameter's memory (global, by the launch contract) or
+    /// dynamic shared memory.
+    Outside,
+    /// Anywhere.
+    Unknown,
+}
+
+fn address_root(ctx: &Context, index: &ScopeIndex, address: Value) -> Root {
+    let mut at = address;
+    for _ in 0..=MAX_PATH * 4 {
+        match at.defining_entity() {
+            DefiningEntity::Block(block) => {
+                let kernel_entry = index.entry_block(0).map(|b| index.blocks[b]);
+                return if kernel_entry == Some(block) { Root::Outside } else { Root::Unknown };
+            }
+            DefiningEntity::Op(def) => {
+                if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+                    return Root::Local(at);
+                }
+                if Operation::get_op::<DynamicSharedBaseOp>(def, ctx).is_some() {
+                    return Root::Outside;
+                }
+                let derived = Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
+                    || Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
+                    || Operation::get_op::<CastOp>(def, ctx).is_some()
+                    || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some();
+                if !derived {
+                    return Root::Unknown;
+                }
+                at = def.deref(ctx).get_operand(0);
+            }
+        }
+    }
+    Root::Unknown
+}
+
+/// The local (`mir.alloca`) and the path an address names, if it is one: a chain of at most
+/// [`MAX_PATH`] `mir.field_addr` on the local (the import addresses an array's element at a
+/// constant index as a part too; pointer arithmetic, `mir.index_addr`, names no part).
+pub(crate) fn local_slot(ctx: &Context, address: Value) -> Option<(Value, Vec<u32>)> {
+    let mut parts = Vec::new();
+    let mut at = address;
+    for _ in 0..MAX_PATH {
+        let def = at.defining_op()?;
+        if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+            parts.reverse();
+            return Some((at, parts));
+        }
+        parts.push(Operation::get_op::<FieldAddrOp>(def, ctx)?.field(ctx)?);
+        at = def.deref(ctx).get_operand(0);
+    }
+    None
+}

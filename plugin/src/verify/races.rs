@@ -1,0 +1,575 @@
+//! Gap kind `shared-order`: ordinary shared memory between block barriers, in a scope without a
+//! pipeline. An access is accounted for only where no two threads can reach the same bytes
+//! between the same block barriers with one of them writing (a race).
+//!
+//! The proof has three parts, each over-approximating what the GPU can do:
+//! - **Barriers are reached by the whole block together.** Every branch whose condition may
+//!   differ between threads (one the thread rules cannot show uniform) must reconverge, at its
+//!   immediate post-dominator, before any barrier (or call of a function holding one): a barrier
+//!   under such a branch, in a loop whose trip count differs per thread, or after a thread-
+//!   dependent `return`, is reached by part of the block (a hang or undefined behaviour).
+//! - **Intervals.** Since every thread passes each barrier together, two accesses can run at the
+//!   same time only if both are reachable from the kernel's entry or from one barrier without
+//!   passing another. The intervals are walked over the scope's operations, into called scope
+//!   functions and back to every caller (context-insensitively: more pairs, never fewer).
+//! - **Addresses per thread.** Each access's address is evaluated as the dynamic shared base
+//!   plus a byte offset per thread (through `add`, pointer casts, locals stored once and helper
+//!   parameters, for each chain of calls from the kernel), with the threads that can reach its
+//!   block. Two accesses of one interval, one a store, must touch disjoint bytes in any two
+//!   different threads. An access whose offset depends on a value the thread rules do not know
+//!   per thread (a loop counter) is compared only with loads, which cannot race with it.
+//!
+//! Where the kernel declares its block (`device::launch::block_threads(N)`), the threads are
+//! `0..N`; otherwise every thread index below the hardware's 1024 is enumerated and
+//! `block_dim_x()` is unknown, which covers every one-dimensional block. A scope reading
+//! `thread_idx_y` or `thread_idx_z` without the declaration is not judged (its block may be
+//! two-dimensional).
+//!
+//! Cost: the divergent blocks come with the thread model; per barrier (at most
+//! [`MAX_BARRIERS`]) one walk over the scope's operations (at most [`MAX_WALK`] steps); per interval, pairs of at most
+//! [`MAX_INTERVAL_ACCESSES`] accesses, each compared with the interval's stores through one
+//! map of the bytes they touch, in `O(threads × bytes)`.
+
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use pliron::{
+    context::Context,
+    operation::Operation,
+    r#type::Typed,
+    value::{DefiningEntity, Value},
+};
+
+use super::{
+    Gap, GapKind,
+    flow::Flow,
+    index::ScopeIndex,
+    layout::pointee_bytes,
+    memory::LocalStores,
+    thread_model::{ThreadModel, Val, map2},
+    thread_set::Threads,
+};
+use crate::ir::{
+    mir::{
+        arith::{AddrSpaceCastOp, CastKind, CastOp},
+        control::{CallOp, ReturnOp},
+        memory::{IndexAddrOp, LoadOp, StoreOp},
+        pointer_type_of,
+    },
+    semantic::memory::{BarrierOp, DynamicSharedBaseOp},
+};
+
+/// Barriers a scope may hold for its intervals to be walked.
+const MAX_BARRIERS: usize = 64;
+/// Call chains from the kernel followed per function.
+const MAX_CONTEXTS: usize = 8;
+/// Accesses (per call chain) one interval may hold.
+const MAX_INTERVAL_ACCESSES: usize = 4096;
+/// Definitions looked through for one address.
+const ADDRESS_DEPTH: u32 = 32;
+/// The widest access compared byte by byte.
+const MAX_ACCESS_BYTES: i64 = 64;
+/// Definitions the walk through memory may look at for one pointer kept in memory.
+const FLOW_BUDGET: u32 = 64;
+/// Steps (an operation under a chain of calls) one interval's walk may take.
+const MAX_WALK: usize = 1 << 18;
+/// Calls deep the interval walk follows.
+const MAX_CALL_DEPTH: u32 = 16;
+
+/// A helper's parameters bound to what one call chain passes them.
+#[derive(Clone, Default)]
+struct Binding {
+    integers: FxHashMap<Value, Val>,
+    /// Pointer parameters into dynamic shared memory: their byte offset per thread.
+    shared: FxHashMap<Value, Val>,
+}
+
+/// One access under one call chain.
+struct Instance {
+    op: usize,
+    store: bool,
+    threads: Threads,
+    /// Byte offset from the dynamic shared base, per thread; `None` when not known per thread.
+    offsets: Option<Vec<i64>>,
+    bytes: i64,
+}
+
+/// The `shared-order` gaps of `candidates` (operation numbers: loads and stores that may touch
+/// shared memory in a scope without pipeline states): none for an access proven free of races.
+pub(crate) fn shared_order_gaps(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    candidates: &[usize],
+) -> Vec<Gap> {
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let gap_all = |why: String| -> Vec<Gap> {
+        candidates
+            .iter()
+            .map(|n| Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why.clone()))
+            .collect()
+    };
+    let model = ThreadModel::new(ctx, index);
+    if !model.declared && reads_other_dimensions(ctx, index) {
+        return gap_all(
+            "shared memory in a kernel that reads `thread_idx_y`/`thread_idx_z` without declaring its block \
+             (`device::launch::block_threads(N)`): the race check enumerates one-dimensional blocks only"
+                .to_string(),
+        );
+    }
+    let holds_barrier = functions_holding_barriers(ctx, index);
+    if let Some(branch) = divergent_branch(ctx, index, &model, &holds_barrier) {
+        let location = Gap::at(ctx, index, index.ops[branch], GapKind::SharedOrder, String::new()).location;
+        let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+        return gap_all(format!(
+            "a block barrier is reached under a branch{at} whose condition may differ between threads, before \
+             the branch's paths meet again: part of the block may wait at a barrier the rest never reaches, \
+             so the intervals between barriers are not known"
+        ));
+    }
+    let barriers: Vec<usize> = (0..index.ops.len())
+        .filter(|n| Operation::get_op::<BarrierOp>(index.ops[*n], ctx).is_some())
+        .collect();
+    if barriers.len() > MAX_BARRIERS {
+        return gap_all(format!(
+            "{} block barriers in the scope, more than the {MAX_BARRIERS} whose intervals the race check walks",
+            barriers.len()
+        ));
+    }
+    let flow = Flow { ctx, index, locals, leaf: None };
+    let contexts = Contexts::of(&flow, &model);
+    // An access in a block no thread reaches (behind a branch on a constant) never runs.
+    let candidates: Vec<usize> =
+        candidates.iter().copied().filter(|n| model.reach[index.op_block[*n]].is_some()).collect();
+    let candidate_set: FxHashSet<usize> = candidates.iter().copied().collect();
+    let mut instances: FxHashMap<usize, Vec<Instance>> = FxHashMap::default();
+    for n in &candidates {
+        let f = index.block_function[index.op_block[*n]];
+        let found: Vec<Instance> =
+            contexts.of[f].iter().map(|binding| instance(&flow, &model, binding, *n)).collect();
+        instances.insert(*n, found);
+    }
+    let mut unproven: FxHashMap<usize, String> = FxHashMap::default();
+    let mut seen_in_interval: FxHashSet<usize> = FxHashSet::default();
+    let calls = BarrierFreeCalls::of(index, &holds_barrier, &candidate_set);
+    let entry = index.entry_block(0).map(|b| index.ops_of_block[b].start);
+    for source in entry.into_iter().chain(barriers.iter().copied()) {
+        let Some(reached) = interval_from(ctx, index, &calls, source) else {
+            return gap_all(format!(
+                "the operations between two block barriers take more than {MAX_WALK} steps (or calls deeper than \
+                 {MAX_CALL_DEPTH}) to walk"
+            ));
+        };
+        let mut interval: Vec<usize> = reached.into_iter().filter(|n| candidate_set.contains(n)).collect();
+        interval.sort_unstable();
+        seen_in_interval.extend(interval.iter().copied());
+        let members: Vec<&Instance> = interval.iter().flat_map(|n| instances[n].iter()).collect();
+        if members.len() > MAX_INTERVAL_ACCESSES {
+            for n in &interval {
+                unproven.entry(*n).or_insert_with(|| {
+                    format!(
+                        "{} shared-memory accesses between the same barriers, more than the \
+                         {MAX_INTERVAL_ACCESSES} the race check compares",
+                        members.len()
+                    )
+                });
+            }
+            continue;
+        }
+        for (access, why) in interval_conflicts(ctx, index, &members) {
+            unproven.entry(access).or_insert(why);
+        }
+    }
+    let mut gaps = Vec::new();
+    for n in &candidates {
+        let why = match unproven.remove(n) {
+            Some(why) => why,
+            None if !seen_in_interval.contains(n) => {
+                "a shared-memory access the race check does not reach from \
+                                                      the kernel through calls it follows"
+                    .to_string()
+            }
+            None => continue,
+        };
+        gaps.push(Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why));
+    }
+    gaps
+}
+
+/// A thread and the store (operation number) it touches a byte with.
+type StoreBy = (usize, usize);
+
+/// The accesses of one interval that may race, each with why: for every byte some store touches,
+/// the first two threads storing it; an access of that byte by another thread races. An access
+/// whose address is not known per thread races with every store of the interval (a store of
+/// unknown address, with every other access and with itself in another thread).
+fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) -> Vec<(usize, String)> {
+    let place = |op: usize| {
+        Gap::at(ctx, index, index.ops[op], GapKind::SharedOrder, String::new())
+            .location
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default()
+    };
+    let mut found = Vec::new();
+    let stores: Vec<&Instance> = members.iter().copied().filter(|m| m.store).collect();
+    if stores.is_empty() {
+        return found;
+    }
+    for unknown in members.iter().filter(|m| m.offsets.is_none()) {
+        let other = stores.iter().find(|s| s.op != unknown.op || unknown.store).map_or(unknown.op, |s| s.op);
+        let why = format!(
+            "an access of shared memory at an address the race check cannot evaluate per thread, between the \
+             same block barriers as a store{}: a race is not excluded",
+            place(other)
+        );
+        found.push((unknown.op, why.clone()));
+        found.push((other, why));
+    }
+    // Byte → the first two different threads storing it, each with its store.
+    let mut stored: FxHashMap<i64, (StoreBy, Option<StoreBy>)> = FxHashMap::default();
+    for store in &stores {
+        let Some(offsets) = &store.offsets else { continue };
+        for t in store.threads.members() {
+            for byte in offsets[t]..offsets[t] + store.bytes {
+                let entry = stored.entry(byte).or_insert(((t, store.op), None));
+                if entry.0.0 != t && entry.1.is_none() {
+                    entry.1 = Some((t, store.op));
+                }
+            }
+        }
+    }
+    for access in members {
+        let Some(offsets) = &access.offsets else { continue };
+        'threads: for t in access.threads.members() {
+            for byte in offsets[t]..offsets[t] + access.bytes {
+                let Some((first, second)) = stored.get(&byte) else { continue };
+                let other = if first.0 != t { Some(*first) } else { *second };
+                if let Some((thread, store)) = other {
+                    let kind = if access.store { "store" } else { "load" };
+                    let why = format!(
+                        "threads {thread} and {t} may both reach byte {byte} of dynamic shared memory between the \
+                         same block barriers, in a store{} and this {kind}: a race",
+                        place(store)
+                    );
+                    found.push((access.op, why.clone()));
+                    found.push((store, why));
+                    break 'threads;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `n` (a load or store) under one call chain.
+fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize) -> Instance {
+    let (ctx, index) = (flow.ctx, flow.index);
+    let op = index.ops[n];
+    let store = Operation::get_op::<StoreOp>(op, ctx).is_some();
+    let address = op.deref(ctx).get_operand(if store { 1 } else { 0 });
+    let threads = match &model.reach[index.op_block[n]] {
+        Some(reach) => reach.threads.clone(),
+        None => Threads::none(model.block_threads),
+    };
+    let bytes = pointee_bytes(ctx, address.get_type(ctx)).filter(|b| (1..=MAX_ACCESS_BYTES).contains(b));
+    let offsets = match (bytes, shared_offset(flow, model, binding, address, ADDRESS_DEPTH)) {
+        (Some(_), Some(Val::Const(c))) => Some(vec![c; model.block_threads]),
+        (Some(_), Some(Val::Threads(values))) => Some(values.to_vec()),
+        _ => None,
+    };
+    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0) }
+}
+
+/// The byte offset from the dynamic shared base of the pointer `value`, per thread.
+fn shared_offset(
+    flow: &Flow,
+    model: &ThreadModel,
+    binding: &Binding,
+    value: Value,
+    depth: u32,
+) -> Option<Val> {
+    let ctx = flow.ctx;
+    if depth == 0 {
+        return None;
+    }
+    let def = match value.defining_entity() {
+        DefiningEntity::Op(def) => def,
+        DefiningEntity::Block(_) => return binding.shared.get(&value).cloned(),
+    };
+    if Operation::get_op::<DynamicSharedBaseOp>(def, ctx).is_some() {
+        return Some(Val::Const(0));
+    }
+    let operands: Vec<Value> = def.deref(ctx).operands().collect();
+    if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
+        let element = pointee_bytes(ctx, operands[0].get_type(ctx))?;
+        let base = shared_offset(flow, model, binding, operands[0], depth - 1)?;
+        let offset =
+            map2(model.eval(operands[1], &binding.integers), Val::Const(element), |i, e| i.checked_mul(e));
+        return Some(map2(base, offset, |a, b| a.checked_add(b)));
+    }
+    let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
+        || Operation::get_op::<CastOp>(def, ctx)
+            .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
+    if pointer_cast {
+        return shared_offset(flow, model, binding, operands[0], depth - 1);
+    }
+    if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+        let mut budget = FLOW_BUDGET;
+        let flow = Flow { leaf: Some(value.get_type(ctx)), ..*flow };
+        let stored = match flow.pointees(operands[0], &[], &mut budget)?.as_slice() {
+            [only] => *only,
+            _ => return None,
+        };
+        return shared_offset(&flow, model, binding, stored, depth - 1);
+    }
+    None
+}
+
+/// Each function's bindings, one per call chain from the kernel (at most [`MAX_CONTEXTS`]);
+/// the kernel has one, empty. A function called from no chain has none.
+struct Contexts {
+    of: Vec<Vec<Binding>>,
+}
+
+impl Contexts {
+    fn of(flow: &Flow, model: &ThreadModel) -> Contexts {
+        let index = flow.index;
+        let mut of: Vec<Option<Vec<Binding>>> = vec![None; index.functions.len()];
+        let mut visiting = FxHashSet::default();
+        for f in 0..index.functions.len() {
+            bindings(flow, model, f, &mut of, &mut visiting);
+        }
+        Contexts { of: of.into_iter().map(Option::unwrap_or_default).collect() }
+    }
+}
+
+fn bindings(
+    flow: &Flow,
+    model: &ThreadModel,
+    f: usize,
+    of: &mut [Option<Vec<Binding>>],
+    visiting: &mut FxHashSet<usize>,
+) -> Vec<Binding> {
+    let (ctx, index) = (flow.ctx, flow.index);
+    if let Some(known) = &of[f] {
+        return known.clone();
+    }
+    if f == 0 {
+        of[0] = Some(vec![Binding::default()]);
+        return vec![Binding::default()];
+    }
+    // A cycle of calls: no chain from the kernel is followed through it.
+    if !visiting.insert(f) {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let parameters: Vec<Value> = match index.entry_block(f) {
+        Some(entry) => index.blocks[entry].deref(ctx).arguments().collect(),
+        None => Vec::new(),
+    };
+    for call in index.callers[f].clone() {
+        let caller = index.block_function[index.op_block[call]];
+        let arguments: Vec<Value> = index.ops[call].deref(ctx).operands().collect();
+        if arguments.len() != parameters.len() {
+            continue;
+        }
+        for outer in bindings(flow, model, caller, of, visiting) {
+            if found.len() == MAX_CONTEXTS {
+                break;
+            }
+            let mut binding = Binding::default();
+            for (parameter, argument) in parameters.iter().zip(&arguments) {
+                if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {
+                    if let Some(offset) = shared_offset(flow, model, &outer, *argument, ADDRESS_DEPTH) {
+                        binding.shared.insert(*parameter, offset);
+                    }
+                } else {
+                    binding.integers.insert(*parameter, model.eval(*argument, &outer.integers));
+                }
+            }
+            found.push(binding);
+        }
+    }
+    visiting.remove(&f);
+    of[f] = Some(found.clone());
+    found
+}
+
+/// Whether the scope reads a thread index other than `x`.
+fn reads_other_dimensions(ctx: &Context, index: &ScopeIndex) -> bool {
+    index.ops.iter().any(|op| {
+        Operation::get_op::<CallOp>(*op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|callee| {
+            let name = callee.to_string();
+            name.ends_with("thread_idx_y") || name.ends_with("thread_idx_z")
+        })
+    })
+}
+
+/// For each function, whether it holds a block barrier or calls (through the scope) one that
+/// does.
+fn functions_holding_barriers(ctx: &Context, index: &ScopeIndex) -> Vec<bool> {
+    let mut holds = vec![false; index.functions.len()];
+    for (n, op) in index.ops.iter().enumerate() {
+        if Operation::get_op::<BarrierOp>(*op, ctx).is_some() {
+            holds[index.block_function[index.op_block[n]]] = true;
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (call, callee) in &index.callee_of {
+            let caller = index.block_function[index.op_block[*call]];
+            if holds[*callee] && !holds[caller] {
+                holds[caller] = true;
+                changed = true;
+            }
+        }
+    }
+    holds
+}
+
+/// Whether operation `n` is a barrier or a call of a function holding one.
+fn meets_barrier(ctx: &Context, index: &ScopeIndex, holds_barrier: &[bool], n: usize) -> bool {
+    Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some()
+        || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee])
+}
+
+/// A divergent block (`super::divergence`) that some thread reaches, holding a barrier or a call
+/// of a function holding one: the branch that makes it divergent.
+fn divergent_branch(
+    ctx: &Context,
+    index: &ScopeIndex,
+    model: &ThreadModel,
+    holds_barrier: &[bool],
+) -> Option<usize> {
+    (0..index.ops.len())
+        .filter(|n| model.reach[index.op_block[*n]].is_some() && meets_barrier(ctx, index, holds_barrier, *n))
+        .find_map(|n| model.divergent().branch_of(index.op_block[n]))
+}
+
+/// The operations reachable from `source` (the kernel's first operation or a barrier) without
+/// passing another barrier. A call of a scope function enters it and comes back to the operation
+/// after that call (the walk keeps its chain of calls); a return with no call to come back to
+/// (the walk started inside the function) goes on after every call of the function. `None`
+/// when the walk passes [`MAX_WALK`] steps.
+fn interval_from(
+    ctx: &Context,
+    index: &ScopeIndex,
+    calls: &BarrierFreeCalls,
+    source: usize,
+) -> Option<FxHashSet<usize>> {
+    type Chain = Option<Rc<CallLink>>;
+    let mut seen: FxHashSet<(usize, Chain)> = FxHashSet::default();
+    let mut found = FxHashSet::default();
+    let mut stack: Vec<(usize, Chain)> = vec![(source, None)];
+    while let Some((n, chain)) = stack.pop() {
+        if !seen.insert((n, chain.clone())) {
+            continue;
+        }
+        if seen.len() > MAX_WALK {
+            return None;
+        }
+        found.insert(n);
+        if n != source && Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some() {
+            continue;
+        }
+        // A call of a function that holds no barrier comes back to the operation after it,
+        // having run (at most) the accesses of the functions it can call.
+        if let Some(accesses) = index.callee_of.get(&n).and_then(|callee| calls.accesses[*callee].as_ref()) {
+            found.extend(accesses.iter().copied());
+            for next in following(index, n) {
+                stack.push((next, chain.clone()));
+            }
+            continue;
+        }
+        let callee_entry = index.callee_of.get(&n).and_then(|callee| index.entry_block(*callee));
+        let recursive = chain.as_ref().is_some_and(|link| link.depth >= MAX_CALL_DEPTH);
+        if let (Some(entry), false) = (callee_entry, recursive) {
+            let depth = chain.as_ref().map_or(1, |link| link.depth + 1);
+            let link = Rc::new(CallLink { call: n, outer: chain.clone(), depth });
+            stack.push((index.ops_of_block[entry].start, Some(link)));
+        } else if callee_entry.is_some() {
+            // Deeper than the walk follows: the callee's operations as if run from anywhere.
+            return None;
+        } else if Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some() {
+            match &chain {
+                Some(link) => {
+                    for next in following(index, link.call) {
+                        stack.push((next, link.outer.clone()));
+                    }
+                }
+                None => {
+                    let f = index.block_function[index.op_block[n]];
+                    for call in &index.callers[f] {
+                        for next in following(index, *call) {
+                            stack.push((next, None));
+                        }
+                    }
+                }
+            }
+        } else {
+            for next in following(index, n) {
+                stack.push((next, chain.clone()));
+            }
+        }
+    }
+    Some(found)
+}
+
+/// For each function holding no barrier (directly or through its calls), the candidate accesses
+/// (operation numbers) of it and of every function it can call: what a call of it may run
+/// between two barriers.
+struct BarrierFreeCalls {
+    accesses: Vec<Option<Vec<usize>>>,
+}
+
+impl BarrierFreeCalls {
+    fn of(index: &ScopeIndex, holds_barrier: &[bool], candidates: &FxHashSet<usize>) -> BarrierFreeCalls {
+        let mut own: Vec<Vec<usize>> = vec![Vec::new(); index.functions.len()];
+        for n in candidates {
+            own[index.block_function[index.op_block[*n]]].push(*n);
+        }
+        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); index.functions.len()];
+        for (call, callee) in &index.callee_of {
+            callees[index.block_function[index.op_block[*call]]].push(*callee);
+        }
+        let accesses = (0..index.functions.len())
+            .map(|f| {
+                if holds_barrier[f] {
+                    return None;
+                }
+                // Every function reachable by calls from `f`, each once.
+                let mut seen = FxHashSet::from_iter([f]);
+                let mut stack = vec![f];
+                let mut found = Vec::new();
+                while let Some(g) = stack.pop() {
+                    found.extend(own[g].iter().copied());
+                    stack.extend(callees[g].iter().copied().filter(|h| seen.insert(*h)));
+                }
+                Some(found)
+            })
+            .collect();
+        BarrierFreeCalls { accesses }
+    }
+}
+
+/// One call on the walk's chain: the call operation and the chain it was made in.
+#[derive(PartialEq, Eq, Hash)]
+struct CallLink {
+    call: usize,
+    outer: Option<Rc<CallLink>>,
+    depth: u32,
+}
+
+/// The operations that may run right after operation `n` in its function.
+fn following(index: &ScopeIndex, n: usize) -> Vec<usize> {
+    let block = index.op_block[n];
+    if n + 1 < index.ops_of_block[block].end {
+        vec![n + 1]
+    } else {
+        index.succs[block].iter().map(|s| index.ops_of_block[*s].start).collect()
+    }
+}

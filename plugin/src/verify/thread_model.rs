@@ -1,0 +1,766 @@
+//! The threads of one block as the rules see them: which thread indices can reach each block of
+//! a scope (a bit set per block), and the value of an integer per thread.
+//!
+//! The threads are enumerated: each block of the kernel gets the set of thread indices `0..N`
+//! that can reach it, starting from every thread at the entry and narrowed at each branch whose
+//! condition is a function of `thread_idx_x()` the model can evaluate for every thread
+//! (comparisons, arithmetic, `match` arms, locals, and small helpers such as `warp_id()`,
+//! `lane_id()` or a kernel's own `is_producer` evaluated with their arguments). A branch on a
+//! value that is the same for every thread (a parameter, `block_idx_x()`, a loop counter built
+//! from them) sends the whole set both ways; a branch the model cannot evaluate makes the sets
+//! below it inexact.
+//!
+//! A variable stored more than once is the same in every thread only when every value stored
+//! into it is and no store is *divergent*: inside the paths of a branch whose condition may
+//! differ between threads, before they meet again (`super::divergence`). Which branches are
+//! divergent depends on which variables are uniform, so the two are computed together, from
+//! "every variable uniform" down to the fixpoint (the standard divergence analysis: at the
+//! fixpoint every uniform claim rests on uniform stores in non-divergent blocks).
+//!
+//! Cost: one pass over the scope for the variables' stores; per function one worklist over its
+//! blocks whose sets only grow (each block changes at most `N` times, `N ≤ 1024` a constant);
+//! each condition is evaluated once per round, through at most [`MAX_EVAL`] operations, as `N`
+//! values; at most [`MAX_DIVERGENCE_ROUNDS`] rounds.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
+
+use pliron::{
+    basic_block::BasicBlock,
+    context::{Context, Ptr},
+    operation::Operation,
+    r#type::Typed,
+    value::{DefiningEntity, Value},
+};
+
+use super::{
+    divergence::{self, Divergent},
+    flow::Flow,
+    index::ScopeIndex,
+    memory::LocalStores,
+    thread_set::Threads,
+    threads::declared_block_threads,
+    uniform::computes_from_arguments,
+};
+use crate::ir::mir::{
+    arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
+    constant::ConstIntOp,
+    control::{CallOp, CondBrOp, ReturnOp, SwitchOp, UnreachableOp},
+    int_width,
+    memory::{AllocaOp, LoadOp, StoreOp},
+    pointer_type_of,
+};
+
+/// The largest block the rule enumerates (the hardware's limit).
+pub(crate) const MAX_BLOCK_THREADS: i64 = 1024;
+/// Operations one condition's evaluation may look through, helpers included.
+const MAX_EVAL: u32 = 256;
+/// Blocks one search for a loop's back edge may visit.
+const MAX_LOOP_SEARCH: usize = 256;
+/// Blocks looked back from a branch for its loop's header.
+const MAX_HEADER_CHAIN: usize = 4;
+/// How deep helper calls are evaluated.
+const MAX_CALL_DEPTH: u32 = 4;
+/// The most stores of one variable whose per-thread value is worked out.
+const MAX_CHOICES: usize = 4;
+/// Argument-less reads of the thread geometry that every thread of a block sees alike.
+const UNIFORM_READS: [&str; 6] =
+    ["block_idx_x", "block_idx_y", "block_idx_z", "grid_dim_x", "grid_dim_y", "grid_dim_z"];
+/// Definitions the walk through memory may look at for one load through a pointer.
+const FLOW_BUDGET: u32 = 64;
+/// Rounds of leaving out the stores of unreached blocks.
+const DEAD_STORE_ROUNDS: usize = 3;
+/// Rounds of the divergence fixpoint before every block counts as divergent.
+const MAX_DIVERGENCE_ROUNDS: usize = 8;
+
+/// A value as seen by the threads of a block.
+#[derive(Clone, Debug)]
+pub(crate) enum Val {
+    /// The same known integer in every thread.
+    Const(i64),
+    /// One integer per thread index.
+    Threads(Rc<Vec<i64>>),
+    /// The same (unknown) value in every thread.
+    Uniform,
+    /// Not known, and possibly different per thread.
+    Unknown,
+}
+
+/// The threads that can reach a block; `exact` when every branch on the way was decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Reach {
+    pub threads: Threads,
+    pub exact: bool,
+}
+
+/// What the rule knows of one scope.
+struct Roles<'a> {
+    ctx: &'a Context,
+    index: &'a ScopeIndex,
+    block_threads: usize,
+    /// Whether the kernel declared `block_threads`; otherwise `block_threads` is the hardware's
+    /// limit, enumerated as an over-approximation, and `block_dim_x()` is not known.
+    declared: bool,
+    /// Variables stored on thread-dependent paths whose value each thread reads is known: one
+    /// value per thread index (see [`Roles::resolve_choices`]).
+    chosen: FxHashMap<Value, Rc<Vec<i64>>>,
+    memo: FxHashMap<Value, Val>,
+    /// The variables whose loads are being evaluated (a loop counter reads itself).
+    visiting: RefCell<FxHashSet<Value>>,
+    /// The divergent blocks as far as known (module doc).
+    divergent: Divergent,
+    /// The stores into locals and their fields.
+    locals: LocalStores,
+    /// Blocks no thread reaches (behind branches on constants): their stores are never read.
+    dead: FxHashSet<usize>,
+}
+
+/// The threads of a one-dimensional block as the thread rules see them, for other rules: the
+/// threads reaching each block, and values per thread.
+pub(crate) struct ThreadModel<'a> {
+    roles: Roles<'a>,
+    /// The threads reaching each block (`None`: not reached).
+    pub reach: Vec<Option<Reach>>,
+    /// The block size enumerated: the declared one, or the hardware's limit.
+    pub block_threads: usize,
+    /// Whether the kernel declared its block size.
+    pub declared: bool,
+}
+
+impl<'a> ThreadModel<'a> {
+    /// The model of the declared block, or of a block of the hardware's limit where none is
+    /// declared (each thread index below the limit enumerated; `block_dim_x()` unknown).
+    pub(crate) fn new(ctx: &'a Context, index: &'a ScopeIndex) -> ThreadModel<'a> {
+        let declared = declared_block_threads(ctx, index);
+        ThreadModel::build(ctx, index, declared.unwrap_or(MAX_BLOCK_THREADS as usize), declared.is_some())
+    }
+
+    /// The model of a block of `block_threads` threads; `declared` when the kernel declares it
+    /// (then `block_dim_x()` is that number).
+    pub(crate) fn build(
+        ctx: &'a Context,
+        index: &'a ScopeIndex,
+        block_threads: usize,
+        declared: bool,
+    ) -> ThreadModel<'a> {
+        let mut roles = Roles {
+            ctx,
+            index,
+            block_threads,
+            declared,
+            chosen: FxHashMap::default(),
+            memo: FxHashMap::default(),
+            visiting: RefCell::new(FxHashSet::default()),
+            divergent: Divergent::default(),
+            locals: LocalStores::of(ctx, index),
+            dead: FxHashSet::default(),
+        };
+        // Stores behind branches on constants (a `const` generic's `if SPLIT`) never run: left
+        // out, a variable they would write may be a constant, which decides more branches.
+        for _ in 0..DEAD_STORE_ROUNDS {
+            let reach = roles.reach_all();
+            let dead: FxHashSet<usize> = (0..index.blocks.len()).filter(|b| reach[*b].is_none()).collect();
+            roles.memo.clear();
+            if dead == roles.dead {
+                break;
+            }
+            roles.dead = dead;
+        }
+        roles.settle_divergence();
+        let mut reach = roles.reach_all();
+        // A variable set on thread-dependent paths (`matches!(tid, 32..=63)` stores `true` on
+        // one path and `false` on the other) is read per thread once the first pass knows which
+        // threads run each store; then the sets are computed again with it.
+        if roles.resolve_choices(&reach) {
+            roles.memo.clear();
+            reach = roles.reach_all();
+        }
+        ThreadModel { roles, reach, block_threads, declared }
+    }
+
+    /// `value` per thread, a helper's parameters bound by `params`.
+    pub(crate) fn eval(&self, value: Value, params: &FxHashMap<Value, Val>) -> Val {
+        let mut budget = MAX_EVAL;
+        self.roles.eval(value, params, 0, &mut budget)
+    }
+
+    /// The divergent blocks of the scope.
+    pub(crate) fn divergent(&self) -> &Divergent {
+        &self.roles.divergent
+    }
+}
+
+impl Roles<'_> {
+    /// The divergent blocks and the uniform variables, computed together (module doc): from no
+    /// divergent block up, each round evaluating every branch condition with the variables the
+    /// round before left uniform.
+    fn settle_divergence(&mut self) {
+        for _ in 0..MAX_DIVERGENCE_ROUNDS {
+            let found = divergence::divergent(self.ctx, self.index, |condition| {
+                let mut budget = MAX_EVAL;
+                match self.eval(condition, &FxHashMap::default(), 0, &mut budget) {
+                    Val::Const(_) | Val::Uniform => false,
+                    Val::Threads(values) => values.windows(2).any(|pair| pair[0] != pair[1]),
+                    Val::Unknown => true,
+                }
+            });
+            if found == self.divergent {
+                return;
+            }
+            self.divergent = found;
+            self.memo.clear();
+        }
+        // Not settled: every block counts as divergent.
+        let everything =
+            (0..self.index.blocks.len()).map(|b| (b, vec![self.index.ops_of_block[b].start])).collect();
+        self.divergent = Divergent(everything);
+        self.memo.clear();
+    }
+
+    /// The threads reaching each block of the scope: the kernel from its entry, each other
+    /// function from the blocks of its calls (`None`: not reached).
+    fn reach_all(&mut self) -> Vec<Option<Reach>> {
+        let index = self.index;
+        let mut reach: Vec<Option<Reach>> = vec![None; index.blocks.len()];
+        for f in 0..index.blocks_of.len() {
+            let Some(entry) = index.entry_block(f) else { continue };
+            let start = if f == 0 {
+                Reach { threads: Threads::all(self.block_threads), exact: true }
+            } else {
+                // Callers of later functions are not yet known: inexact.
+                let mut start = Reach { threads: Threads::none(self.block_threads), exact: true };
+                for call in &index.callers[f] {
+                    let caller_block = index.block_of_op(index.ops[*call]);
+                    let caller = caller_block.map(|b| index.block_function[b]);
+                    match caller_block.and_then(|b| reach[b].as_ref()) {
+                        Some(found) if caller.is_some_and(|c| c < f) => {
+                            start.threads.union(&found.threads);
+                            start.exact &= found.exact;
+                        }
+                        _ => start.exact = false,
+                    }
+                }
+                if !start.exact {
+                    start.threads = Threads::all(self.block_threads);
+                }
+                start
+            };
+            self.reach_function(f, entry, start, &mut reach);
+        }
+        reach
+    }
+
+    /// Finds the variables whose every store runs on a set of threads the first pass decided
+    /// exactly, the sets disjoint (a thread runs at most one store), no store in a loop, every
+    /// load of the variable after its stores and reached only by threads that ran one of them,
+    /// and each stored value known per thread: such a variable holds, in each thread, the value
+    /// its thread's store wrote. Records them in `chosen`; true when it found any. Each
+    /// search is bounded by [`MAX_LOOP_SEARCH`] blocks and a variable by [`MAX_CHOICES`] stores.
+    fn resolve_choices(&mut self, reach: &[Option<Reach>]) -> bool {
+        let (ctx, index) = (self.ctx, self.index);
+        let mut stores: FxHashMap<Value, Vec<(Value, usize)>> = FxHashMap::default();
+        let mut loads: FxHashMap<Value, Vec<usize>> = FxHashMap::default();
+        for op in &index.ops {
+            let Some(block) = index.block_of_op(*op) else { continue };
+            if Operation::get_op::<StoreOp>(*op, ctx).is_some() {
+                let operation = op.deref(ctx);
+                stores.entry(operation.get_operand(1)).or_default().push((operation.get_operand(0), block));
+            } else if Operation::get_op::<LoadOp>(*op, ctx).is_some() {
+                loads.entry(op.deref(ctx).get_operand(0)).or_default().push(block);
+            }
+        }
+        let n = self.block_threads;
+        for (slot, sites) in stores {
+            if !(2..=MAX_CHOICES).contains(&sites.len()) {
+                continue;
+            }
+            let is_variable =
+                slot.defining_op().is_some_and(|alloca| Operation::get_op::<AllocaOp>(alloca, ctx).is_some());
+            if !is_variable {
+                continue;
+            }
+            let mut values = vec![0i64; n];
+            let mut covered = Threads::none(n);
+            let resolved = sites.iter().all(|(value, b)| {
+                let Some(Reach { threads, exact: true }) = &reach[*b] else { return false };
+                if self.reaches(*b, *b) != Some(false) || threads.and(&covered).count() != 0 {
+                    return false;
+                }
+                let mut budget = MAX_EVAL;
+                let per_thread: Box<dyn Fn(usize) -> i64> =
+                    match self.eval(*value, &FxHashMap::default(), 0, &mut budget) {
+                        Val::Const(c) => Box::new(move |_| c),
+                        Val::Threads(vs) => Box::new(move |t| vs[t]),
+                        _ => return false,
+                    };
+                for t in threads.first(n) {
+                    values[t] = per_thread(t);
+                }
+                covered.union(threads);
+                true
+            });
+            let loads_after = loads.get(&slot).is_some_and(|blocks| {
+                blocks.iter().all(|l| {
+                    let Some(Reach { threads, exact: true }) = &reach[*l] else { return false };
+                    threads.and_not(&covered).count() == 0
+                        && sites.iter().all(|(_, b)| self.reaches(*l, *b) == Some(false))
+                })
+            });
+            if resolved && loads_after {
+                self.chosen.insert(slot, Rc::new(values));
+            }
+        }
+        !self.chosen.is_empty()
+    }
+
+    /// Whether some path of at least one edge leads from block `from` to block `to`; `None`
+    /// when the search passes [`MAX_LOOP_SEARCH`] blocks.
+    fn reaches(&self, from: usize, to: usize) -> Option<bool> {
+        self.index.path_exists(&self.index.succs[from], to, MAX_LOOP_SEARCH, |_| true)
+    }
+
+    /// The worklist over one function's blocks.
+    fn reach_function(&mut self, f: usize, entry: usize, start: Reach, reach: &mut [Option<Reach>]) {
+        let index = self.index;
+        reach[entry] = Some(start);
+        let mut queue = VecDeque::from([entry]);
+        while let Some(b) = queue.pop_front() {
+            let Some(here) = reach[b].clone() else { continue };
+            for (succ, threads, decided) in self.edges(b, &here.threads) {
+                if index.block_function.get(succ) != Some(&f) {
+                    continue;
+                }
+                let incoming = Reach { threads, exact: here.exact && decided };
+                let changed = match &mut reach[succ] {
+                    slot @ None => {
+                        *slot = Some(incoming);
+                        true
+                    }
+                    Some(old) => {
+                        let mut merged = old.clone();
+                        merged.threads.union(&incoming.threads);
+                        merged.exact &= incoming.exact;
+                        let changed = merged != *old;
+                        *old = merged;
+                        changed
+                    }
+                };
+                if changed {
+                    queue.push_back(succ);
+                }
+            }
+        }
+    }
+
+    /// The successors of block `b` with the threads each edge carries, and whether the branch
+    /// was decided (evaluated per thread, or the same for every thread).
+    fn edges(&mut self, b: usize, threads: &Threads) -> Vec<(usize, Threads, bool)> {
+        let (ctx, index) = (self.ctx, self.index);
+        let all = |index: &ScopeIndex| index.succs[b].iter().map(|s| (*s, threads.clone(), true)).collect();
+        let Some(n) = index.ops_of_block[b].clone().last() else { return all(index) };
+        let op = index.ops[n];
+        let number = |block| index.block_number.get(&block).copied();
+        if Operation::get_op::<CondBrOp>(op, ctx).is_some() {
+            let (condition, targets) = {
+                let operation = op.deref(ctx);
+                (operation.get_operand(0), [operation.get_successor(0), operation.get_successor(1)])
+            };
+            let (Some(yes), Some(no)) = (number(targets[0]), number(targets[1])) else { return all(index) };
+            return match self.eval_top(condition) {
+                Val::Const(c) => vec![(if c != 0 { yes } else { no }, threads.clone(), true)],
+                Val::Threads(values) => {
+                    let taken = Threads::of(&values, |v| v != 0);
+                    vec![(yes, threads.and(&taken), true), (no, threads.and_not(&taken), true)]
+                }
+                Val::Uniform => vec![(yes, threads.clone(), true), (no, threads.clone(), true)],
+                // A loop's condition (one side leads back to it): threads may iterate a different
+                // number of times, but every thread that enters the loop leaves it.
+                Val::Unknown => {
+                    let decided = self.is_loop_branch(b, yes, no);
+                    vec![(yes, threads.clone(), decided), (no, threads.clone(), decided)]
+                }
+            };
+        }
+        if let Some(switch) = Operation::get_op::<SwitchOp>(op, ctx) {
+            let cases: Vec<u64> = switch.get_attr_switch_cases(ctx).map(|c| c.0.clone()).unwrap_or_default();
+            let (discriminant, targets) = {
+                let operation = op.deref(ctx);
+                (operation.get_operand(0), operation.successors().collect::<Vec<_>>())
+            };
+            let Some(targets) = targets.into_iter().map(number).collect::<Option<Vec<usize>>>() else {
+                return all(index);
+            };
+            if targets.len() != cases.len() + 1 {
+                return all(index);
+            }
+            return match self.eval_top(discriminant) {
+                Val::Const(c) => {
+                    let at = cases.iter().position(|k| *k as i64 == c).unwrap_or(cases.len());
+                    vec![(targets[at], threads.clone(), true)]
+                }
+                Val::Threads(values) => {
+                    let mut rest = threads.clone();
+                    let mut edges = Vec::new();
+                    for (k, target) in cases.iter().zip(&targets) {
+                        let taken = Threads::of(&values, |v| v == *k as i64);
+                        edges.push((*target, threads.and(&taken), true));
+                        rest = rest.and_not(&taken);
+                    }
+                    edges.push((targets[cases.len()], rest, true));
+                    edges
+                }
+                Val::Uniform => targets.iter().map(|t| (*t, threads.clone(), true)).collect(),
+                // A `for` loop's exit test (a switch on `next()`'s discriminant, one target
+                // leading back): decided the way a loop's condition is (see above).
+                Val::Unknown => {
+                    let live: Vec<usize> =
+                        targets.iter().copied().filter(|t| !self.is_unreachable(*t)).collect();
+                    let decided = matches!(live.as_slice(), [yes, no] if self.is_loop_branch(b, *yes, *no));
+                    targets.iter().map(|t| (*t, threads.clone(), decided)).collect()
+                }
+            };
+        }
+        all(index)
+    }
+
+    /// Whether block `b` is only `mir.unreachable` (the impossible arm of a `match`).
+    fn is_unreachable(&self, b: usize) -> bool {
+        let mut ops = self.index.ops_of_block[b].clone();
+        ops.next().is_some_and(|n| Operation::get_op::<UnreachableOp>(self.index.ops[n], self.ctx).is_some())
+    }
+
+    /// Whether `b` is a loop's header and its branch the loop's condition: exactly one of `yes`
+    /// and `no` leads back to `b` through blocks after it (within [`MAX_LOOP_SEARCH`] blocks; a
+    /// longer search answers no).
+    fn is_loop_branch(&self, b: usize, yes: usize, no: usize) -> bool {
+        // Only forward in block order, or back to `b`: the import lays blocks out in reverse
+        // postorder, so a path to `b` through a block before it leaves `b`'s loop by an
+        // enclosing loop.
+        // The loop's header may be a few blocks before the branch, each the only successor of
+        // the one before and the only predecessor of the next (a `for` loop calls `next()` in
+        // its header and branches on the result in the block after).
+        let index = self.index;
+        let mut header = b;
+        for _ in 0..MAX_HEADER_CHAIN {
+            match index.preds[header].as_slice() {
+                [pred] if index.succs[*pred].as_slice() == [header] => header = *pred,
+                _ => break,
+            }
+        }
+        let back = |from: usize| index.path_exists(&[from], header, MAX_LOOP_SEARCH, |succ| succ >= header);
+        matches!((back(yes), back(no)), (Some(true), Some(false)) | (Some(false), Some(true)))
+    }
+
+    /// A condition of the kernel, evaluated once.
+    fn eval_top(&mut self, value: Value) -> Val {
+        if let Some(known) = self.memo.get(&value) {
+            return known.clone();
+        }
+        let mut budget = MAX_EVAL;
+        let found = self.eval(value, &FxHashMap::default(), 0, &mut budget);
+        self.memo.insert(value, found.clone());
+        found
+    }
+
+    /// `value` per thread; `params` binds a helper's parameters to its call's arguments.
+    fn eval(&self, value: Value, params: &FxHashMap<Value, Val>, depth: u32, budget: &mut u32) -> Val {
+        let ctx = self.ctx;
+        if *budget == 0 {
+            return Val::Unknown;
+        }
+        *budget -= 1;
+        let def = match value.defining_entity() {
+            DefiningEntity::Op(def) => def,
+            DefiningEntity::Block(block) => {
+                if let Some(bound) = params.get(&value) {
+                    return bound.clone();
+                }
+                // The kernel's parameters are the same in every thread; other block arguments
+                // (values joined over paths) are not followed.
+                let kernel_entry = self.index.entry_block(0).map(|b| self.index.blocks[b]);
+                if Some(block) == kernel_entry {
+                    return if depth == 0 { Val::Uniform } else { Val::Unknown };
+                }
+                return if depth == 0 { self.eval_parameter(block, value, budget) } else { Val::Unknown };
+            }
+        };
+        let width = int_width(ctx, value.get_type(ctx)).unwrap_or(64);
+        let wrap = |v: i64| if width >= 64 { v } else { v & ((1i64 << width) - 1) };
+        if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
+            return match constant.get_attr_int_value(ctx) {
+                Some(v) => Val::Const(wrap(v.value().to_u64() as i64)),
+                None => Val::Unknown,
+            };
+        }
+        let operands: Vec<Value> = def.deref(ctx).operands().collect();
+        if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
+            let operand = self.eval(operands[0], params, depth, budget);
+            return match (cast.kind(ctx), operand) {
+                (Some(CastKind::IntToInt), operand) => map1(operand, wrap),
+                // Any other cast is a function of its operand: the same in every thread if the
+                // operand is (a pointer parameter as an integer).
+                (_, Val::Const(_) | Val::Uniform) => Val::Uniform,
+                _ => Val::Unknown,
+            };
+        }
+        if let Some(binop) = Operation::get_op::<BinOp>(def, ctx) {
+            let a = self.eval(operands[0], params, depth, budget);
+            let b = self.eval(operands[1], params, depth, budget);
+            let Some(kind) = binop.kind(ctx) else { return Val::Unknown };
+            return map2(a, b, |x, y| {
+                Some(wrap(match kind {
+                    BinOpKind::Add => x.wrapping_add(y),
+                    BinOpKind::Sub => x.wrapping_sub(y),
+                    BinOpKind::Mul => x.wrapping_mul(y),
+                    BinOpKind::Div => x.checked_div(y)?,
+                    BinOpKind::Rem => x.checked_rem(y)?,
+                    BinOpKind::BitAnd => x & y,
+                    BinOpKind::BitOr => x | y,
+                    BinOpKind::BitXor => x ^ y,
+                    BinOpKind::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
+                    BinOpKind::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
+                }))
+            });
+        }
+        if let Some(cmp) = Operation::get_op::<CmpOp>(def, ctx) {
+            let a = self.eval(operands[0], params, depth, budget);
+            let b = self.eval(operands[1], params, depth, budget);
+            let Some(predicate) = cmp.get_attr_cmp_predicate(ctx).map(|p| *p) else { return Val::Unknown };
+            return map2(a, b, |x, y| {
+                Some(i64::from(match predicate {
+                    CmpPredicate::Eq => x == y,
+                    CmpPredicate::Ne => x != y,
+                    CmpPredicate::Lt => x < y,
+                    CmpPredicate::Le => x <= y,
+                    CmpPredicate::Gt => x > y,
+                    CmpPredicate::Ge => x >= y,
+                }))
+            });
+        }
+        if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
+            return self.eval_call(call, def, &operands, params, depth, budget);
+        }
+        if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+            let slot = operands[0];
+            let Some(stored) = self.live_stores(slot) else { return Val::Unknown };
+            return match stored.as_slice() {
+                [] => Val::Unknown,
+                [(only, _)] => self.eval(*only, params, depth, budget),
+                // A variable stored more than once (a loop counter) is the same in every thread
+                // when every value stored into it is; reading itself while it is evaluated
+                // adds nothing (the counter's `tile + step`).
+                several => {
+                    if let Some(values) = self.chosen.get(&slot) {
+                        return Val::Threads(values.clone());
+                    }
+                    if !self.visiting.borrow_mut().insert(slot) {
+                        return Val::Uniform;
+                    }
+                    let found: Vec<Val> =
+                        several.iter().map(|(value, _)| self.eval(*value, params, depth, budget)).collect();
+                    self.visiting.borrow_mut().remove(&slot);
+                    // A store on a divergent path runs in some threads only: a read that threads
+                    // reach whether or not they ran it sees different values.
+                    let load_block = self.index.op_number.get(&def).map(|n| self.index.op_block[*n]);
+                    let divergent_store = several.iter().any(|(_, b)| {
+                        load_block.is_none_or(|load_block| !self.divergent.within(*b, load_block))
+                    });
+                    let uniform =
+                        !divergent_store && found.iter().all(|v| matches!(v, Val::Uniform | Val::Const(_)));
+                    // Only constants, and different ones: which one a thread reads depends on
+                    // the path it took (a flag set under a branch), not known to be uniform.
+                    let constants: FxHashSet<i64> = found
+                        .iter()
+                        .filter_map(|v| if let Val::Const(c) = v { Some(*c) } else { None })
+                        .collect();
+                    let chosen_by_path =
+                        constants.len() > 1 && found.iter().all(|v| matches!(v, Val::Const(_)));
+                    if uniform && !chosen_by_path { Val::Uniform } else { Val::Unknown }
+                }
+            };
+        }
+        Val::Unknown
+    }
+
+    /// The stores a load from `slot` may read, each with its block, leaving out those in blocks
+    /// no thread reaches: a variable's (`mir.alloca`) stores, or those into exactly one field of
+    /// a local aggregate (`pass.count`); `None` for any other memory.
+    fn live_stores(&self, slot: Value) -> Option<Vec<(Value, usize)>> {
+        let ctx = self.ctx;
+        let is_variable =
+            slot.defining_op().is_some_and(|alloca| Operation::get_op::<AllocaOp>(alloca, ctx).is_some());
+        let stored: Vec<(Value, usize)> = if is_variable {
+            self.locals.variable_stores(ctx, slot)?
+        } else if let Some(stored) = self.locals.stores_into(ctx, slot) {
+            stored
+        } else {
+            // Memory reached through a pointer (`(*self).rows` in a method): the one value
+            // stored there, as far as the walk through memory and calls can tell.
+            let leaf = pointer_type_of(ctx, slot.get_type(ctx)).map(|pointer| pointer.pointee());
+            let flow = Flow { ctx, index: self.index, locals: &self.locals, leaf };
+            let mut budget = FLOW_BUDGET;
+            match flow.pointees(slot, &[], &mut budget)?.as_slice() {
+                [only] => vec![(*only, usize::MAX)],
+                _ => return None,
+            }
+        };
+        Some(stored.into_iter().filter(|(_, b)| !self.dead.contains(b)).collect())
+    }
+
+    /// A helper's parameter where no call binds it: the same in every thread that runs one call
+    /// of the helper when every call passes a value that is the same in every thread (each call's
+    /// threads see one value, whatever the other calls pass).
+    fn eval_parameter(&self, block: Ptr<BasicBlock>, value: Value, budget: &mut u32) -> Val {
+        let (ctx, index) = (self.ctx, self.index);
+        let Some(&b) = index.block_number.get(&block) else { return Val::Unknown };
+        let f = index.block_function[b];
+        if index.entry_block(f) != Some(b)
+            || index.callers[f].is_empty()
+            || !self.visiting.borrow_mut().insert(value)
+        {
+            return Val::Unknown;
+        }
+        let position = block.deref(ctx).arguments().position(|argument| argument == value);
+        let uniform = position.is_some_and(|position| {
+            index.callers[f].iter().all(|call| {
+                let operation = index.ops[*call].deref(ctx);
+                let argument =
+                    (position < operation.get_num_operands()).then(|| operation.get_operand(position));
+                drop(operation);
+                argument.is_some_and(|argument| {
+                    matches!(
+                        self.eval(argument, &FxHashMap::default(), 0, budget),
+                        Val::Const(_) | Val::Uniform
+                    )
+                })
+            })
+        });
+        self.visiting.borrow_mut().remove(&value);
+        if uniform { Val::Uniform } else { Val::Unknown }
+    }
+
+    /// A call: the thread index, another argument-less geometry read (the same in every thread),
+    /// or a helper of the scope evaluated with its arguments.
+    fn eval_call(
+        &self,
+        call: CallOp,
+        op: Ptr<Operation>,
+        operands: &[Value],
+        params: &FxHashMap<Value, Val>,
+        depth: u32,
+        budget: &mut u32,
+    ) -> Val {
+        let (ctx, index) = (self.ctx, self.index);
+        let name = call.callee(ctx).map(|name| name.to_string()).unwrap_or_default();
+        if operands.is_empty() {
+            if name.ends_with("thread_idx_x") {
+                return Val::Threads(Rc::new((0..self.block_threads as i64).collect()));
+            }
+            // The launch contract is one-dimensional.
+            if name.ends_with("thread_idx_y") || name.ends_with("thread_idx_z") {
+                return Val::Const(0);
+            }
+            if name.ends_with("block_dim_x") {
+                return if self.declared { Val::Const(self.block_threads as i64) } else { Val::Uniform };
+            }
+            // The block's and the grid's coordinates are the same in every thread of a block.
+            if UNIFORM_READS.iter().any(|read| name.ends_with(read)) {
+                return Val::Uniform;
+            }
+        }
+        let callee = index.op_number.get(&op).and_then(|n| index.callee_of.get(n)).copied();
+        let Some(callee) = callee else {
+            // Outside the scope: an argument-less read (`block_idx_x`, `grid_dim_x`) is the same
+            // in every thread of a block; a function of operands that are the same in every
+            // thread and point nowhere (`usize::is_multiple_of`) returns the same value in
+            // every thread; anything else is not known.
+            if operands.is_empty() {
+                return if !name.contains("lane") && !name.contains("tid") {
+                    Val::Uniform
+                } else {
+                    Val::Unknown
+                };
+            }
+            let by_value =
+                operands.iter().all(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_none());
+            let uniform = by_value
+                && operands.iter().all(|operand| {
+                    matches!(self.eval(*operand, params, depth, budget), Val::Const(_) | Val::Uniform)
+                });
+            return if uniform { Val::Uniform } else { Val::Unknown };
+        };
+        if depth >= MAX_CALL_DEPTH {
+            return Val::Unknown;
+        }
+        let Some(entry) = index.entry_block(callee) else { return Val::Unknown };
+        let arguments: Vec<Value> = index.blocks[entry].deref(ctx).arguments().collect();
+        if arguments.len() != operands.len() {
+            return Val::Unknown;
+        }
+        let bound: FxHashMap<Value, Val> = arguments
+            .into_iter()
+            .zip(operands)
+            .map(|(parameter, argument)| (parameter, self.eval(*argument, params, depth, budget)))
+            .collect();
+        // The helper's one returned value.
+        let mut returned = None;
+        let mut several_returns = false;
+        for b in index.blocks_of[callee].clone() {
+            for n in index.ops_of_block[b].clone() {
+                if Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some() {
+                    let operation = index.ops[n].deref(ctx);
+                    if operation.get_num_operands() != 1 {
+                        return Val::Unknown;
+                    }
+                    if returned.is_some() {
+                        several_returns = true;
+                    }
+                    returned = Some(operation.get_operand(0));
+                }
+            }
+        }
+        let found = match returned.filter(|_| !several_returns) {
+            Some(returned) => self.eval(returned, &bound, depth + 1, budget),
+            None => Val::Unknown,
+        };
+        // A helper whose value the rule cannot read per thread (several returns, a flag set on
+        // paths) is still the same in every thread when every argument is and the helper
+        // computes from its arguments alone; otherwise it stays unknown (never assumed uniform).
+        let uniform_arguments = bound.values().all(|v| matches!(v, Val::Const(_) | Val::Uniform));
+        if matches!(found, Val::Unknown)
+            && uniform_arguments
+            && computes_from_arguments(ctx, index, callee, MAX_CALL_DEPTH - depth)
+        {
+            Val::Uniform
+        } else {
+            found
+        }
+    }
+}
+
+fn map1(a: Val, f: impl Fn(i64) -> i64) -> Val {
+    match a {
+        Val::Const(x) => Val::Const(f(x)),
+        Val::Threads(xs) => Val::Threads(Rc::new(xs.iter().map(|x| f(*x)).collect())),
+        other => other,
+    }
+}
+
+pub(crate) fn map2(a: Val, b: Val, f: impl Fn(i64, i64) -> Option<i64>) -> Val {
+    match (a, b) {
+        (Val::Unknown, _) | (_, Val::Unknown) => Val::Unknown,
+        (Val::Threads(_), Val::Uniform) | (Val::Uniform, Val::Threads(_)) => Val::Unknown,
+        (Val::Uniform, _) | (_, Val::Uniform) => Val::Uniform,
+        (Val::Const(x), Val::Const(y)) => f(x, y).map_or(Val::Unknown, Val::Const),
+        (Val::Threads(xs), Val::Const(y)) => collect(xs.iter().map(|x| f(*x, y))),
+        (Val::Const(x), Val::Threads(ys)) => collect(ys.iter().map(|y| f(x, *y))),
+        (Val::Threads(xs), Val::Threads(ys)) => collect(xs.iter().zip(ys.iter()).map(|(x, y)| f(*x, *y))),
+    }
+}
+
+fn collect(values: impl Iterator<Item = Option<i64>>) -> Val {
+    values.collect::<Option<Vec<i64>>>().map_or(Val::Unknown, |v| Val::Threads(Rc::new(v)))
+}

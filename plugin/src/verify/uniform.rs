@@ -1,0 +1,81 @@
+//! Which helpers compute a value from their arguments alone: called with the same arguments in
+//! every thread, such a helper returns the same value in every thread.
+//!
+//! A helper qualifies when everything it reads is its own locals (loads and stores through its
+//! own `mir.alloca` places), it calls only helpers that qualify or functions outside the scope
+//! handed no pointer (`usize::is_multiple_of`, `u32::min`: functions of their operands), and it
+//! holds no inline assembly, no semantic operation (a barrier, a pipeline operation) and no read
+//! of the thread geometry (a call outside the scope with no operand, such as
+//! `core::arch::nvptx::_thread_idx_x`, is a read of a special register, not a function of its
+//! arguments).
+
+use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
+
+use super::{accounting::is_local_value, index::ScopeIndex};
+use crate::ir::mir::{
+    arith::{AddrSpaceCastOp, CastOp},
+    control::{CallOp, CondBrOp, GotoOp, ReturnOp, SwitchOp, UnreachableOp},
+    memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+    opaque::OpaqueOp,
+    pointer_type_of,
+};
+
+/// Whether function `f` of the scope computes its result from its arguments alone (module doc);
+/// helpers are followed `depth` calls deep.
+pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usize, depth: u32) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()).all(|n| {
+        let op = index.ops[n];
+        if let Some(callee) = index.callee_of.get(&n) {
+            return computes_from_arguments(ctx, index, *callee, depth - 1);
+        }
+        if Operation::get_op::<CallOp>(op, ctx).is_some() {
+            let operands: Vec<Value> = op.deref(ctx).operands().collect();
+            return !operands.is_empty()
+                && operands.iter().all(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_none());
+        }
+        if Operation::get_op::<LoadOp>(op, ctx).is_some() {
+            return is_own_local(ctx, op.deref(ctx).get_operand(0));
+        }
+        if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+            return is_own_local(ctx, op.deref(ctx).get_operand(1));
+        }
+        if let Some(opaque) = Operation::get_op::<OpaqueOp>(op, ctx) {
+            let what: Option<String> = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into());
+            return what.is_some_and(|what| is_local_value(&what));
+        }
+        let name = Operation::get_opid(op, ctx).to_string();
+        let control = Operation::get_op::<CondBrOp>(op, ctx).is_some()
+            || Operation::get_op::<SwitchOp>(op, ctx).is_some()
+            || Operation::get_op::<GotoOp>(op, ctx).is_some()
+            || Operation::get_op::<ReturnOp>(op, ctx).is_some()
+            || Operation::get_op::<UnreachableOp>(op, ctx).is_some();
+        let address = Operation::get_op::<AllocaOp>(op, ctx).is_some()
+            || Operation::get_op::<FieldAddrOp>(op, ctx).is_some()
+            || Operation::get_op::<IndexAddrOp>(op, ctx).is_some()
+            || Operation::get_op::<AddrSpaceCastOp>(op, ctx).is_some()
+            || Operation::get_op::<CastOp>(op, ctx).is_some();
+        control || address || name.starts_with("mir.const") || name == "mir.binop" || name == "mir.cmp"
+    })
+}
+
+/// Whether `address` is a place of the function's own locals: a `mir.alloca`, or a field or
+/// element of one.
+fn is_own_local(ctx: &Context, address: Value) -> bool {
+    let mut current = address;
+    for _ in 0..16 {
+        let Some(def) = current.defining_op() else { return false };
+        if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+            return true;
+        }
+        if Operation::get_op::<FieldAddrOp>(def, ctx).is_none()
+            && Operation::get_op::<IndexAddrOp>(def, ctx).is_none()
+        {
+            return false;
+        }
+        current = def.deref(ctx).get_operand(0);
+    }
+    false
+}
