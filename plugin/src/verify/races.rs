@@ -46,15 +46,15 @@ use super::{
     flow::Flow,
     index::ScopeIndex,
     layout::pointee_bytes,
-    memory::LocalStores,
+    memory::{LocalStores, constant_value},
     thread_model::{ThreadModel, Val, map2},
     thread_set::Threads,
 };
 use crate::ir::{
     mir::{
-        arith::{AddrSpaceCastOp, CastKind, CastOp},
+        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         control::{CallOp, ReturnOp},
-        memory::{IndexAddrOp, LoadOp, StoreOp},
+        memory::{AllocaOp, IndexAddrOp, LoadOp, StoreOp},
         pointer_type_of,
     },
     semantic::memory::{BarrierOp, DynamicSharedBaseOp},
@@ -70,6 +70,9 @@ const MAX_INTERVAL_ACCESSES: usize = 4096;
 const ADDRESS_DEPTH: u32 = 32;
 /// The widest access compared byte by byte.
 const MAX_ACCESS_BYTES: i64 = 64;
+/// The most dynamic shared memory a block can have (227 KiB on sm_90): an access past it faults
+/// rather than races, so a per-thread loop counter's addresses are followed up to it.
+const MAX_SHARED_BYTES: i64 = 227 * 1024;
 /// Definitions the walk through memory may look at for one pointer kept in memory.
 const FLOW_BUDGET: u32 = 64;
 /// Steps (an operation under a chain of calls) one interval's walk may take.
@@ -93,6 +96,22 @@ struct Instance {
     /// Byte offset from the dynamic shared base, per thread; `None` when not known per thread.
     offsets: Option<Vec<i64>>,
     bytes: i64,
+    /// For an address indexed by a per-thread loop counter (`i = tid; … i += 64`): the bytes the
+    /// counter's step adds; the access then touches `offsets[t] + k · stride` for every `k ≥ 0`
+    /// below [`MAX_SHARED_BYTES`].
+    stride: Option<i64>,
+}
+
+impl Instance {
+    /// The byte offsets thread `t` may start an access at.
+    fn starts(&self, t: usize) -> impl Iterator<Item = i64> + '_ {
+        let first = self.offsets.as_ref().map_or(0, |offsets| offsets[t]);
+        let (step, count) = match self.stride {
+            Some(stride) if stride > 0 => (stride, ((MAX_SHARED_BYTES - first).max(0) + stride - 1) / stride),
+            _ => (1, 1),
+        };
+        (0..count.max(1)).map(move |k| first + k * step)
+    }
 }
 
 /// The `shared-order` gaps of `candidates` (operation numbers: loads and stores that may touch
@@ -231,20 +250,26 @@ fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) 
     // Byte → the first two different threads storing it, each with its store.
     let mut stored: FxHashMap<i64, (StoreBy, Option<StoreBy>)> = FxHashMap::default();
     for store in &stores {
-        let Some(offsets) = &store.offsets else { continue };
+        if store.offsets.is_none() {
+            continue;
+        }
         for t in store.threads.members() {
-            for byte in offsets[t]..offsets[t] + store.bytes {
-                let entry = stored.entry(byte).or_insert(((t, store.op), None));
-                if entry.0.0 != t && entry.1.is_none() {
-                    entry.1 = Some((t, store.op));
+            for start in store.starts(t) {
+                for byte in start..start + store.bytes {
+                    let entry = stored.entry(byte).or_insert(((t, store.op), None));
+                    if entry.0.0 != t && entry.1.is_none() {
+                        entry.1 = Some((t, store.op));
+                    }
                 }
             }
         }
     }
     for access in members {
-        let Some(offsets) = &access.offsets else { continue };
+        if access.offsets.is_none() {
+            continue;
+        }
         'threads: for t in access.threads.members() {
-            for byte in offsets[t]..offsets[t] + access.bytes {
+            for byte in access.starts(t).flat_map(|start| start..start + access.bytes) {
                 let Some((first, second)) = stored.get(&byte) else { continue };
                 let other = if first.0 != t { Some(*first) } else { *second };
                 if let Some((thread, store)) = other {
@@ -275,12 +300,98 @@ fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize) -> In
         None => Threads::none(model.block_threads),
     };
     let bytes = pointee_bytes(ctx, address.get_type(ctx)).filter(|b| (1..=MAX_ACCESS_BYTES).contains(b));
-    let offsets = match (bytes, shared_offset(flow, model, binding, address, ADDRESS_DEPTH)) {
-        (Some(_), Some(Val::Const(c))) => Some(vec![c; model.block_threads]),
-        (Some(_), Some(Val::Threads(values))) => Some(values.to_vec()),
+    let per_thread = |offset: Option<Val>| match offset {
+        Some(Val::Const(c)) => Some(vec![c; model.block_threads]),
+        Some(Val::Threads(values)) => Some(values.to_vec()),
         _ => None,
     };
-    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0) }
+    let mut stride = None;
+    let mut offsets = bytes.and(per_thread(shared_offset(flow, model, binding, address, ADDRESS_DEPTH)));
+    if offsets.is_none()
+        && let Some((first, step)) = counter_progression(flow, model, binding, address)
+    {
+        offsets = bytes.and(per_thread(Some(first)));
+        stride = Some(step);
+    }
+    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), stride }
+}
+
+/// An address indexed by a per-thread loop counter, `base.add(i)` with `i` a variable stored
+/// twice, once with a value known per thread (`let mut i = tid`) and once with itself plus a
+/// positive constant (`i += 64`): the byte offset of its first value per thread, and the bytes
+/// each step adds. The counter only grows from its first value, so every address it can take is
+/// in that progression (whatever bounds the loop).
+fn counter_progression(
+    flow: &Flow,
+    model: &ThreadModel,
+    binding: &Binding,
+    address: Value,
+) -> Option<(Val, i64)> {
+    let ctx = flow.ctx;
+    let def = address.defining_op()?;
+    Operation::get_op::<IndexAddrOp>(def, ctx)?;
+    let (base, index) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let element = pointee_bytes(ctx, base.get_type(ctx))?;
+    let base = shared_offset(flow, model, binding, base, ADDRESS_DEPTH)?;
+    let slot = loaded_variable(ctx, index)?;
+    let stores = flow.locals.variable_stores(ctx, slot)?;
+    let [(first, _), (second, _)] = stores.as_slice() else { return None };
+    let (init, step) = match (increment_of(ctx, slot, *first), increment_of(ctx, slot, *second)) {
+        (None, Some(step)) => (*first, step),
+        (Some(step), None) => (*second, step),
+        _ => return None,
+    };
+    let init = match model.eval(init, &binding.integers) {
+        value @ (Val::Const(_) | Val::Threads(_)) => value,
+        _ => return None,
+    };
+    let first_offset =
+        map2(base, map2(init, Val::Const(element), |i, e| i.checked_mul(e)), |a, b| a.checked_add(b));
+    Some((first_offset, step.checked_mul(element)?))
+}
+
+/// The variable (`mir.alloca`) `value` is a load of, through integer casts.
+fn loaded_variable(ctx: &Context, value: Value) -> Option<Value> {
+    let mut at = value;
+    for _ in 0..4 {
+        let def = at.defining_op()?;
+        if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+            let slot = def.deref(ctx).get_operand(0);
+            return slot
+                .defining_op()
+                .filter(|alloca| Operation::get_op::<AllocaOp>(*alloca, ctx).is_some())
+                .map(|_| slot);
+        }
+        let cast = Operation::get_op::<CastOp>(def, ctx)?;
+        if cast.kind(ctx) != Some(CastKind::IntToInt) {
+            return None;
+        }
+        at = def.deref(ctx).get_operand(0);
+    }
+    None
+}
+
+/// The positive constant `value` adds to the variable `slot` (`slot + c` or `c + slot`), if it is
+/// such a sum.
+fn increment_of(ctx: &Context, slot: Value, value: Value) -> Option<i64> {
+    let def = value.defining_op()?;
+    let binop = Operation::get_op::<BinOp>(def, ctx)?;
+    if binop.kind(ctx) != Some(BinOpKind::Add) {
+        return None;
+    }
+    let (a, b) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let step = match (loaded_variable(ctx, a), loaded_variable(ctx, b)) {
+        (Some(found), None) if found == slot => constant_value(ctx, b, 4)?,
+        (None, Some(found)) if found == slot => constant_value(ctx, a, 4)?,
+        _ => return None,
+    };
+    (step > 0).then_some(step)
 }
 
 /// The byte offset from the dynamic shared base of the pointer `value`, per thread.
