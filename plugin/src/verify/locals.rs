@@ -17,7 +17,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
-    context::Context,
+    context::{Context, Ptr},
     operation::Operation,
     r#type::{TypeHandle, Typed},
     value::{DefiningEntity, Value},
@@ -142,11 +142,7 @@ impl LocalStores {
                 self.escaped.insert(local);
                 continue;
             }
-            let derived = Operation::get_op::<FieldAddrOp>(user, ctx).is_some()
-                || Operation::get_op::<IndexAddrOp>(user, ctx).is_some()
-                || Operation::get_op::<CastOp>(user, ctx).is_some()
-                || Operation::get_op::<AddrSpaceCastOp>(user, ctx).is_some();
-            if derived && is_address_operand(0) {
+            if derives_address(ctx, user) && is_address_operand(0) {
                 let result = user.deref(ctx).get_result(0);
                 self.follow_address_uses(ctx, index, local, result, depth + 1);
                 continue;
@@ -250,12 +246,6 @@ impl LocalStores {
         Some(part.values.iter().copied().zip(part.blocks.iter().copied()).collect())
     }
 
-    /// The stores into the variable `local` (a `mir.alloca` itself) with their blocks, as
-    /// [`LocalStores::stores_into`].
-    pub(crate) fn variable_stores(&self, ctx: &Context, local: Value) -> Option<Vec<(Value, usize)>> {
-        self.stores_into(ctx, local)
-    }
-
     /// Whether something is stored into a part of part `inside` below `address` (a field of it,
     /// or a field of one of its fields): then the place's value is not any one store's.
     pub(crate) fn written_below(&self, ctx: &Context, address: Value, inside: &[u32]) -> bool {
@@ -290,6 +280,15 @@ fn is_aggregate(ctx: &Context, ty: TypeHandle) -> bool {
     ty.deref(ctx).is::<AdtType>()
 }
 
+/// Whether `op` computes an address from its first operand (a field, an element, a cast): what it
+/// points into is what its operand points into.
+fn derives_address(ctx: &Context, op: Ptr<Operation>) -> bool {
+    Operation::get_op::<FieldAddrOp>(op, ctx).is_some()
+        || Operation::get_op::<IndexAddrOp>(op, ctx).is_some()
+        || Operation::get_op::<CastOp>(op, ctx).is_some()
+        || Operation::get_op::<AddrSpaceCastOp>(op, ctx).is_some()
+}
+
 /// Where a store's address leads.
 enum Root {
     /// Into this local, at a part the pass cannot name.
@@ -316,11 +315,7 @@ fn address_root(ctx: &Context, index: &ScopeIndex, address: Value) -> Root {
                 if Operation::get_op::<DynamicSharedBaseOp>(def, ctx).is_some() {
                     return Root::Outside;
                 }
-                let derived = Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
-                    || Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
-                    || Operation::get_op::<CastOp>(def, ctx).is_some()
-                    || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some();
-                if !derived {
+                if !derives_address(ctx, def) {
                     return Root::Unknown;
                 }
                 at = def.deref(ctx).get_operand(0);

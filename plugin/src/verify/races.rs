@@ -51,6 +51,7 @@ use super::{
     thread_set::Threads,
 };
 use crate::ir::{
+    builder::SourceLoc,
     mir::{
         arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         control::{CallOp, ReturnOp},
@@ -141,8 +142,7 @@ pub(crate) fn shared_order_gaps(
     }
     let holds_barrier = functions_holding_barriers(ctx, index);
     if let Some(branch) = divergent_branch(ctx, index, &model, &holds_barrier) {
-        let location = Gap::at(ctx, index, index.ops[branch], GapKind::SharedOrder, String::new()).location;
-        let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+        let at = at_source(ctx, index, branch);
         return gap_all(format!(
             "a block barrier is reached under a branch{at} whose condition may differ between threads, before \
              the branch's paths meet again: part of the block may wait at a barrier the rest never reaches, \
@@ -218,6 +218,13 @@ pub(crate) fn shared_order_gaps(
     gaps
 }
 
+/// ` at FILE:LINE:COLUMN` for operation `n`, where it has a source position.
+fn at_source(ctx: &Context, index: &ScopeIndex, n: usize) -> String {
+    SourceLoc::from_location(ctx, index.ops[n].deref(ctx).loc())
+        .map(|l| format!(" at {l}"))
+        .unwrap_or_default()
+}
+
 /// A thread and the store (operation number) it touches a byte with.
 type StoreBy = (usize, usize);
 
@@ -226,12 +233,7 @@ type StoreBy = (usize, usize);
 /// whose address is not known per thread races with every store of the interval (a store of
 /// unknown address, with every other access and with itself in another thread).
 fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) -> Vec<(usize, String)> {
-    let place = |op: usize| {
-        Gap::at(ctx, index, index.ops[op], GapKind::SharedOrder, String::new())
-            .location
-            .map(|l| format!(" at {l}"))
-            .unwrap_or_default()
-    };
+    let place = |op: usize| at_source(ctx, index, op);
     let mut found = Vec::new();
     let stores: Vec<&Instance> = members.iter().copied().filter(|m| m.store).collect();
     if stores.is_empty() {
@@ -337,7 +339,7 @@ fn counter_progression(
     let element = pointee_bytes(ctx, base.get_type(ctx))?;
     let base = shared_offset(flow, model, binding, base, ADDRESS_DEPTH)?;
     let slot = loaded_variable(ctx, index)?;
-    let stores = flow.locals.variable_stores(ctx, slot)?;
+    let stores = flow.locals.stores_into(ctx, slot)?;
     let [(first, _), (second, _)] = stores.as_slice() else { return None };
     let (init, step) = match (increment_of(ctx, slot, *first), increment_of(ctx, slot, *second)) {
         (None, Some(step)) => (*first, step),

@@ -593,7 +593,7 @@ impl Roles<'_> {
         let is_variable =
             slot.defining_op().is_some_and(|alloca| Operation::get_op::<AllocaOp>(alloca, ctx).is_some());
         let stored: Vec<(Value, usize)> = if is_variable {
-            self.locals.variable_stores(ctx, slot)?
+            self.locals.stores_into(ctx, slot)?
         } else if let Some(stored) = self.locals.stores_into(ctx, slot) {
             stored
         } else {
