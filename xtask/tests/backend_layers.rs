@@ -1,10 +1,15 @@
 //! `xtask/src/backend/` is drawn in layers with arrows one way: a module uses only modules of
-//! its own layer or the layers above it, never one below, and no import circle exists inside a
-//! layer either. This test reads the modules' sources, so a new module must be placed in the
-//! table, and an import against the layering fails here instead of growing a circle.
+//! its own layer or the layers above it, never one below (and `tests/module_imports.rs` holds
+//! every crate, this one included, to no import circle, inside a layer too). This test reads the
+//! modules' sources, so a new module must be placed in the table, and an import against the
+//! layering fails here instead of growing a circle.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
+
+use common::module_graph::ModuleGraph;
 
 /// The layers, from the bottom up (see `backend/mod.rs`).
 const LAYERS: [(&str, &[&str]); 5] = [
@@ -30,53 +35,26 @@ fn layer_of() -> BTreeMap<&'static str, usize> {
     layers
 }
 
-/// The sibling names a module's code reaches through `super::` (outside its tests, where
-/// `super` is the module itself) or `crate::backend::`, comments left out.
-fn references(source: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut in_tests = false;
-    for line in source.lines() {
-        let code = line.split("//").next().unwrap_or_default();
-        in_tests |= line.trim() == "#[cfg(test)]";
-        let prefixes: &[&str] =
-            if in_tests { &["crate::backend::"] } else { &["super::", "crate::backend::"] };
-        for prefix in prefixes {
-            for (at, _) in code.match_indices(prefix) {
-                let rest = &code[at + prefix.len()..];
-                if let Some(group) = rest.strip_prefix('{') {
-                    let group = group.split('}').next().unwrap_or_default();
-                    names.extend(group.split(',').map(|item| first_segment(item.trim())));
-                } else {
-                    names.push(first_segment(rest));
-                }
-            }
-        }
-    }
-    names.retain(|name| !name.is_empty() && name != "*" && name != "self");
-    names
-}
-
-fn first_segment(path: &str) -> String {
-    path.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '*').collect()
-}
-
-/// Every module's sibling modules, by the table's names.
+/// Every backend module's sibling modules it names (`"mod"` standing for `backend/mod.rs`
+/// itself), outside its tests.
 fn imports() -> BTreeMap<String, Vec<String>> {
-    let mut graph = BTreeMap::new();
-    for entry in std::fs::read_dir(backend_dir()).unwrap() {
-        let path = entry.unwrap().path();
-        let Some(module) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else { continue };
-        if module == "mod" || path.extension().is_none_or(|e| e != "rs") {
+    let crate_root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs"));
+    let graph = ModuleGraph::of_crate(crate_root);
+    let backend = vec!["backend".to_owned()];
+    let mut siblings = BTreeMap::new();
+    for (module, uses) in &graph.uses {
+        let [first, name] = module.as_slice() else { continue };
+        if first != "backend" {
             continue;
         }
-        let source = std::fs::read_to_string(&path).unwrap();
-        let mut used = references(&source);
-        used.retain(|name| name != &module);
-        used.sort();
-        used.dedup();
-        graph.insert(module, used);
+        let used = uses
+            .iter()
+            .filter(|used| used.starts_with(&backend))
+            .map(|used| used.get(1).cloned().unwrap_or_else(|| "mod".to_owned()))
+            .collect();
+        siblings.insert(name.clone(), used);
     }
-    graph
+    siblings
 }
 
 #[test]
@@ -111,41 +89,4 @@ fn backend_imports_point_up_the_layers_only() {
             );
         }
     }
-}
-
-#[test]
-fn backend_modules_import_no_circle() {
-    let graph = imports();
-    // Depth-first, with the path so far: a module met again on it closes a circle.
-    fn visit(
-        module: &str,
-        graph: &BTreeMap<String, Vec<String>>,
-        path: &mut Vec<String>,
-        done: &mut Vec<String>,
-    ) {
-        if done.iter().any(|m| m == module) {
-            return;
-        }
-        if let Some(start) = path.iter().position(|m| m == module) {
-            panic!("import circle: {} -> {module}", path[start..].join(" -> "));
-        }
-        path.push(module.to_owned());
-        for next in graph.get(module).into_iter().flatten() {
-            visit(next, graph, path, done);
-        }
-        path.pop();
-        done.push(module.to_owned());
-    }
-    let mut done = Vec::new();
-    for module in graph.keys() {
-        visit(module, &graph, &mut Vec::new(), &mut done);
-    }
-}
-
-#[test]
-fn the_reader_sees_grouped_imports_and_skips_comments_and_test_modules() {
-    let source = "//! [`super::guard`]\nuse super::{git::git, package};\nuse super::hash::FileHash;\n\
-                  fn f() { crate::backend::lock::Lock::acquire(); } // super::build\n\
-                  #[cfg(test)]\nmod tests {\n    use super::*;\n    use super::f;\n    use crate::backend::rustc::Rustc;\n}\n";
-    assert_eq!(references(source), ["git", "package", "hash", "lock", "rustc"]);
 }

@@ -85,6 +85,9 @@ pub const VERSIONS_OVERFLOW: Versions = 1 << 63;
 /// Versions a scope's states can have before they share [`VERSIONS_OVERFLOW`] (bit 62 marks a
 /// summarised function's entry version): beyond these, stale copies are not compared.
 pub const DISTINCT_VERSIONS: usize = 62;
+/// The version a state is at when it enters a summarised function: the caller's, whatever it
+/// is (not a real version: the typestate summaries substitute the caller's at each call).
+pub const KEEP: Versions = 1 << 62;
 
 /// The version bit of the `ordinal`-th version-making operation of a scope.
 pub fn version_bit(ordinal: usize) -> Versions {

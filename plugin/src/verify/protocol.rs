@@ -4,9 +4,8 @@
 
 use super::{
     Rule,
-    facts::{VERSIONS_OVERFLOW, Versions},
+    facts::{KEEP, VERSIONS_OVERFLOW, Versions},
     rules::PipelineKind,
-    typestate::KEEP,
 };
 
 // Typestates, as bits of a set of possibilities.

@@ -40,9 +40,8 @@ use super::{
     divergence::{self, Divergent},
     flow::Flow,
     index::ScopeIndex,
-    memory::LocalStores,
+    memory::{LocalStores, declared_constant},
     thread_set::Threads,
-    threads::declared_block_threads,
     uniform::computes_from_arguments,
 };
 use crate::ir::mir::{
@@ -58,6 +57,14 @@ use crate::ir::mir::{
 pub(crate) const MAX_BLOCK_THREADS: i64 = 1024;
 /// Operations one condition's evaluation may look through, helpers included.
 const MAX_EVAL: u32 = 256;
+/// The symbol of the launch-contract declaration of the block size.
+const BLOCK_THREADS_SYMBOL: &str = "device__launch__block_threads";
+
+/// The kernel's declared block size, if it declares a constant one within the hardware limit.
+pub(crate) fn declared_block_threads(ctx: &Context, index: &ScopeIndex) -> Option<usize> {
+    let n = declared_constant(ctx, index, BLOCK_THREADS_SYMBOL)?;
+    (1..=MAX_BLOCK_THREADS).contains(&n).then_some(n as usize)
+}
 /// Blocks one search for a loop's back edge may visit.
 const MAX_LOOP_SEARCH: usize = 256;
 /// Blocks looked back from a branch for its loop's header.

@@ -43,15 +43,12 @@ use super::{
     facts::StateId,
     index::ScopeIndex,
     init_order::is_pipeline_init,
-    memory::{constant_value, declared_constant},
+    memory::constant_value,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
-    thread_model::{MAX_BLOCK_THREADS, ThreadModel},
+    thread_model::{ThreadModel, declared_block_threads},
     thread_set::Threads,
 };
 use crate::ir::{mir::memory::StoreOp, semantic::pipeline::PipelineRole};
-
-/// The symbol of the launch-contract declaration.
-const BLOCK_THREADS_SYMBOL: &str = "device__launch__block_threads";
 
 /// Rules `producer-threads` and `release-count`; returns what they could not judge, as
 /// not-checked lines.
@@ -200,12 +197,6 @@ fn list(threads: &Threads) -> String {
         text.push_str(", …");
     }
     text
-}
-
-/// The kernel's declared block size, if it declares a constant one within the hardware limit.
-pub(crate) fn declared_block_threads(ctx: &Context, index: &ScopeIndex) -> Option<usize> {
-    let n = declared_constant(ctx, index, BLOCK_THREADS_SYMBOL)?;
-    (1..=MAX_BLOCK_THREADS).contains(&n).then_some(n as usize)
 }
 
 /// Each `Pipeline::init` call of the scope: the variable its result is stored into, the call,

@@ -28,7 +28,7 @@ use pliron::{
 
 use super::{
     Rule,
-    facts::{Fact, FactStore, StateId, Versions},
+    facts::{Fact, FactStore, KEEP, StateId, Versions},
     guards::{BranchGuards, branch_guards},
     index::ScopeIndex,
     memory::{LocalStores, constant_value, stage_access},
@@ -93,10 +93,6 @@ struct Effect {
 /// state the function touches (its own steps and its callees'). Computed once per function,
 /// applied at each of its calls: the cost is a constant factor (8 runs) over one run.
 type Summary = BTreeMap<StateId, [Option<Effect>; 9]>;
-
-/// The version a state is at when it enters a summarised function: the caller's, whatever it
-/// is (not a real version; see [`Versions`]).
-pub(super) const KEEP: Versions = 1 << 62;
 
 /// Runs the typestate rules: every function's summary bottom-up, then each root (the kernel,
 /// and any function no call reaches) with the states it touches, reporting.

@@ -4,7 +4,8 @@
 //! runs first, refuses by name any install that does not match what is on disk.
 //!
 //! The modules are layers, each using only the layers above it (`tests/backend_layers.rs`
-//! holds the table and fails on an import against it or on an import circle):
+//! holds the table and fails on an import against it, `tests/module_imports.rs` on an import
+//! circle):
 //!
 //! 1. Primitives: [`hash`] (sha256 and `/`-separated paths), [`fs`] (syncing a folder, only
 //!    changed files rewritten), [`git`], [`lock`] (the OS file lock), [`error`] (every

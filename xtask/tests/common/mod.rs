@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod git;
+pub mod module_graph;
 pub mod registry;
 pub mod run;
 pub mod sandbox;
