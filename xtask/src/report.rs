@@ -294,7 +294,7 @@ fn gpu_run_section(run: Option<&Loaded<RunDocument>>) -> Result<String> {
     Ok(format!(
         r#"{}<p class="summary" id="gpu-run-summary">{}: {} cases, {} failed{}; red: a target missed, or slower than PyTorch</p>{chart}"#,
         source_line(&loaded.source),
-        escape(&run.device),
+        escape(&run.run.device),
         run.rows.len(),
         run.rows.iter().filter(|r| !r.passed).count(),
         copy_line
@@ -309,8 +309,8 @@ fn compare_section(compare: Option<&Loaded<Comparison>>) -> Result<String> {
         .iter()
         .filter_map(|s| {
             Some(charts::Bar {
-                label: format!("{} {}", s.kernel, s.shape),
-                value: s.ratio?,
+                label: format!("{} {}", s.case.kernel, s.case.shape),
+                value: s.medians.ratio?,
                 flagged: s.slower,
             })
         })
@@ -330,7 +330,7 @@ fn compare_section(compare: Option<&Loaded<Comparison>>) -> Result<String> {
     let slower = c.slower();
     let summary = format!(
         "{}: old {} vs new {}; new fails on {} kernels; {} slower by more than {:.0} %{}",
-        c.device,
+        c.run.device,
         c.old,
         c.new,
         c.new_failures().len(),

@@ -205,7 +205,7 @@ fn the_report_draws_its_four_charts_in_headless_chromium() {
     assert_eq!(bars(chart(&dom, "gpu-run")), with_copy + with_peer);
     // The comparison: a bar per timing shape, the slower ones red.
     let compare_chart = chart(&dom, "gpu-compare");
-    assert_eq!(bars(compare_chart), compare.shapes.iter().filter(|s| s.ratio.is_some()).count());
+    assert_eq!(bars(compare_chart), compare.shapes.iter().filter(|s| s.medians.ratio.is_some()).count());
     assert_eq!(count_filled(compare_chart, BAR_FLAGGED), compare.shapes.iter().filter(|s| s.slower).count());
     for kernel in &compare.kernels {
         assert!(

@@ -9,12 +9,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use gpu_runner::cases::{self, Case, Kernel};
+use gpu_runner::cases::{self, Case, CaseId, Kernel};
 use gpu_runner::compare::{compare, written_past_end};
 use gpu_runner::gpu::Gpu;
-use gpu_runner::module_compare::{CaseComparison, Comparison};
+use gpu_runner::module_compare::{CaseComparison, Comparison, Medians};
 use gpu_runner::peer;
-use gpu_runner::report::{self, Row, RunDocument};
+use gpu_runner::report::{self, Row, RunDocument, RunOn};
 use gpu_runner::timing::{self, Method};
 
 #[derive(Parser)]
@@ -218,9 +218,8 @@ fn main() -> Result<()> {
     }
     if let Some(path) = &cli.json {
         let document = RunDocument {
-            device: gpu.name.clone(),
+            run: RunOn { device: gpu.name.clone(), seed },
             multiprocessors: gpu.multiprocessors,
-            seed,
             copy_bytes_per_s: copy,
             rows,
             verdicts,
@@ -334,15 +333,12 @@ fn run_case(
     let expected = cases::cheap_to_check(case).then(|| cases::expected(case, inputs));
     let result = check_output(case, inputs, expected.as_ref(), &output)?;
     let row = Row {
-        kernel: case.kernel.entry().to_owned(),
-        shape: case.label(),
+        case: case.id(),
         dims: case.shape.dims(),
-        launch: case.launch.to_string(),
         passed: result.0,
         result: result.1,
         median_ms,
-        bytes: work.bytes,
-        flops: work.flops,
+        work,
         timing_shape: kind != CaseKind::Correctness,
         decode: kind == CaseKind::Decode,
         method: (!launch_once).then_some(method),
@@ -469,9 +465,7 @@ fn compare_modules(
                 eprintln!("{kernel} on {} with {}: {error:#}", case.label(), case.launch);
                 let failed = format!("FAIL: did not run ({})", error.root_cause());
                 CaseComparison {
-                    kernel: kernel.entry().to_owned(),
-                    shape: case.label(),
-                    launch: case.launch.to_string(),
+                    case: case.id(),
                     timed: timing.is_some(),
                     decode: timing == Some(true),
                     old_passed: false,
@@ -479,9 +473,7 @@ fn compare_modules(
                     old_result: failed.clone(),
                     new_result: failed,
                     identical_outputs: false,
-                    old_median_ms: None,
-                    new_median_ms: None,
-                    ratio: None,
+                    medians: Medians::default(),
                 }
             }));
         }
@@ -504,7 +496,7 @@ fn compare_modules(
     for case in comparison.cases.iter().filter(|c| !c.old_passed || !c.new_passed) {
         println!(
             "FAIL {} {} {}: old {}; new {}",
-            case.kernel, case.shape, case.launch, case.old_result, case.new_result
+            case.case.kernel, case.case.shape, case.case.launch, case.old_result, case.new_result
         );
     }
     print!("{}", comparison.render());
@@ -548,9 +540,7 @@ fn compare_case(
     let identical = old_output.len() == new_output.len()
         && old_output.iter().zip(&new_output).all(|(a, b)| a.to_bits() == b.to_bits());
     Ok(CaseComparison {
-        kernel: case.kernel.entry().to_owned(),
-        shape: case.label(),
-        launch: case.launch.to_string(),
+        case: case.id(),
         timed: timing.is_some(),
         decode: timing == Some(true),
         old_passed: old.0,
@@ -558,9 +548,7 @@ fn compare_case(
         old_result: old.1,
         new_result: new.1,
         identical_outputs: identical,
-        old_median_ms: paired.as_ref().and_then(|p| p.old_median()),
-        new_median_ms: paired.as_ref().and_then(|p| p.new_median()),
-        ratio: paired.as_ref().and_then(|p| p.median_ratio()),
+        medians: paired.as_ref().map(Medians::of).unwrap_or_default(),
     })
 }
 
@@ -578,15 +566,12 @@ fn did_not_run(error: &anyhow::Error) -> String {
 fn untimed_row(case: &Case, kind: CaseKind, shape: String, passed: bool, result: String) -> Row {
     let work = cases::work(case.kernel, case.shape);
     Row {
-        kernel: case.kernel.entry().to_owned(),
-        shape,
+        case: CaseId { shape, ..case.id() },
         dims: case.shape.dims(),
-        launch: case.launch.to_string(),
         passed,
         result,
         median_ms: f64::NAN,
-        bytes: work.bytes,
-        flops: work.flops,
+        work,
         timing_shape: kind != CaseKind::Correctness,
         decode: kind == CaseKind::Decode,
         method: None,

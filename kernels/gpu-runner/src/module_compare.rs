@@ -14,6 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cases::CaseId;
+use crate::report::RunOn;
+
 /// A shape more than 3 % slower in the new module flags its kernel.
 pub const SLOWER_LIMIT: f64 = 1.03;
 
@@ -80,12 +83,32 @@ pub fn median(mut values: Vec<f64>) -> Option<f64> {
     }
 }
 
-/// One case on both modules.
+/// A timed case's medians on both modules (none where untimed) and the median of the
+/// interleaved rounds' `new / old`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Medians {
+    pub old_median_ms: Option<f64>,
+    pub new_median_ms: Option<f64>,
+    pub ratio: Option<f64>,
+}
+
+impl Medians {
+    /// The medians of `paired`'s rounds.
+    pub fn of(paired: &Paired) -> Medians {
+        Medians {
+            old_median_ms: paired.old_median(),
+            new_median_ms: paired.new_median(),
+            ratio: paired.median_ratio(),
+        }
+    }
+}
+
+/// One case on both modules (its JSON fields flat, as before the identity and medians were
+/// records of their own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseComparison {
-    pub kernel: String,
-    pub shape: String,
-    pub launch: String,
+    #[serde(flatten)]
+    pub case: CaseId,
     /// A timing case (large or decode shape); the others ran once each, untimed.
     pub timed: bool,
     /// A decode shape (few long rows).
@@ -96,22 +119,18 @@ pub struct CaseComparison {
     pub new_result: String,
     /// The two outputs are equal bit for bit (guard elements included).
     pub identical_outputs: bool,
-    pub old_median_ms: Option<f64>,
-    pub new_median_ms: Option<f64>,
-    /// The median of the interleaved rounds' `new / old`.
-    pub ratio: Option<f64>,
+    #[serde(flatten)]
+    pub medians: Medians,
 }
 
 /// One timing shape of one kernel, judged on the launch the old module ran fastest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShapeComparison {
-    pub kernel: String,
-    pub shape: String,
-    pub launch: String,
+    #[serde(flatten)]
+    pub case: CaseId,
     pub decode: bool,
-    pub old_median_ms: Option<f64>,
-    pub new_median_ms: Option<f64>,
-    pub ratio: Option<f64>,
+    #[serde(flatten)]
+    pub medians: Medians,
     /// `ratio` above [`SLOWER_LIMIT`].
     pub slower: bool,
 }
@@ -133,10 +152,10 @@ pub struct KernelComparison {
 /// The whole comparison: what `--compare … --json FILE` writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
-    pub device: String,
+    #[serde(flatten)]
+    pub run: RunOn,
     pub old: String,
     pub new: String,
-    pub seed: u64,
     pub rounds: usize,
     pub slower_limit: f64,
     pub kernels: Vec<KernelComparison>,
@@ -157,48 +176,41 @@ impl Comparison {
     ) -> Comparison {
         let mut shapes: Vec<ShapeComparison> = Vec::new();
         for case in cases.iter().filter(|c| c.timed) {
-            if shapes.iter().any(|s| s.kernel == case.kernel && s.shape == case.shape) {
+            if shapes.iter().any(|s| s.case.same_shape(&case.case)) {
                 continue;
             }
+            let old_ms = |c: &CaseComparison| c.medians.old_median_ms.unwrap_or(f64::INFINITY);
             let fastest = cases
                 .iter()
-                .filter(|c| c.timed && c.kernel == case.kernel && c.shape == case.shape)
-                .min_by(|a, b| {
-                    a.old_median_ms
-                        .unwrap_or(f64::INFINITY)
-                        .total_cmp(&b.old_median_ms.unwrap_or(f64::INFINITY))
-                })
+                .filter(|c| c.timed && c.case.same_shape(&case.case))
+                .min_by(|a, b| old_ms(a).total_cmp(&old_ms(b)))
                 .expect("the shape came from these cases");
             shapes.push(ShapeComparison {
-                kernel: fastest.kernel.clone(),
-                shape: fastest.shape.clone(),
-                launch: fastest.launch.clone(),
+                case: fastest.case.clone(),
                 decode: fastest.decode,
-                old_median_ms: fastest.old_median_ms,
-                new_median_ms: fastest.new_median_ms,
-                ratio: fastest.ratio,
-                slower: fastest.ratio.is_some_and(|r| r > SLOWER_LIMIT),
+                medians: fastest.medians,
+                slower: fastest.medians.ratio.is_some_and(|r| r > SLOWER_LIMIT),
             });
         }
         let mut kernels: Vec<KernelComparison> = Vec::new();
         for case in &cases {
-            if !kernels.iter().any(|k| k.kernel == case.kernel) {
-                let of_kernel = cases.iter().filter(|c| c.kernel == case.kernel);
+            let kernel = &case.case.kernel;
+            if !kernels.iter().any(|k| &k.kernel == kernel) {
+                let of_kernel = cases.iter().filter(|c| &c.case.kernel == kernel);
                 kernels.push(KernelComparison {
-                    kernel: case.kernel.clone(),
+                    kernel: kernel.clone(),
                     cases: of_kernel.clone().count(),
                     old_failed: of_kernel.clone().filter(|c| !c.old_passed).count(),
                     new_failed: of_kernel.clone().filter(|c| !c.new_passed).count(),
                     outputs_differ: of_kernel.filter(|c| !c.identical_outputs).count(),
-                    slower: shapes.iter().any(|s| s.kernel == case.kernel && s.slower),
+                    slower: shapes.iter().any(|s| &s.case.kernel == kernel && s.slower),
                 });
             }
         }
         Comparison {
-            device: device.to_owned(),
+            run: RunOn { device: device.to_owned(), seed },
             old: old.to_owned(),
             new: new.to_owned(),
-            seed,
             rounds,
             slower_limit: SLOWER_LIMIT,
             kernels,
@@ -228,12 +240,12 @@ impl Comparison {
         let mut lines = vec![header];
         for s in &self.shapes {
             lines.push([
-                s.kernel.clone(),
-                s.shape.clone(),
-                s.launch.clone(),
-                ms(s.old_median_ms),
-                ms(s.new_median_ms),
-                s.ratio.map_or("—".to_owned(), |r| format!("{r:.3}")),
+                s.case.kernel.clone(),
+                s.case.shape.clone(),
+                s.case.launch.clone(),
+                ms(s.medians.old_median_ms),
+                ms(s.medians.new_median_ms),
+                s.medians.ratio.map_or("—".to_owned(), |r| format!("{r:.3}")),
                 if s.slower {
                     format!("SLOWER (> {:.0} %)", (SLOWER_LIMIT - 1.0) * 100.0)
                 } else {
@@ -311,9 +323,7 @@ mod tests {
 
     fn case(kernel: &str, shape: &str, launch: &str, old: f64, ratio: f64) -> CaseComparison {
         CaseComparison {
-            kernel: kernel.to_owned(),
-            shape: shape.to_owned(),
-            launch: launch.to_owned(),
+            case: CaseId { kernel: kernel.to_owned(), shape: shape.to_owned(), launch: launch.to_owned() },
             timed: true,
             decode: false,
             old_passed: true,
@@ -321,17 +331,18 @@ mod tests {
             old_result: "pass".to_owned(),
             new_result: "pass".to_owned(),
             identical_outputs: true,
-            old_median_ms: Some(old),
-            new_median_ms: Some(old * ratio),
-            ratio: Some(ratio),
+            medians: Medians {
+                old_median_ms: Some(old),
+                new_median_ms: Some(old * ratio),
+                ratio: Some(ratio),
+            },
         }
     }
 
     #[test]
     fn a_shape_over_three_percent_slower_on_the_fastest_old_launch_flags_its_kernel() {
         let mut untimed = case("saxpy", "n=1", "<<<1, 256>>>", 0.0, 1.0);
-        (untimed.timed, untimed.old_median_ms, untimed.new_median_ms, untimed.ratio) =
-            (false, None, None, None);
+        (untimed.timed, untimed.medians) = (false, Medians::default());
         untimed.new_passed = false;
         untimed.identical_outputs = false;
         let cases = vec![
@@ -348,7 +359,7 @@ mod tests {
         ];
         let comparison = Comparison::judge("test", "old.ptx", "new.ptx", 1, 30, cases);
         assert_eq!(comparison.shapes.len(), 4);
-        assert_eq!(comparison.shapes[0].launch, "<<<528, 256>>>");
+        assert_eq!(comparison.shapes[0].case.launch, "<<<528, 256>>>");
         assert!(!comparison.shapes[0].slower);
         assert_eq!(comparison.slower(), ["saxpy", "rms_norm"]);
         assert_eq!(comparison.new_failures(), ["saxpy"]);
@@ -367,5 +378,19 @@ mod tests {
             (&back.kernels, back.slower(), back.cases.len()),
             (&comparison.kernels, comparison.slower(), 6)
         );
+    }
+
+    #[test]
+    fn a_comparison_recorded_on_the_h200_still_reads_with_its_flat_fields() {
+        let recorded = include_str!("../results/h200-compare-opt3-vs-opt1.json");
+        let comparison: Comparison = serde_json::from_str(recorded).unwrap();
+        let first = &comparison.cases[0];
+        assert_eq!((first.case.kernel.as_str(), first.case.shape.as_str()), ("vector_add", "n=0"));
+        let timed = &comparison.shapes[0];
+        assert!(timed.medians.ratio.is_some_and(|r| r > 0.9) && timed.medians.old_median_ms.is_some());
+        // Written back, the identity and the medians are fields of the case itself, as before.
+        let written = serde_json::to_value(&comparison).unwrap();
+        assert_eq!(written["cases"][0]["kernel"], "vector_add");
+        assert!(written["shapes"][0]["ratio"].is_number() && written["shapes"][0].get("medians").is_none());
     }
 }

@@ -34,12 +34,18 @@ pub struct PeerTiming {
     pub call: String,
     /// Median time per call.
     pub median_ms: f64,
-    /// Calls per timed replay (none in a file from before graphs).
-    #[serde(default)]
-    pub launches: Option<usize>,
+    /// How the calls were timed; none in a file from before graphs (its fields absent).
+    #[serde(flatten)]
+    pub method: Option<PeerMethod>,
+}
+
+/// How the peer script timed a shape.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct PeerMethod {
+    /// Calls per timed replay.
+    pub launches: usize,
     /// How the calls were timed, in the script's words.
-    #[serde(default)]
-    pub timed: Option<String>,
+    pub timed: String,
 }
 
 /// The peer request for a kernel timed on `shape`, or `None` where PyTorch has no counterpart
@@ -160,12 +166,13 @@ pub fn parse(output: &str, requests: &[PeerRequest]) -> Result<Vec<PeerTiming>> 
         else {
             bail!("the peer script gave no timing for {} {:?}", request.kernel, request.dims);
         };
-        if timing.launches != Some(request.launches) {
+        let launches = timing.method.as_ref().map(|m| m.launches);
+        if launches != Some(request.launches) {
             bail!(
                 "the peer script timed {} {:?} over {:?} calls per replay, not the {} asked: update peer_timings.py",
                 request.kernel,
                 request.dims,
-                timing.launches,
+                launches,
                 request.launches
             );
         }

@@ -6,16 +6,24 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::cases::{Kernel, Roofline, Work};
+use crate::cases::{CaseId, Kernel, Roofline, Work};
 use crate::peer::{PeerTiming, peer_dims};
 use crate::timing::{Method, fraction_of_same_copy};
+
+/// Where a run happened and on which inputs: the device's name and the seed of the random
+/// inputs (flattened into both documents the runner writes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunOn {
+    pub device: String,
+    pub seed: u64,
+}
 
 /// What `--json FILE` writes for a run, and what `just report` charts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunDocument {
-    pub device: String,
+    #[serde(flatten)]
+    pub run: RunOn,
     pub multiprocessors: usize,
-    pub seed: u64,
     /// The device-to-device copy bandwidth of the run (none in a launch-once run).
     pub copy_bytes_per_s: Option<f64>,
     pub rows: Vec<Row>,
@@ -31,17 +39,16 @@ fn nan_when_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::E
 /// One measured case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    pub kernel: String,
-    pub shape: String,
+    #[serde(flatten)]
+    pub case: CaseId,
     pub dims: Vec<usize>,
-    pub launch: String,
     pub passed: bool,
     pub result: String,
     /// Median time per launch, in milliseconds (`method` says how it was timed).
     #[serde(deserialize_with = "nan_when_null")]
     pub median_ms: f64,
-    pub bytes: u64,
-    pub flops: u64,
+    #[serde(flatten)]
+    pub work: Work,
     /// A timing shape (large, several times the L2, or a decode shape) rather than a
     /// correctness edge case.
     pub timing_shape: bool,
@@ -63,32 +70,28 @@ pub fn rates(work: Work, median_ms: f64) -> (f64, f64) {
 }
 
 impl Row {
-    fn work(&self) -> Work {
-        Work { bytes: self.bytes, flops: self.flops }
-    }
-
     /// Achieved bandwidth over the copy bandwidth measured in the same run: for a decode
     /// shape, over a copy of its own traffic timed the same way, where one was timed; else
     /// over the large copy's bandwidth.
     pub fn fraction_of_copy(&self, copy_bytes_per_s: f64) -> f64 {
         match self.same_bytes_copy_ms {
             Some(copy_ms) if self.decode => fraction_of_same_copy(self.median_ms, copy_ms),
-            _ => rates(self.work(), self.median_ms).0 / copy_bytes_per_s,
+            _ => rates(self.work, self.median_ms).0 / copy_bytes_per_s,
         }
     }
 }
 
 /// The peer's time for the shape of `row`, if it was timed.
 pub fn peer_for<'a>(row: &Row, peers: &'a [PeerTiming]) -> Option<&'a PeerTiming> {
-    let dims = match Kernel::from_entry(&row.kernel) {
+    let dims = match Kernel::from_entry(&row.case.kernel) {
         Some(kernel) => peer_dims(kernel, &row.dims),
         None => row.dims.clone(),
     };
-    peers.iter().find(|p| p.kernel == row.kernel && p.dims == dims)
+    peers.iter().find(|p| p.kernel == row.case.kernel && p.dims == dims)
 }
 
 fn human_rate(kernel: Kernel, row: &Row) -> String {
-    let (bytes, flops) = rates(row.work(), row.median_ms);
+    let (bytes, flops) = rates(row.work, row.median_ms);
     match kernel.roofline() {
         Roofline::Bandwidth { .. } => format!("{:.0} GB/s", bytes / 1e9),
         Roofline::Arithmetic => format!("{:.2} TFLOP/s", flops / 1e12),
@@ -99,7 +102,7 @@ fn human_rate(kernel: Kernel, row: &Row) -> String {
 pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> String {
     let header = ["shape", "launch", "result", "median", "rate", "of copy", "peer", "ours/peer"];
     let mut lines: Vec<[String; 8]> = vec![header.map(str::to_owned)];
-    for row in rows.iter().filter(|r| r.kernel == kernel.entry()) {
+    for row in rows.iter().filter(|r| r.case.kernel == kernel.entry()) {
         // An untimed row (a launch-once run, a chained check) shows dashes, not NaN.
         let timed = !row.median_ms.is_nan();
         let fraction = match kernel.roofline() {
@@ -115,8 +118,8 @@ pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: 
             _ => ("—".to_owned(), "—".to_owned()),
         };
         lines.push([
-            row.shape.clone(),
-            row.launch.clone(),
+            row.case.shape.clone(),
+            row.case.launch.clone(),
             row.result.clone(),
             if timed { format!("{:.4} ms", row.median_ms) } else { "—".to_owned() },
             if timed { human_rate(kernel, row) } else { "—".to_owned() },
@@ -126,7 +129,7 @@ pub fn kernel_table(kernel: Kernel, rows: &[Row], copy_bytes_per_s: f64, peers: 
         ]);
     }
     let mut table = render(&format!("{kernel}"), &lines);
-    table.push_str(&timing_notes(rows.iter().filter(|r| r.kernel == kernel.entry())));
+    table.push_str(&timing_notes(rows.iter().filter(|r| r.case.kernel == kernel.entry())));
     table
 }
 
@@ -178,15 +181,15 @@ pub fn verdicts(rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> Ve
     let mut verdicts = Vec::new();
     for kernel in Kernel::ALL {
         let mut shapes: Vec<&str> = Vec::new();
-        for row in rows.iter().filter(|r| r.kernel == kernel.entry() && r.timing_shape) {
-            if !shapes.contains(&row.shape.as_str()) {
-                shapes.push(&row.shape);
+        for row in rows.iter().filter(|r| r.case.kernel == kernel.entry() && r.timing_shape) {
+            if !shapes.contains(&row.case.shape.as_str()) {
+                shapes.push(&row.case.shape);
             }
         }
         for shape in shapes {
             let best = rows
                 .iter()
-                .filter(|r| r.kernel == kernel.entry() && r.timing_shape && r.shape == shape)
+                .filter(|r| r.case.kernel == kernel.entry() && r.timing_shape && r.case.shape == shape)
                 .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
                 .expect("the shape came from these rows");
             let peer = peer_for(best, peers);
@@ -219,7 +222,7 @@ pub fn verdicts(rows: &[Row], copy_bytes_per_s: f64, peers: &[PeerTiming]) -> Ve
                 kernel: kernel.entry().to_owned(),
                 shape: shape.to_owned(),
                 median_ms: best.median_ms,
-                rate: format!("{} with {}", human_rate(kernel, best), best.launch),
+                rate: format!("{} with {}", human_rate(kernel, best), best.case.launch),
                 fraction_of_copy: fraction,
                 peer_call: peer.map(|p| p.call.clone()),
                 ours_over_peer: ratio,
@@ -282,18 +285,20 @@ fn render<const N: usize>(title: &str, lines: &[[String; N]]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::peer::PeerMethod;
 
     fn row(kernel: Kernel, shape: &str, dims: Vec<usize>, launch: &str, ms: f64, bytes: u64) -> Row {
         Row {
-            kernel: kernel.entry().to_owned(),
-            shape: shape.to_owned(),
+            case: CaseId {
+                kernel: kernel.entry().to_owned(),
+                shape: shape.to_owned(),
+                launch: launch.to_owned(),
+            },
             dims,
-            launch: launch.to_owned(),
             passed: true,
             result: "pass (0 ulp)".to_owned(),
             median_ms: ms,
-            bytes,
-            flops: 0,
+            work: Work { bytes, flops: 0 },
             timing_shape: true,
             decode: false,
             method: Some(Method { launches: 10, repeats: 30 }),
@@ -326,8 +331,7 @@ mod tests {
             dims: vec![2, 3],
             call: "torch.softmax".to_owned(),
             median_ms: 0.8,
-            launches: Some(10),
-            timed: None,
+            method: Some(PeerMethod { launches: 10, timed: "graph".to_owned() }),
         }];
         let v = verdicts(&rows, 5e12, &peers);
         assert_eq!(v.len(), 2);
@@ -358,7 +362,7 @@ mod tests {
         let mut decode = row(Kernel::RmsNorm, "4×32768", vec![4, 32768], "<<<4, 1024, 128>>>", 1e-3, 1 << 20);
         decode.decode = true;
         let mut other = decode.clone();
-        (other.shape, other.dims) = ("64×32768".to_owned(), vec![64, 32768]);
+        (other.case.shape, other.dims) = ("64×32768".to_owned(), vec![64, 32768]);
         let v = verdicts(&[decode, other], 5e12, &[]);
         assert_eq!(v[0].targets, [("correct".to_owned(), true), ("≥ 70 % of copy".to_owned(), false)]);
         // No target at the other decode shape, and no peer target at either.
@@ -412,9 +416,8 @@ mod tests {
         let timed = row(Kernel::Saxpy, "n=8", vec![8], "<<<1, 256>>>", 0.5, 96);
         let verdicts = verdicts(&[untimed.clone(), timed.clone()], 1e12, &[]);
         let document = RunDocument {
-            device: "test".to_owned(),
+            run: RunOn { device: "test".to_owned(), seed: 1 },
             multiprocessors: 132,
-            seed: 1,
             copy_bytes_per_s: Some(1e12),
             rows: vec![untimed, timed],
             verdicts,
@@ -438,8 +441,7 @@ mod tests {
             dims,
             call: "torch.matmul".to_owned(),
             median_ms: 1.0,
-            launches: Some(10),
-            timed: None,
+            method: Some(PeerMethod { launches: 10, timed: "graph".to_owned() }),
         };
         let rows = [
             gemm(vec![4096, 4096, 4096], 1.6),
@@ -464,8 +466,7 @@ mod tests {
             dims: vec![2048],
             call: "torch.sum".to_owned(),
             median_ms: 2.0,
-            launches: Some(10),
-            timed: None,
+            method: Some(PeerMethod { launches: 10, timed: "graph".to_owned() }),
         }];
         assert_eq!(peer_for(&rows[0], &peers).unwrap().median_ms, 2.0);
     }

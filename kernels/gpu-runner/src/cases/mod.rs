@@ -330,6 +330,31 @@ impl Case {
         }
         label
     }
+
+    /// How the JSON documents name the case: its kernel, label and launch.
+    pub fn id(&self) -> CaseId {
+        CaseId {
+            kernel: self.kernel.entry().to_owned(),
+            shape: self.label(),
+            launch: self.launch.to_string(),
+        }
+    }
+}
+
+/// Which case a record of a run is about: its kernel's entry, its shape's label and the launch
+/// it ran with. Flattened into the records, so their JSON fields stay `kernel`, `shape`, `launch`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CaseId {
+    pub kernel: String,
+    pub shape: String,
+    pub launch: String,
+}
+
+impl CaseId {
+    /// Both name the same kernel and shape (any launch).
+    pub fn same_shape(&self, other: &CaseId) -> bool {
+        self.kernel == other.kernel && self.shape == other.shape
+    }
 }
 
 /// The launch each kernel's contract asks for, with `block` threads per block where the
@@ -406,7 +431,7 @@ pub fn timing_cases(kernel: Kernel, sms: usize) -> Vec<Case> {
 
 /// Bytes a kernel must move through device memory at the least (each input read once, each
 /// output written once) and the floating-point operations it must do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Work {
     pub bytes: u64,
     pub flops: u64,
