@@ -50,6 +50,18 @@ use super::{
 };
 use crate::ir::{mir::memory::StoreOp, semantic::pipeline::PipelineRole};
 
+/// One side of one pipeline: the threads reaching its operations (`exact` when every set was).
+#[derive(Default)]
+struct Side {
+    threads: Option<Threads>,
+    exact: bool,
+    first_op: Option<Ptr<Operation>>,
+    state: Option<StateId>,
+}
+
+/// A pipeline: its variable, or the state itself where none was named.
+type Key = (Option<Value>, Option<StateId>);
+
 /// Rules `producer-threads` and `release-count`; returns what they could not judge, as
 /// not-checked lines.
 pub(crate) fn check_threads(
@@ -71,32 +83,12 @@ pub(crate) fn check_threads(
     let model = ThreadModel::build(ctx, index, block_threads, true);
     let reach = &model.reach;
     // Per pipeline (its variable, or the state itself where none was named): the producer
-    // operations and the releases, with the threads reaching them.
-    #[derive(Default)]
-    struct Side {
-        threads: Option<Threads>,
-        exact: bool,
-        first_op: Option<Ptr<Operation>>,
-        state: Option<StateId>,
-    }
-    type Key = (Option<Value>, Option<StateId>);
+    // operations, the releases and all consumer operations, with the threads reaching them.
     let mut producers: Vec<(Key, Side)> = Vec::new();
     let mut releases: Vec<(Key, Side)> = Vec::new();
-    for (n, (state, kind)) in &provenance.applies_to {
-        let role = role_of(ctx, index, *state);
-        let side = match (kind, role) {
-            (PipelineKind::Release, Some(PipelineRole::Consumer)) => &mut releases,
-            (
-                PipelineKind::Acquire | PipelineKind::ExpectTx | PipelineKind::BulkCopy | PipelineKind::Tail,
-                Some(PipelineRole::Producer),
-            ) => &mut producers,
-            _ => continue,
-        };
-        let key = match pipelines.get(state) {
-            Some(variable) => (Some(*variable), None),
-            None => (None, Some(*state)),
-        };
-        let op = index.ops[*n];
+    // Waits and releases: the threads that consume.
+    let mut consumers: Vec<(Key, Side)> = Vec::new();
+    let record = |side: &mut Vec<(Key, Side)>, key: Key, state: StateId, op: Ptr<Operation>| {
         let at = match side.iter().position(|(known, _)| *known == key) {
             Some(at) => at,
             None => {
@@ -106,7 +98,7 @@ pub(crate) fn check_threads(
         };
         let entry = &mut side[at].1;
         entry.first_op.get_or_insert(op);
-        entry.state.get_or_insert(*state);
+        entry.state.get_or_insert(state);
         match index.block_of_op(op).and_then(|b| reach[b].as_ref()) {
             Some(found) => {
                 entry.exact &= found.exact;
@@ -114,6 +106,26 @@ pub(crate) fn check_threads(
             }
             // Unreachable code, or a function the rule did not reach.
             None => entry.exact = false,
+        }
+    };
+    for (n, (state, kind)) in &provenance.applies_to {
+        let role = role_of(ctx, index, *state);
+        let key = match pipelines.get(state) {
+            Some(variable) => (Some(*variable), None),
+            None => (None, Some(*state)),
+        };
+        let op = index.ops[*n];
+        match (kind, role) {
+            (PipelineKind::Release, Some(PipelineRole::Consumer)) => {
+                record(&mut releases, key, *state, op);
+                record(&mut consumers, key, *state, op);
+            }
+            (PipelineKind::Wait, Some(PipelineRole::Consumer)) => record(&mut consumers, key, *state, op),
+            (
+                PipelineKind::Acquire | PipelineKind::ExpectTx | PipelineKind::BulkCopy | PipelineKind::Tail,
+                Some(PipelineRole::Producer),
+            ) => record(&mut producers, key, *state, op),
+            _ => {}
         }
     }
     let mut unjudged = 0;
@@ -138,6 +150,7 @@ pub(crate) fn check_threads(
             reporter.reject(Rule::ProducerThreads, index.state_op(state), message, related);
         }
     }
+    let both_roles = two_role_threads(&producers, &consumers);
     let inits = init_counts(ctx, index);
     for ((variable, _), side) in &releases {
         let (Some(threads), Some(op), Some(state)) = (&side.threads, side.first_op, side.state) else {
@@ -180,14 +193,41 @@ pub(crate) fn check_threads(
             reporter.reject(Rule::ReleaseCount, op, message, related);
         }
     }
+    let mut not_checked = Vec::new();
     if unjudged > 0 {
-        vec![format!(
+        not_checked.push(format!(
             "thread roles and arrival counts of {unjudged} pipeline sides (a branch on the thread index the \
              verifier cannot evaluate, a role in a helper, or no constant `init` count)"
-        )]
-    } else {
-        Vec::new()
+        ));
     }
+    not_checked.extend(both_roles);
+    not_checked
+}
+
+/// Per pipeline whose producer threads and consumer threads (waits and releases) are both known
+/// exactly and share a thread, a not-checked line: the model orders operations per role, not one
+/// thread's two roles, so it cannot exclude a producer loop that runs more stages ahead than the
+/// ring holds and then waits, at `producer_acquire` or `producer_tail`, for a release only it
+/// would make (a deadlock).
+fn two_role_threads(producers: &[(Key, Side)], consumers: &[(Key, Side)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (key, producer) in producers {
+        let Some((_, consumer)) = consumers.iter().find(|(other, _)| other == key) else { continue };
+        let (Some(made), Some(used)) = (&producer.threads, &consumer.threads) else { continue };
+        if !(producer.exact && consumer.exact) {
+            continue;
+        }
+        let shared = made.and(used);
+        if shared.count() > 0 {
+            lines.push(format!(
+                "the order of one thread's two roles: thread {} both produces and consumes one pipeline, and \
+                 whether its producer runs more stages ahead than the ring holds before it releases them \
+                 (a deadlock) is not modelled",
+                list(&shared)
+            ));
+        }
+    }
+    lines
 }
 
 fn list(threads: &Threads) -> String {
