@@ -553,7 +553,26 @@ pub(crate) fn check_layout(
         .chain(inits.iter().chain(&attaches).copied())
         .collect();
     check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
-    if let Some(window) = declared_constant(ctx, index, SHARED_BYTES_SYMBOL) {
+    let declared = declared_constant(ctx, index, SHARED_BYTES_SYMBOL);
+    if declared.is_none()
+        && let Some(last) = occupied.iter().max_by_key(|extent| extent.hi)
+    {
+        // Without the launch's size the layout's upper end is only the launcher's promise:
+        // barriers past the window fault, or corrupt what lies beyond, and nothing here says so.
+        gaps.push(Gap::at(
+            ctx,
+            index,
+            last.op,
+            GapKind::Undecided,
+            format!(
+                "the end of the shared-memory layout: it uses window bytes up to {}, and the kernel does not \
+                 declare the dynamic shared memory its launch provides (declare \
+                 `device::launch::dynamic_shared_bytes(N)`)",
+                last.hi
+            ),
+        ));
+    }
+    if let Some(window) = declared {
         for extent in &occupied {
             if extent.lo < 0 || extent.hi > window {
                 reporter.reject(

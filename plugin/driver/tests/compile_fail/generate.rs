@@ -266,8 +266,8 @@ impl Hunk {
 struct Holes {
     /// `{{kernel}}`: the kernel's name, the fixture's name with `_` for `-`.
     kernel: String,
-    /// `{{launch_contract}}`: the kernel declares its block size (`launch-contract: none`: it
-    /// does not).
+    /// `{{launch_contract}}`: the kernel declares its block size and its dynamic shared memory
+    /// (`launch-contract: none`: it does not).
     launch_contract: bool,
     /// `{{byte_constants}}`, `{{expected_bytes}}`, `{{copy_bytes}}`: with `copy-bytes: EXPR`, the
     /// announced and copied byte counts are constants, `EXPECTED_BYTES = TILE_BYTES` and
@@ -296,7 +296,7 @@ impl Holes {
     }
 
     fn fill(&self, template: &str) -> String {
-        let contract = "    // The launch contract: one-dimensional blocks of 64 threads (lane 0 produces, warp 1 consumes).\n    device::launch::block_threads(64);\n";
+        let contract = "    // The launch contract: one-dimensional blocks of 64 threads (lane 0 produces, warp 1 consumes)\n    // and 4 KiB of dynamic shared memory (the ring and its barriers use 2080 bytes).\n    device::launch::block_threads(64);\n    device::launch::dynamic_shared_bytes(4096);\n";
         let read = if self.read_one {
             "            // SAFETY: inside a stage the full barrier says is loaded.\n            partial += unsafe { *stage.add((tid - WARP_SIZE) as usize) };\n"
         } else {

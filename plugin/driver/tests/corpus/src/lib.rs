@@ -139,6 +139,7 @@ macro_rules! consumer_kernel {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name($input: *const f32, $tiles: u32, out: *mut f32) {
             $crate::device::launch::block_threads($crate::BLOCK_THREADS);
+            $crate::device::launch::dynamic_shared_bytes($crate::SHARED_BYTES);
             let smem = $crate::device::dynamic_shared_window_address();
             let $tid = $crate::device::thread_idx_x();
             let $pipeline = if $tid == 0 {
@@ -169,6 +170,7 @@ macro_rules! producer_kernel {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name($input: *const f32, $tiles: u32, out: *mut f32) {
             $crate::device::launch::block_threads($crate::BLOCK_THREADS);
+            $crate::device::launch::dynamic_shared_bytes($crate::SHARED_BYTES);
             let $smem = $crate::device::dynamic_shared_window_address();
             let $tid = $crate::device::thread_idx_x();
             let $pipeline = if $tid == 0 {

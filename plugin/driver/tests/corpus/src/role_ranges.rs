@@ -1,10 +1,10 @@
 //! Consumers chosen by ranges: `matches!` and `match` range patterns, `contains` on constant
 //! ranges (exclusive and inclusive), and plain comparisons; right and off by some threads.
 
-use crate::device::launch::block_threads;
+use crate::device::launch::{block_threads, dynamic_shared_bytes};
 use crate::device::pipeline::Pipeline;
 use crate::device::{WARP_SIZE, barrier, dynamic_shared_window_address, thread_idx_x};
-use crate::{BARRIERS, BLOCK_THREADS, CONSUMERS, STAGES, write_partial};
+use crate::{BARRIERS, BLOCK_THREADS, CONSUMERS, SHARED_BYTES, STAGES, write_partial};
 
 /// The first consumer thread, and one past the last.
 const FIRST: u32 = 32;
@@ -18,6 +18,7 @@ macro_rules! range_roles_kernel {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(input: *const f32, tiles: u32, out: *mut f32) {
             block_threads(BLOCK_THREADS);
+            dynamic_shared_bytes(SHARED_BYTES);
             let smem = dynamic_shared_window_address();
             let $tid = thread_idx_x();
             let pipeline = if $tid == 0 {
@@ -81,6 +82,7 @@ range_roles_kernel! {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn consumers_by_match_arms(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -108,6 +110,7 @@ pub unsafe extern "ptx-kernel" fn consumers_by_match_arms_short(
     out: *mut f32,
 ) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {

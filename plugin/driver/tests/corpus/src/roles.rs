@@ -1,12 +1,12 @@
 //! Thread roles and counts: who produces, how many consume, how many tiles each side sees.
 
-use crate::device::launch::block_threads;
+use crate::device::launch::{block_threads, dynamic_shared_bytes};
 use crate::device::pipeline::{Pipeline, PipelineState};
 use crate::device::{
     WARP_SIZE, barrier, block_idx_x, dynamic_shared_base, dynamic_shared_window_address, grid_dim_x,
     thread_idx_x,
 };
-use crate::{BARRIERS, BLOCK_THREADS, CONSUMERS, STAGES, TILE_FLOATS, is_consumer, write_partial};
+use crate::{BARRIERS, BLOCK_THREADS, CONSUMERS, SHARED_BYTES, STAGES, TILE_FLOATS, is_consumer, write_partial};
 
 type State = PipelineState<STAGES>;
 
@@ -15,6 +15,7 @@ type State = PipelineState<STAGES>;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn whole_warp_produces(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -36,6 +37,7 @@ pub unsafe extern "ptx-kernel" fn whole_warp_produces(input: *const f32, tiles: 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn two_producers(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -62,6 +64,7 @@ pub unsafe extern "ptx-kernel" fn fewer_consumers_than_announced(
     out: *mut f32,
 ) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -88,6 +91,7 @@ pub unsafe extern "ptx-kernel" fn more_consumers_than_announced(
     out: *mut f32,
 ) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -146,6 +150,7 @@ consumer_kernel! {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn roles_by_match(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -169,6 +174,7 @@ pub unsafe extern "ptx-kernel" fn roles_by_match(input: *const f32, tiles: u32, 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn roles_by_warp_and_lane(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let warp = crate::device::warp_id();
@@ -202,6 +208,7 @@ pub unsafe extern "ptx-kernel" fn producer_in_helper_consumers_as_range(
     out: *mut f32,
 ) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if is_producer(tid) {
@@ -224,6 +231,7 @@ pub unsafe extern "ptx-kernel" fn producer_in_helper_consumers_as_range(
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn init_count_as_expression(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -250,6 +258,7 @@ pub unsafe extern "ptx-kernel" fn producer_lane_zero_of_every_warp(
     out: *mut f32,
 ) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -273,6 +282,7 @@ pub unsafe extern "ptx-kernel" fn producer_lane_zero_of_every_warp(
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn consumers_half_warp_by_lane(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
@@ -297,6 +307,7 @@ pub unsafe extern "ptx-kernel" fn consumers_half_warp_by_lane(input: *const f32,
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn consumer_range_off_by_one(input: *const f32, tiles: u32, out: *mut f32) {
     block_threads(BLOCK_THREADS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let tid = thread_idx_x();
     let pipeline = if tid == 0 {
