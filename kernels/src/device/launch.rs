@@ -7,7 +7,8 @@
 //! threads as `Pipeline::init` announced (`plugin/MODEL.md`, rules `producer-threads` and
 //! `release-count`). A kernel without the declaration has its roles reported as not checked.
 //! `dynamic_shared_bytes(N)` states the bytes of dynamic shared memory the launch provides, so
-//! that the shared-memory layout is checked against them.
+//! that the shared-memory layout is checked against them; a pipeline kernel without it is never
+//! reported verified (the end of its layout is not checked).
 
 /// Declares that the kernel runs in one-dimensional blocks of `threads` threads (a constant).
 /// Free in the generated code.
@@ -19,7 +20,7 @@ pub fn block_threads(threads: u32) {
 /// Declares that the kernel is launched with `bytes` bytes of dynamic shared memory (a
 /// constant). Free in the generated code. The verifier then checks that every barrier area,
 /// ring and stage the kernel addresses lies inside them (`plugin/MODEL.md`, rule
-/// `shared-layout`); without it, that the launch provides enough is the launcher's promise.
+/// `shared-layout`); without it a pipeline kernel is unverified, since nothing bounds its layout.
 #[inline(always)]
 pub fn dynamic_shared_bytes(bytes: u32) {
     let _ = bytes;
