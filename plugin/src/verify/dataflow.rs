@@ -14,8 +14,9 @@
 //!
 //! Calls of scope functions: the arguments' facts flow into the callee's entry block and the
 //! callee's returned facts into the call's results, joined over every call (one fact per value
-//! of the scope, so the cost stays linear; a helper called with two different states sees a
-//! `Conflict` and its pipeline operations are rejected by `state-provenance`).
+//! of the scope, so the cost stays linear; a helper called with two different states sees
+//! `Contexts`, and its pipeline operations, and what its results reach, are left undecided by
+//! `state-provenance`).
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -292,9 +293,11 @@ fn operand_fact(ctx: &Context, store: &dyn FactStore, value: Value) -> Option<Fa
 /// Arithmetic on facts: anything about one state becomes `Derived` of it.
 fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
     let mut state = None;
+    let mut contexts = false;
     for fact in facts {
         match fact? {
             Fact::Conflict => return Some(Fact::Conflict),
+            Fact::Contexts => contexts = true,
             Fact::Unrelated => {}
             other => {
                 let s = other.state().expect("state facts have a state");
@@ -305,6 +308,9 @@ fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
                 }
             }
         }
+    }
+    if contexts {
+        return Some(Fact::Contexts);
     }
     Some(state.map_or(Fact::Unrelated, Fact::Derived))
 }
@@ -432,7 +438,16 @@ pub(crate) fn transfer_block(
                             }
                         }
                         if let Some(entry) = index.entry_block(*callee) {
-                            pass_arguments(ctx, index, store, entry, operation.operands(), &mut changes);
+                            let operands = operation.operands();
+                            pass_arguments(
+                                ctx,
+                                index,
+                                store,
+                                entry,
+                                operands,
+                                Fact::join_calls,
+                                &mut changes,
+                            );
                         }
                     }
                     None => {
@@ -444,7 +459,15 @@ pub(crate) fn transfer_block(
             }
             Step::Goto => {
                 if let Some(target) = index.succs[b].first() {
-                    pass_arguments(ctx, index, store, *target, operation.operands(), &mut changes);
+                    pass_arguments(
+                        ctx,
+                        index,
+                        store,
+                        *target,
+                        operation.operands(),
+                        Fact::join,
+                        &mut changes,
+                    );
                 }
             }
             Step::Other => {
@@ -463,13 +486,16 @@ pub(crate) fn transfer_block(
     changes
 }
 
-/// Joins the facts of `values` into block `target`'s arguments.
+/// Joins the facts of `values` into block `target`'s arguments, by `join`: a branch's
+/// [`Fact::join`], or a call's [`Fact::join_calls`] (facts differing between calls of one
+/// function are lost per call, not a conflict of the kernel's).
 fn pass_arguments(
     ctx: &Context,
     index: &ScopeIndex,
     store: &mut dyn FactStore,
     target: usize,
     values: impl Iterator<Item = Value>,
+    join: fn(Fact, Fact) -> Fact,
     changes: &mut Changes,
 ) {
     let mut changed = false;
@@ -478,6 +504,7 @@ fn pass_arguments(
             continue;
         }
         if let Some(fact) = operand_fact(ctx, store, value) {
+            let fact = store.get(arg).map_or(fact, |old| join(old, fact));
             let joined = store.join(arg, fact);
             let versioned = store.join_versions(arg, store.versions(value));
             if joined || versioned {

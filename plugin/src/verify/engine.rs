@@ -185,6 +185,7 @@ pub(crate) fn analyze_with(
     let mut undecided = not_checked(ctx, &index);
     let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
     let applies_to = rules::check_provenance(&mut reporter, &*store);
+    undecided.extend(applies_to.not_checked());
     let operands = operands::check_operands(&mut reporter, &*store, &applies_to);
     undecided.extend(operands.not_checked);
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));

@@ -2,8 +2,9 @@
 //!
 //! A stage index or phase bit is legitimate only when it flows from a pipeline state. The
 //! facts form a small lattice per value: no fact yet (bottom) < one of `Index(s)`, `Phase(s)`,
-//! `Derived(s)`, `Unrelated` < `Conflict` (top), where `s` names the `semantic.state_new` that
-//! created the state.
+//! `Derived(s)`, `Unrelated` < `Contexts` < `Conflict` (top), where `s` names the
+//! `semantic.state_new` that created the state, and `Contexts` marks facts lost by joining the
+//! calls of one function.
 
 use std::collections::BTreeMap;
 
@@ -30,21 +31,40 @@ pub enum Fact {
     Derived(StateId),
     /// Not from any pipeline state (a constant, a parameter, an opaque or call result).
     Unrelated,
+    /// Different facts handed to one function by different calls of it: facts are kept per
+    /// value, not per call, so what the function makes of its arguments is not known per
+    /// call. Not a fault of the kernel (a helper advancing the producer's and the consumer's
+    /// state), so the rules leave it undecided rather than reject it.
+    Contexts,
     /// Different facts on different paths, or an operation mixing two states.
     Conflict,
 }
 
 impl Fact {
-    /// The least fact above both.
+    /// The least fact above both: `Contexts` absorbs every fact but `Conflict`.
     pub fn join(self, other: Fact) -> Fact {
-        if self == other { self } else { Fact::Conflict }
+        match (self, other) {
+            _ if self == other => self,
+            (Fact::Conflict, _) | (_, Fact::Conflict) => Fact::Conflict,
+            (Fact::Contexts, _) | (_, Fact::Contexts) => Fact::Contexts,
+            _ => Fact::Conflict,
+        }
+    }
+
+    /// The join of the facts two calls of one function hand the same argument: where they
+    /// differ (and neither is already a conflict), `Contexts`.
+    pub fn join_calls(self, other: Fact) -> Fact {
+        match self.join(other) {
+            Fact::Conflict if self != Fact::Conflict && other != Fact::Conflict => Fact::Contexts,
+            joined => joined,
+        }
     }
 
     /// The state the fact is about, if any.
     pub fn state(self) -> Option<StateId> {
         match self {
             Fact::Index(state) | Fact::Phase(state) | Fact::Derived(state) => Some(state),
-            Fact::Unrelated | Fact::Conflict => None,
+            Fact::Unrelated | Fact::Contexts | Fact::Conflict => None,
         }
     }
 }
@@ -177,6 +197,13 @@ mod tests {
         assert_eq!(Fact::Index(a).join(Fact::Index(b)), Fact::Conflict);
         assert_eq!(Fact::Index(a).join(Fact::Unrelated), Fact::Conflict);
         assert_eq!(Fact::Conflict.join(Fact::Unrelated), Fact::Conflict);
+        // Two calls handing one helper different states: lost per call, not a conflict; a
+        // conflict stays one.
+        assert_eq!(Fact::Index(a).join_calls(Fact::Index(b)), Fact::Contexts);
+        assert_eq!(Fact::Index(a).join_calls(Fact::Index(a)), Fact::Index(a));
+        assert_eq!(Fact::Conflict.join_calls(Fact::Index(a)), Fact::Conflict);
+        assert_eq!(Fact::Contexts.join(Fact::Index(a)), Fact::Contexts);
+        assert_eq!(Fact::Contexts.join(Fact::Conflict), Fact::Conflict);
         assert_eq!(join_opt(None, Fact::Phase(a)), Fact::Phase(a));
         assert_eq!(Fact::Derived(b).state(), Some(b));
         assert_eq!(Fact::Unrelated.state(), None);

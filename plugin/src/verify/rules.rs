@@ -124,6 +124,7 @@ fn describe_fact(fact: Option<Fact>) -> &'static str {
     match fact {
         None | Some(Fact::Unrelated) => "an integer unrelated to any pipeline state",
         Some(Fact::Conflict) => "different values on different paths (or a mix of states)",
+        Some(Fact::Contexts) => "different states handed to one helper by different calls",
         Some(Fact::Index(_)) => "a stage index",
         Some(Fact::Phase(_)) => "a phase bit",
         Some(Fact::Derived(_)) => "a value computed from a state, not the state's own index or phase",
@@ -156,6 +157,23 @@ pub(crate) struct Provenance {
     /// typestate analysis says nothing more about that state on paths through it (one error
     /// per cause), about every state of its function when it names none.
     pub failed: BTreeMap<usize, Option<StateId>>,
+    /// Pipeline operations whose operands' provenance was lost joining the calls of one
+    /// function ([`Fact::Contexts`]): neither passed nor rejected, they make the scope
+    /// unverified. Also in `failed`, so the typestate stops there too.
+    pub lost_per_call: usize,
+}
+
+impl Provenance {
+    /// The not-checked line for the operations whose provenance was lost per call, if any.
+    pub(crate) fn not_checked(&self) -> Option<String> {
+        (self.lost_per_call > 0).then(|| {
+            format!(
+                "the states of {} pipeline operations (a helper is called with different states, and \
+                 provenance is kept per value, not per call)",
+                self.lost_per_call
+            )
+        })
+    }
 }
 
 /// Rule `state-provenance`.
@@ -163,6 +181,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut applies_to = BTreeMap::new();
     let mut failed = BTreeMap::new();
+    let mut lost_per_call = 0;
     for (n, op) in index.ops.iter().enumerate() {
         let Some(kind) = PipelineKind::of(ctx, *op) else { continue };
         let (index_operand, phase_operand) = kind.operands();
@@ -171,6 +190,13 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             (operation.get_operand(index_operand), phase_operand.map(|i| operation.get_operand(i)))
         };
         let stage_fact = facts.get(stage);
+        let lost = |value: Option<Value>| value.is_some_and(|v| facts.get(v) == Some(Fact::Contexts));
+        let destination = (kind == PipelineKind::BulkCopy).then(|| op.deref(ctx).get_operand(0));
+        if lost(Some(stage)) || lost(phase) || lost(destination) {
+            failed.insert(n, stage_fact.and_then(Fact::state));
+            lost_per_call += 1;
+            continue;
+        }
         let Some(Fact::Index(state)) = stage_fact else {
             let name = reporter.op_name(*op);
             let mut related = Vec::new();
@@ -240,7 +266,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
         // follows the state into helpers through function summaries.
         applies_to.insert(n, (state, kind));
     }
-    Provenance { applies_to, failed }
+    Provenance { applies_to, failed, lost_per_call }
 }
 
 /// Rule `pointer-adaptation`: every pointer argument of a call has its parameter's type, or

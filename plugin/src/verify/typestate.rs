@@ -102,7 +102,7 @@ pub(crate) fn check_ordering(
     locals: &LocalStores,
     provenance: &Provenance,
 ) {
-    let Provenance { applies_to, failed } = provenance;
+    let Provenance { applies_to, failed, .. } = provenance;
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut steps: BTreeMap<usize, (StateId, Step)> = BTreeMap::new();
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
