@@ -5,13 +5,8 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::module_graph::{ModuleGraph, crate_roots};
-
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the repository")
-}
+use common::repository;
 
 fn named(module: &[String]) -> String {
     if module.is_empty() { "crate".to_owned() } else { module.join("::") }

@@ -2,21 +2,18 @@
 //! than one job, and a newcomer cannot hold it in mind. Build output and the vendored upstreams
 //! are not the project's sources and are left out.
 
-use std::path::Path;
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{project_files, repository};
 
 const MAX_LINES: usize = 800;
 
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the repository")
-}
-
 /// Every Rust source below `root` with its line count, outside build output and `vendor/`.
-fn sources(root: &Path) -> Vec<(std::path::PathBuf, usize)> {
-    walkdir::WalkDir::new(root)
-        .into_iter()
-        .filter_entry(|e| !matches!(e.file_name().to_str(), Some("target" | "vendor" | ".git")))
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs"))
+fn sources(root: &Path) -> Vec<(PathBuf, usize)> {
+    project_files(root)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
         .map(|e| {
             let text = std::fs::read_to_string(e.path()).unwrap();
             (e.path().to_path_buf(), text.lines().count())

@@ -13,6 +13,21 @@ pub mod sandbox;
 use std::fs;
 use std::path::Path;
 
+/// The repository this xtask sits in.
+pub fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the repository")
+}
+
+/// Every file below `root` that is the project's own: build output (`target`), the vendored
+/// upstreams (`vendor`) and git's folder are left out.
+pub fn project_files(root: &Path) -> impl Iterator<Item = walkdir::DirEntry> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| !matches!(e.file_name().to_str(), Some("target" | "vendor" | ".git")))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+}
+
 /// Copies the tree at `from` to `to`, without build output (`target` folders); with
 /// `skip_new`, without `.new` files (pending snapshots) either.
 pub fn copy_tree(from: &Path, to: &Path, skip_new: bool) {

@@ -298,11 +298,7 @@ impl<'ast> Visit<'ast> for Collector {
 /// and benchmarks of every package outside `vendor/` and build output).
 pub fn crate_roots(repository: &Path) -> Vec<PathBuf> {
     let mut roots = Vec::new();
-    let packages = walkdir::WalkDir::new(repository)
-        .into_iter()
-        .filter_entry(|e| !matches!(e.file_name().to_str(), Some("target" | "vendor" | ".git")))
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "Cargo.toml");
+    let packages = super::project_files(repository).filter(|e| e.file_name() == "Cargo.toml");
     for manifest in packages {
         let package = manifest.path().parent().unwrap();
         for root in ["src/lib.rs", "src/main.rs"] {
