@@ -243,8 +243,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
         }
         // A bulk copy writes into the stage whose barrier it completes: its destination
         // address must be computed from that state's stage index, not from another counter.
-        if kind == PipelineKind::BulkCopy {
-            let destination = op.deref(ctx).get_operand(0);
+        if let Some(destination) = destination {
             let destination_fact = facts.get(destination);
             if !matches!(destination_fact, Some(Fact::Index(s) | Fact::Derived(s)) if s == state) {
                 let name = reporter.op_name(*op);
