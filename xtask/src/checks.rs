@@ -22,12 +22,19 @@ pub fn kernels(layout: &Layout) -> Result<()> {
 /// `just setup`: toolchain components, tools, then a build of everything.
 pub fn setup(layout: &Layout) -> Result<()> {
     let root = layout.root();
-    let mut steps = Steps::new(5);
+    let mut steps = Steps::new(7);
     steps.step("toolchain components (rust-toolchain.toml)", || setup::ensure_components(root))?;
+    steps.step("the toolchains of backends that name their own (backends.toml)", || {
+        setup::ensure_backend_toolchains(root)
+    })?;
     steps.step("tools: just, cargo-insta", || setup::ensure_tools(root))?;
     steps.step("the default backend (build-backend default)", || {
         backend::build_backend(layout, backend::DEFAULT_BACKEND).map(drop)
     })?;
+    steps.step(
+        "the cuda-oxide backend (build-backend cuda-oxide; about 15 minutes cold on 2 cores)",
+        || backend::build_backend(layout, backend::OXIDE_BACKEND).map(drop),
+    )?;
     steps.step("kernels (nvptx64, sm_90a)", || kernels(layout))?;
     steps.step("host workspace and its tests", || {
         process::run(process::cargo(root).args(["test", "--workspace", "--no-run"]), "building the tests")

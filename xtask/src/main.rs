@@ -30,6 +30,21 @@ enum Task {
     BuildBackend(BackendArgs),
     /// Exit 0 if the installed backend matches its pin, series and toolchain; 70 (with the reason) if not.
     CheckBackend(BackendArgs),
+    /// Write a snapshot backend's vendor folder (and those beside it) from a local git clone that
+    /// holds the commit backends.toml pins: the files of its `paths`, and git's id of each.
+    VendorSnapshot {
+        /// The backend, as declared in backends.toml, with a snapshot upstream.
+        name: String,
+        /// The git directory of a clone of the upstream (a bare one will do).
+        #[arg(long, value_name = "GIT_DIR")]
+        from: PathBuf,
+        /// Write the snapshot beside the upstream that is copied as AT, instead of the upstream.
+        #[arg(long, value_name = "AT")]
+        beside: Option<String>,
+        /// The project whose backends.toml to use (default: this repository).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
     /// Remove installed backends that neither the current backends.toml nor the newest builds need.
     PruneBackends {
         /// Installs kept per backend beyond those backends.toml needs: the newest by build time.
@@ -232,6 +247,20 @@ fn run(task: Task) -> Result<()> {
             for line in installed.provenance.verified_patches() {
                 println!("  {line}");
             }
+            Ok(())
+        }
+        Task::VendorSnapshot { name, from, beside, project } => {
+            let project = project_layout(project.as_deref())?;
+            let snapshot = backend::snapshot::described(project.root(), &name, beside.as_deref())?;
+            let record = backend::snapshot::vendor_from_git(&snapshot, &from)?;
+            println!(
+                "vendored {} at {} into {}: {} files, {} regenerated at build time",
+                snapshot.url,
+                snapshot.commit,
+                snapshot.vendor.display(),
+                record.files.len(),
+                record.regenerated.len()
+            );
             Ok(())
         }
         Task::PruneBackends { keep, dry_run, project } => {

@@ -32,6 +32,29 @@ pub fn ensure_components(root: &Path) -> Result<()> {
     process::run(&mut command, "installing the toolchain's components")
 }
 
+/// Installs the toolchain of every backend that names its own (rustup does nothing for a
+/// toolchain and components already present).
+pub fn ensure_backend_toolchains(root: &Path) -> Result<()> {
+    for backend in crate::backend::description::read_all(root)?.values() {
+        let Some(toolchain) = &backend.toolchain else { continue };
+        let mut command = Command::new("rustup");
+        command.args([
+            "toolchain",
+            "install",
+            &toolchain.channel,
+            "--profile",
+            "minimal",
+            "--no-self-update",
+        ]);
+        for component in &toolchain.components {
+            command.args(["--component", component]);
+        }
+        let what = format!("installing toolchain {} for backend `{}`", toolchain.channel, backend.name);
+        process::run(&mut command, &what)?;
+    }
+    Ok(())
+}
+
 /// Installs each tool whose pinned version is not the one on the PATH.
 pub fn ensure_tools(root: &Path) -> Result<()> {
     for tool in TOOLS {

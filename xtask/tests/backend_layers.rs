@@ -15,9 +15,9 @@ use common::module_graph::ModuleGraph;
 const LAYERS: [(&str, &[&str]); 5] = [
     ("primitives", &["hash", "fs", "git", "lock", "error", "rustc"]),
     ("model", &["description", "series", "carried_record", "inputs", "provenance"]),
-    ("fetch and apply", &["store", "upstream", "package", "apply"]),
+    ("fetch and apply", &["store", "upstream", "package", "snapshot", "apply"]),
     ("guard and prune", &["guard", "prune"]),
-    ("flows", &["build", "carried", "upstream_tests"]),
+    ("flows", &["build", "carried", "upstream_tests", "snapshot_build"]),
 ];
 
 fn backend_dir() -> &'static Path {

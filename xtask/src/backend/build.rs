@@ -6,7 +6,6 @@
 //! that finds a matching install says so and does nothing.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use regress::layout::Layout;
@@ -24,6 +23,7 @@ use super::lock::Lock;
 use super::package;
 use super::provenance::Provenance;
 use super::rustc::Rustc;
+use super::snapshot_build;
 use super::store::{Slot, backends_root};
 use super::upstream::{Materialised, materialise, work_copy};
 use super::upstream_tests;
@@ -39,10 +39,17 @@ pub enum Outcome {
 /// Builds and installs backend `name` of the project at `layout` unless it is up to date.
 pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)> {
     let root = layout.root();
-    let mut steps = Steps::new(6);
+    let snapshot_upstream = match read_backend(root, name)?.upstream {
+        Upstream::Snapshot(snapshot) => Some(snapshot),
+        _ => None,
+    };
+    // A snapshot upstream adds its `prepare` commands and its own test suites as steps.
+    let mut steps = Steps::new(if snapshot_upstream.is_some() { 8 } else { 6 });
     let (inputs, slot) = steps.step("read the description, the series and the toolchain", || {
         let backend = read_backend(root, name)?;
-        let inputs = BuildInputs::read(root, backend, Rustc::of_toolchain(root)?)?;
+        snapshot_build::refuse_other_toolchain(&backend)?;
+        let rustc = Rustc::for_backend(root, backend.toolchain.as_ref())?;
+        let inputs = BuildInputs::read(root, backend, rustc)?;
         let slot = Slot::new(&backends_root(layout)?, name, &inputs.key());
         eprintln!(
             "backend `{name}`: {}; {} patch(es); {}; key {}",
@@ -80,6 +87,11 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
                 eprintln!("{} is {}", vendor.display(), materialised.revision);
                 in_work_copy(&slot, materialised, package::work_copy)
             }
+            Upstream::Snapshot(snapshot) => {
+                let work = slot.temporary("work")?;
+                let dir = snapshot_build::work_copies(&inputs.backend, snapshot, work.path())?;
+                Ok((snapshot.commit.clone(), Some((work, dir))))
+            }
             Upstream::InTree { .. } => {
                 eprintln!("built in-tree from {} source files", inputs.sources.len());
                 Ok((inputs.rustc.commit_hash.clone(), None))
@@ -102,6 +114,13 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
         apply_series(name, &inputs.series, &build_dir, &revision)?;
         Ok(Vec::new())
     })?;
+    let regenerated = match &snapshot_upstream {
+        Some(upstream) => steps
+            .step("prepare: the upstream's generators, held to the commit's ids", || {
+                snapshot_build::prepare(&inputs.backend, upstream, &build_dir)
+            })?,
+        None => Vec::new(),
+    };
     steps.step("build", || {
         if !carried.is_empty() {
             let patched: Vec<_> =
@@ -120,6 +139,13 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
         }
         refuse_changed_sources(root, &inputs)
     })?;
+    let (snapshots, upstream_tests) = match &snapshot_upstream {
+        Some(upstream) => steps.step("the upstream's own tests, on the patched copy", || {
+            let summaries = snapshot_build::run_tests(&inputs.backend, &build_dir)?;
+            Ok((snapshot_build::records(&inputs.backend, upstream, regenerated)?, summaries))
+        })?,
+        None => (Vec::new(), Vec::new()),
+    };
 
     let dir = slot.dir();
     let products = steps.step("install", || {
@@ -151,6 +177,8 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
             sources: inputs.sources.clone(),
             products,
             carried: carried.into_iter().map(|(record, _)| record).collect(),
+            snapshots,
+            upstream_tests,
         };
         provenance.write(&dir)?;
         Ok(provenance)
@@ -181,11 +209,11 @@ fn carried_names(carried: &[(CarriedRecord, PathBuf)]) -> String {
 /// made to use the very rustc the build key and PROVENANCE name, wherever `dir` is.
 fn run_build(build: &Build, inputs: &BuildInputs, dir: &Path) -> Result<()> {
     let (program, args) = build.command.split_first().context("a build command has a program")?;
-    let mut command = if program == "cargo" { process::cargo(dir) } else { Command::new(program) };
-    if program == "cargo" && inputs.rustc.program.is_absolute() {
+    let toolchain = inputs.backend.toolchain.as_ref();
+    let mut command = snapshot_build::command(program, args, dir, toolchain);
+    if program == "cargo" && toolchain.is_none() && inputs.rustc.program.is_absolute() {
         command.env("RUSTC", &inputs.rustc.program);
     }
-    command.current_dir(dir).args(args);
     process::run(&mut command, &format!("the build of backend `{}`", inputs.backend.name))
 }
 

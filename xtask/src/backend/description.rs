@@ -10,6 +10,16 @@
 //! upstream = { package = "NAME", version = "1.2.3", vendor = "vendor/NAME" }
 //! # or, for a backend built from this repository's own sources:
 //! upstream = { in-tree = ["plugin", "Cargo.lock"] }  # files and folders whose content keys the build
+//! # or, for a git upstream carried as files in the repository (no host needed; see `snapshot.rs`):
+//! upstream = { git = "URL", commit = "FULL SHA", vendor = "vendor/NAME", paths = ["Cargo.toml", "crates/a"],
+//!              regenerated = ["crates/a/src/generated.rs"] }   # recorded, not vendored: the build makes them
+//! # A snapshot upstream may name its own toolchain (a rustup channel, with components), other
+//! # snapshots copied beside its work copy (`at` is the folder name there), commands run in the
+//! # patched work copy before the build (`prepare`) and its own test suites after it (`tests`):
+//! toolchain = { channel = "nightly-2026-04-03", components = ["rustc-dev"], file = "rust-toolchain.toml" }
+//! beside = [{ git = "URL", commit = "FULL SHA", vendor = "vendor/dep", paths = ["src"], at = "dep" }]
+//! prepare = [["cargo", "build", "-p", "generator"], ["target/debug/generator", "generate"]]
+//! tests = [["cargo", "test", "-p", "core-crate"]]
 //! build = { command = ["cargo", "build", "--release"], produces = ["target/release/tool"] }
 //! # An in-tree backend may carry registry packages it depends on, each vendored at an exact
 //! # version with its own series; the build then runs in a work copy of the workspace where
@@ -47,6 +57,44 @@ pub struct Backend {
     pub carried: Vec<Carried>,
     /// A build against the pristine packages, for comparing with the carried ones.
     pub pristine: Option<Build>,
+    /// The rustup toolchain a snapshot upstream is built with (else the project's own).
+    pub toolchain: Option<Toolchain>,
+    /// Snapshots copied beside a snapshot upstream's work copy (its path dependencies).
+    pub beside: Vec<Beside>,
+    /// Commands run in the patched work copy before the build (a generator, say).
+    pub prepare: Vec<Vec<String>>,
+    /// The upstream's own test suites, run in the patched work copy after the build.
+    pub tests: Vec<Vec<String>>,
+}
+
+/// A git upstream at one full commit, carried as files under `vendor` (see `snapshot.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub url: String,
+    /// The full commit id: the record of every file's id is only as good as the commit it names.
+    pub commit: String,
+    /// Absolute: the folder holding the vendored files and their record.
+    pub vendor: PathBuf,
+    /// The upstream's paths (folders or files) that are vendored.
+    pub paths: Vec<String>,
+    /// Files under `paths` that the build regenerates instead of vendoring.
+    pub regenerated: Vec<String>,
+}
+
+/// A snapshot copied beside the upstream's work copy, as the folder `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beside {
+    pub snapshot: Snapshot,
+    pub at: String,
+}
+
+/// A rustup toolchain other than the project's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolchain {
+    pub channel: String,
+    pub components: Vec<String>,
+    /// The upstream's toolchain file, relative to its tree, which must name the same channel.
+    pub file: Option<String>,
 }
 
 /// A registry package an in-tree backend carries a patch series on.
@@ -73,6 +121,8 @@ pub enum Upstream {
     Git { url: String, pin: String, vendor: PathBuf },
     /// A package of the cargo registry at an exact version, unpacked into `vendor`.
     Package { package: String, version: String, vendor: PathBuf },
+    /// A git upstream's files at one commit, vendored in the repository.
+    Snapshot(Snapshot),
     /// This repository's own sources; `inputs` (relative to the root) key the build.
     InTree { inputs: Vec<PathBuf> },
 }
@@ -103,13 +153,19 @@ fn file_name(path: &Path) -> String {
 /// Reads the description at `root/backends.toml` and returns backend `name`.
 pub fn read_backend(root: &Path, name: &str) -> Result<Backend, BackendError> {
     let file = root.join(DESCRIPTION_FILE);
+    let mut backends = read_all(root)?;
+    let known = backends.keys().cloned().collect::<Vec<_>>().join(", ");
+    backends.remove(name).ok_or_else(|| BackendError::UnknownBackend { name: name.to_owned(), file, known })
+}
+
+/// Reads every backend the description at `root/backends.toml` declares.
+pub fn read_all(root: &Path) -> Result<BTreeMap<String, Backend>, BackendError> {
+    let file = root.join(DESCRIPTION_FILE);
     let text = std::fs::read_to_string(&file).map_err(|error| BackendError::BadDescription {
         file: file.clone(),
         reason: format!("cannot be read ({error}); every project that carries a backend declares it there"),
     })?;
-    let mut backends = parse(&text, root, &file)?;
-    let known = backends.keys().cloned().collect::<Vec<_>>().join(", ");
-    backends.remove(name).ok_or_else(|| BackendError::UnknownBackend { name: name.to_owned(), file, known })
+    parse(&text, root, &file)
 }
 
 /// Parses the text of a description; relative paths are resolved against `root`.
@@ -122,36 +178,30 @@ pub fn parse(text: &str, root: &Path, file: &Path) -> Result<BTreeMap<String, Ba
         if !valid_name(&name) {
             return Err(in_backend("a name is letters, digits, `-` and `_` (it names folders)"));
         }
-        let source = entry.upstream;
-        let upstream =
-            match (source.git, source.pin, source.package, source.version, source.vendor, source.in_tree) {
-                (Some(url), Some(pin), None, None, Some(vendor), None) => {
-                    if !valid_pin(&pin) {
-                        return Err(in_backend("`pin` is a commit id: 7 to 40 hexadecimal digits"));
-                    }
-                    Upstream::Git { url, pin: pin.to_lowercase(), vendor: root.join(vendor) }
-                }
-                (None, None, Some(package), Some(version), Some(vendor), None) => {
-                    if !valid_name(&package) {
-                        return Err(in_backend("`package` is a package name: letters, digits, `-` and `_`"));
-                    }
-                    if !valid_version(&version) {
-                        return Err(in_backend(
-                            "`version` is one exact version, MAJOR.MINOR.PATCH (a pin, not a range)",
-                        ));
-                    }
-                    Upstream::Package { package, version, vendor: root.join(vendor) }
-                }
-                (None, None, None, None, None, Some(inputs)) if !inputs.is_empty() => {
-                    Upstream::InTree { inputs }
-                }
-                _ => {
-                    return Err(in_backend(
-                        "`upstream` is one of { git, pin, vendor }, { package, version, vendor } or \
-                     { in-tree = [paths that key the build] }",
-                    ));
-                }
-            };
+        let upstream = upstream_of(entry.upstream, root).map_err(|reason| in_backend(&reason))?;
+        let mut beside = Vec::new();
+        for other in entry.beside {
+            let snapshot =
+                snapshot_of(other.git, other.commit, other.vendor, other.paths, other.regenerated, root)
+                    .map_err(|reason| in_backend(&format!("`beside`: {reason}")))?;
+            if !valid_name(&other.at) {
+                return Err(in_backend("`beside.at` is a folder name: letters, digits, `-` and `_`"));
+            }
+            beside.push(Beside { snapshot, at: other.at });
+        }
+        let is_snapshot = matches!(upstream, Upstream::Snapshot(_));
+        let extras = entry.toolchain.is_some()
+            || !beside.is_empty()
+            || !entry.prepare.is_empty()
+            || !entry.tests.is_empty();
+        if extras && !is_snapshot {
+            return Err(in_backend(
+                "`toolchain`, `beside`, `prepare` and `tests` are for snapshot upstreams",
+            ));
+        }
+        if entry.prepare.iter().chain(&entry.tests).any(Vec::is_empty) {
+            return Err(in_backend("a `prepare` or `tests` command is empty"));
+        }
         if entry.build.command.is_empty() {
             return Err(in_backend("`build.command` is empty"));
         }
@@ -193,10 +243,78 @@ pub fn parse(text: &str, root: &Path, file: &Path) -> Result<BTreeMap<String, Ba
             build: Build { command: entry.build.command, produces: entry.build.produces },
             carried,
             pristine,
+            toolchain: entry.toolchain.map(|t| Toolchain {
+                channel: t.channel,
+                components: t.components,
+                file: t.file,
+            }),
+            beside,
+            prepare: entry.prepare,
+            tests: entry.tests,
         };
         backends.insert(name, backend);
     }
     Ok(backends)
+}
+
+/// The upstream an entry describes, or why it describes none.
+fn upstream_of(source: format::UpstreamEntry, root: &Path) -> Result<Upstream, String> {
+    let format::UpstreamEntry { git, pin, commit, package, version, vendor, in_tree, paths, regenerated } =
+        source;
+    match (git, pin, commit, package, version, vendor, in_tree) {
+        (Some(url), Some(pin), None, None, None, Some(vendor), None)
+            if paths.is_none() && regenerated.is_empty() =>
+        {
+            if !valid_pin(&pin) {
+                return Err("`pin` is a commit id: 7 to 40 hexadecimal digits".into());
+            }
+            Ok(Upstream::Git { url, pin: pin.to_lowercase(), vendor: root.join(vendor) })
+        }
+        (git @ Some(_), None, commit @ Some(_), None, None, vendor @ Some(_), None) => {
+            Ok(Upstream::Snapshot(snapshot_of(git, commit, vendor, paths, regenerated, root)?))
+        }
+        (None, None, None, Some(package), Some(version), Some(vendor), None) if paths.is_none() => {
+            if !valid_name(&package) {
+                return Err("`package` is a package name: letters, digits, `-` and `_`".into());
+            }
+            if !valid_version(&version) {
+                return Err("`version` is one exact version, MAJOR.MINOR.PATCH (a pin, not a range)".into());
+            }
+            Ok(Upstream::Package { package, version, vendor: root.join(vendor) })
+        }
+        (None, None, None, None, None, None, Some(inputs)) if !inputs.is_empty() && paths.is_none() => {
+            Ok(Upstream::InTree { inputs })
+        }
+        _ => Err("`upstream` is one of { git, pin, vendor }, { git, commit, vendor, paths }, \
+                  { package, version, vendor } or { in-tree = [paths that key the build] }"
+            .into()),
+    }
+}
+
+/// A snapshot from its fields, or why they make none.
+fn snapshot_of(
+    git: Option<String>,
+    commit: Option<String>,
+    vendor: Option<PathBuf>,
+    paths: Option<Vec<String>>,
+    regenerated: Vec<String>,
+    root: &Path,
+) -> Result<Snapshot, String> {
+    let (Some(url), Some(commit), Some(vendor)) = (git, commit, vendor) else {
+        return Err("a snapshot is { git, commit, vendor, paths }".into());
+    };
+    if commit.len() != 40 || !commit.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err("`commit` is a full commit id, 40 hexadecimal digits".into());
+    }
+    let paths = paths.unwrap_or_default();
+    if paths.is_empty() {
+        return Err("`paths` names the upstream's folders and files to vendor".into());
+    }
+    if let Some(outside) = regenerated.iter().find(|r| !paths.iter().any(|p| r.starts_with(&format!("{p}/"))))
+    {
+        return Err(format!("`regenerated` names {outside}, which is under no vendored path"));
+    }
+    Ok(Snapshot { url, commit: commit.to_lowercase(), vendor: root.join(vendor), paths, regenerated })
 }
 
 fn valid_name(name: &str) -> bool {
@@ -237,6 +355,34 @@ mod format {
         #[serde(default)]
         pub carry: Vec<CarryEntry>,
         pub pristine: Option<BuildEntry>,
+        pub toolchain: Option<ToolchainEntry>,
+        #[serde(default)]
+        pub beside: Vec<BesideEntry>,
+        #[serde(default)]
+        pub prepare: Vec<Vec<String>>,
+        #[serde(default)]
+        pub tests: Vec<Vec<String>>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct ToolchainEntry {
+        pub channel: String,
+        #[serde(default)]
+        pub components: Vec<String>,
+        pub file: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct BesideEntry {
+        pub git: Option<String>,
+        pub commit: Option<String>,
+        pub vendor: Option<PathBuf>,
+        pub paths: Option<Vec<String>>,
+        #[serde(default)]
+        pub regenerated: Vec<String>,
+        pub at: String,
     }
 
     #[derive(Deserialize)]
@@ -255,11 +401,15 @@ mod format {
     pub struct UpstreamEntry {
         pub git: Option<String>,
         pub pin: Option<String>,
+        pub commit: Option<String>,
         pub package: Option<String>,
         pub version: Option<String>,
         pub vendor: Option<PathBuf>,
         #[serde(rename = "in-tree")]
         pub in_tree: Option<Vec<PathBuf>>,
+        pub paths: Option<Vec<String>>,
+        #[serde(default)]
+        pub regenerated: Vec<String>,
     }
 
     #[derive(Deserialize)]
@@ -375,6 +525,52 @@ mod tests {
             }]
         );
         assert_eq!(up.product_names(), ["tool", "probe-pristine"]);
+    }
+
+    const COMMIT: &str = "a105afd522b73a6712a802e30bd900cd04cc8019";
+
+    fn snapshot() -> String {
+        let upstream = format!(
+            "{{ git = \"https://example.org/up\", commit = \"{COMMIT}\", vendor = \"vendor/up\", paths = [\"crates/a\"], \
+             regenerated = [\"crates/a/gen.rs\"] }}"
+        );
+        up("a snapshot", &upstream, "target/release/libup.so")
+    }
+
+    #[test]
+    fn a_snapshot_upstream_names_its_commit_paths_toolchain_and_neighbours() {
+        let text = format!(
+            "{}toolchain = {{ channel = \"nightly-2026-04-03\", components = [\"rustc-dev\"] }}\n\
+             beside = [{{ git = \"https://example.org/dep\", commit = \"{COMMIT}\", vendor = \"vendor/dep\", paths = [\"src\"], at = \"dep\" }}]\n\
+             prepare = [[\"cargo\", \"run\"]]\ntests = [[\"cargo\", \"test\"]]\n",
+            snapshot()
+        );
+        let backends = parse(&text, Path::new("/repo"), Path::new("/repo/backends.toml")).unwrap();
+        let up = &backends["up"];
+        let Upstream::Snapshot(snapshot) = &up.upstream else { panic!("a snapshot upstream") };
+        assert_eq!(snapshot.commit, COMMIT);
+        assert_eq!(snapshot.vendor, Path::new("/repo/vendor/up"));
+        assert_eq!(snapshot.regenerated, ["crates/a/gen.rs"]);
+        assert_eq!(up.toolchain.as_ref().unwrap().channel, "nightly-2026-04-03");
+        assert_eq!(up.beside[0].at, "dep");
+        assert_eq!(up.beside[0].snapshot.vendor, Path::new("/repo/vendor/dep"));
+        assert_eq!((up.prepare.len(), up.tests.len()), (1, 1));
+    }
+
+    #[test]
+    fn bad_snapshots_are_refused_naming_the_field() {
+        let snapshot = snapshot();
+        let cases = [
+            (snapshot.replace(COMMIT, "a105afd5"), "full commit id"),
+            (snapshot.replace("paths = [\"crates/a\"]", "paths = []"), "`paths` names"),
+            (snapshot.replace("crates/a/gen.rs", "other/gen.rs"), "under no vendored path"),
+            (format!("{}prepare = [[\"x\"]]\n", git()), "for snapshot upstreams"),
+            (format!("{snapshot}tests = [[]]\n"), "command is empty"),
+        ];
+        for (text, expected) in cases {
+            let error = parse(&text, Path::new("/r"), Path::new("/r/backends.toml")).unwrap_err().to_string();
+            assert!(error.contains(expected), "{expected}: {error}");
+        }
     }
 
     #[test]

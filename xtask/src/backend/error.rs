@@ -113,6 +113,25 @@ pub enum BackendError {
     Stale { backend: String, reasons: Vec<StaleReason> },
 
     #[error(
+        "backend `{backend}`: {path} holds the upstream at {recorded}, but backends.toml pins {described}; \
+         run `cargo xtask vendor-snapshot {backend} --from GIT_DIR` with a clone that has the pinned commit"
+    )]
+    SnapshotCommit { backend: String, path: PathBuf, recorded: String, described: String },
+
+    #[error(
+        "backend `{backend}`: the build regenerated {path} as {found}, but the pinned commit has {expected}; \
+         the generator or its inputs differ from the upstream's (a patch touching them, or another toolchain): \
+         fix that, or record the new file in a patch of the series"
+    )]
+    RegeneratedMismatch { backend: String, path: String, expected: String, found: String },
+
+    #[error(
+        "backend `{backend}`: backends.toml builds it with toolchain `{described}`, but the upstream's {file} \
+         asks for `{upstream}`; make them agree (a toolchain bump is a change of the pin)"
+    )]
+    ToolchainDisagrees { backend: String, described: String, file: PathBuf, upstream: String },
+
+    #[error(
         "the kernels' target settings (xtask/src/host_config.rs) were chosen for LLVM {expected}, but the \
          toolchain's rustc reports LLVM {found}; check each flag of that table against LLVM {found} \
          (the PTX ISA feature above all) and update its `llvm_major`"

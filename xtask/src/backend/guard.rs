@@ -16,7 +16,7 @@ use super::inputs::BuildInputs;
 use super::provenance::{PROVENANCE_FILE, Provenance};
 use super::rustc::Rustc;
 use super::store::{Slot, backends_root};
-use super::{git, package, upstream};
+use super::{git, package, snapshot, upstream};
 
 /// An installed backend that matches its description.
 #[derive(Debug, Clone)]
@@ -35,7 +35,8 @@ impl Installed {
 /// `cargo xtask check-backend NAME`: the installed backend, or the refusal that says why not.
 pub fn check_backend(layout: &Layout, name: &str) -> Result<Installed> {
     let backend = read_backend(layout.root(), name)?;
-    check(layout, name, backend, Rustc::of_toolchain(layout.root())?)
+    let rustc = Rustc::for_backend(layout.root(), backend.toolchain.as_ref())?;
+    check(layout, name, backend, rustc)
 }
 
 /// [`check_backend`] with the toolchain's `rustc` already asked (`rustc -vV` runs once per
@@ -66,6 +67,14 @@ pub fn refuse_edited_vendor(backend: &Backend) -> Result<()> {
         }
         Upstream::Package { vendor, .. } if vendor.exists() => {
             package::refuse_local_changes(&backend.name, vendor)
+        }
+        // A snapshot is the repository's own copy: there is nothing to fetch it from, so a
+        // missing one is refused like an edited one.
+        Upstream::Snapshot(upstream) => {
+            let beside = backend.beside.iter().map(|beside| &beside.snapshot);
+            std::iter::once(upstream)
+                .chain(beside)
+                .try_for_each(|s| snapshot::refuse_local_changes(&backend.name, s))
         }
         _ => Ok(()),
     }
@@ -241,6 +250,10 @@ mod tests {
                 },
                 carried: vec![],
                 pristine: None,
+                toolchain: None,
+                beside: vec![],
+                prepare: vec![],
+                tests: vec![],
             },
             series: Series {
                 file: "/r/compiler-patches/up/series".into(),
@@ -266,6 +279,8 @@ mod tests {
             sources: vec![hash("tool/src/main.rs", "c3")],
             products: vec![hash("up", "d4")],
             carried: vec![],
+            snapshots: vec![],
+            upstream_tests: vec![],
         };
         (inputs, record)
     }

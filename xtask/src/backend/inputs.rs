@@ -32,7 +32,7 @@ impl BuildInputs {
     pub fn read(root: &Path, backend: Backend, rustc: Rustc) -> Result<BuildInputs> {
         let series = Series::read(&backend.name, &backend.patches)?;
         let sources = match &backend.upstream {
-            Upstream::Git { .. } | Upstream::Package { .. } => Vec::new(),
+            Upstream::Git { .. } | Upstream::Package { .. } | Upstream::Snapshot(_) => Vec::new(),
             Upstream::InTree { inputs } => {
                 if let Some(patch) = series.patches.first() {
                     return Err(BackendError::InTreePatches {
@@ -54,6 +54,7 @@ impl BuildInputs {
         match &self.backend.upstream {
             Upstream::Git { url, .. } => url.clone(),
             Upstream::Package { package, .. } => format!("package {package}"),
+            Upstream::Snapshot(snapshot) => snapshot.url.clone(),
             Upstream::InTree { .. } => "in-tree".to_owned(),
         }
     }
@@ -63,6 +64,7 @@ impl BuildInputs {
         match &self.backend.upstream {
             Upstream::Git { pin, .. } => pin.clone(),
             Upstream::Package { version, .. } => version.clone(),
+            Upstream::Snapshot(snapshot) => snapshot.commit.clone(),
             Upstream::InTree { .. } => self.rustc.version.clone(),
         }
     }
@@ -82,6 +84,17 @@ impl BuildInputs {
             text.push_str(&format!("pristine {:?} {:?}\n", pristine.command, pristine.produces));
         }
         text.push_str(&carried_record::key_lines(&self.carried));
+        for beside in &self.backend.beside {
+            text.push_str(&format!(
+                "beside {} {} {}\n",
+                beside.at, beside.snapshot.url, beside.snapshot.commit
+            ));
+        }
+        for (kind, commands) in [("prepare", &self.backend.prepare), ("tests", &self.backend.tests)] {
+            for command in commands {
+                text.push_str(&format!("{kind} {command:?}\n"));
+            }
+        }
         for source in &self.sources {
             text.push_str(&format!("source {} {}\n", source.path, source.sha256));
         }

@@ -18,7 +18,8 @@
 //!    built from).
 //! 3. Fetching and applying: [`store`] (the backends root, `ROOT/NAME/KEY`), [`upstream`] (a
 //!    git upstream in `vendor/NAME`), [`package`] (a registry package there, via
-//!    `cargo vendor`) and [`apply`] (a series applied to a work copy).
+//!    `cargo vendor`), [`snapshot`] (a git upstream's files at one commit, carried in the
+//!    repository with git's id of each) and [`apply`] (a series applied to a work copy).
 //! 4. Judging installs: [`guard`] compares an install's PROVENANCE with the inputs (and
 //!    refuses a vendor tree edited by hand); [`prune`] removes the installs nothing needs.
 //! 5. Flows: [`build`] (the numbered steps of `build-backend`), [`carried`] (the work copies
@@ -42,6 +43,8 @@ pub mod provenance;
 pub mod prune;
 pub mod rustc;
 pub mod series;
+pub mod snapshot;
+pub mod snapshot_build;
 pub mod store;
 pub mod upstream;
 pub mod upstream_tests;
@@ -52,3 +55,6 @@ pub use guard::{Installed, check_backend};
 
 /// The backend the kernels are built with unless told otherwise.
 pub const DEFAULT_BACKEND: &str = "default";
+
+/// NVlabs/cuda-oxide, the second backend: a rustc codegen backend on pliron, carried as files.
+pub const OXIDE_BACKEND: &str = "cuda-oxide";

@@ -43,6 +43,13 @@ pub struct Provenance {
     /// Registry packages the build carried patches on: version, archive sha256, series.
     #[serde(default)]
     pub carried: Vec<CarriedRecord>,
+    /// A snapshot upstream (and the snapshots beside it): commit, git's id of each vendored
+    /// path and of each regenerated file.
+    #[serde(default)]
+    pub snapshots: Vec<SnapshotRecord>,
+    /// The upstream's own test suites on the patched copy, a line each with its count.
+    #[serde(default)]
+    pub upstream_tests: Vec<String>,
 }
 
 impl Provenance {
@@ -82,6 +89,28 @@ impl Provenance {
     }
 }
 
+/// What PROVENANCE says of a vendored snapshot: its commit and git's id of each vendored path
+/// and of each regenerated file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotRecord {
+    pub url: String,
+    pub commit: String,
+    /// The folder it was copied to in the work folder (`src` for the upstream itself).
+    pub at: String,
+    pub paths: Vec<GitId>,
+    #[serde(default)]
+    pub regenerated: Vec<GitId>,
+}
+
+/// A path and git's id of it at the commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitId {
+    pub path: String,
+    pub id: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +139,8 @@ mod tests {
                 series_sha256: "34".repeat(32),
                 patches: vec![FileHash { path: "0001-b.patch".into(), sha256: "56".repeat(32) }],
             }],
+            snapshots: vec![],
+            upstream_tests: vec![],
         };
         provenance.write(dir.path()).unwrap();
         assert_eq!(Provenance::read(dir.path()).unwrap(), provenance);

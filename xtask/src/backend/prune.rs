@@ -117,10 +117,19 @@ pub fn needed_keys(project: &Path) -> Result<BTreeSet<(String, String)>> {
         file: file.clone(),
         reason: format!("cannot be read ({error}); prune-backends keeps what it declares"),
     })?;
-    let rustc = Rustc::of_toolchain(project)?;
+    let project_rustc = Rustc::of_toolchain(project)?;
     let mut needed = BTreeSet::new();
     for (name, backend) in parse(&text, project, &file)? {
-        let inputs = BuildInputs::read(project, backend, rustc.clone())
+        // A backend with a toolchain of its own is keyed by that toolchain's rustc; one not
+        // installed here cannot have been built here either, so it keeps nothing.
+        let rustc = match &backend.toolchain {
+            None => project_rustc.clone(),
+            Some(toolchain) => match Rustc::for_backend(project, Some(toolchain)) {
+                Ok(rustc) => rustc,
+                Err(_) => continue,
+            },
+        };
+        let inputs = BuildInputs::read(project, backend, rustc)
             .with_context(|| format!("computing the key backend `{name}` needs"))?;
         needed.insert((name, inputs.key()));
     }
@@ -340,6 +349,8 @@ mod tests {
                 sources: vec![],
                 products: vec![],
                 carried: vec![],
+                snapshots: vec![],
+                upstream_tests: vec![],
             };
             provenance.write(&dir).unwrap();
         }

@@ -6,6 +6,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use super::description::Toolchain;
 use crate::process::read;
 
 /// The rustc of the toolchain in use.
@@ -30,6 +31,19 @@ impl Rustc {
             std::env::var_os("CARGO").map(|cargo| PathBuf::from(cargo).with_file_name("rustc"));
         let program = beside_cargo.filter(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("rustc"));
         let text = read(Command::new(&program).arg("-vV").current_dir(project))
+            .with_context(|| format!("running `{} -vV`", program.display()))?;
+        Rustc::parse(&text, program).with_context(|| format!("reading the output of `rustc -vV`:\n{text}"))
+    }
+
+    /// The rustc a backend is built with: its own toolchain's (a rustup channel), else the
+    /// project's ([`Rustc::of_toolchain`]).
+    pub fn for_backend(project: &Path, toolchain: Option<&Toolchain>) -> Result<Rustc> {
+        let Some(toolchain) = toolchain else { return Rustc::of_toolchain(project) };
+        let channel = &toolchain.channel;
+        let which = read(Command::new("rustup").args(["which", "rustc", "--toolchain", channel]))
+            .with_context(|| format!("finding the rustc of toolchain {channel}; run `cargo xtask setup`"))?;
+        let program = PathBuf::from(which);
+        let text = read(Command::new(&program).arg("-vV"))
             .with_context(|| format!("running `{} -vV`", program.display()))?;
         Rustc::parse(&text, program).with_context(|| format!("reading the output of `rustc -vV`:\n{text}"))
     }

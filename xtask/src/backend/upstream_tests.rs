@@ -92,7 +92,7 @@ fn failing_tests(stdout: &str) -> Vec<String> {
 }
 
 /// The count of a libtest summary line (`test result: ok. 12 passed; …`).
-fn passed_count(line: &str) -> Option<usize> {
+pub(super) fn passed_count(line: &str) -> Option<usize> {
     let rest = line.strip_prefix("test result: ")?;
     let (_, after) = rest.split_once(". ")?;
     after.split_once(" passed")?.0.parse().ok()

@@ -168,7 +168,8 @@ fn pins_of(backend: &Backend) -> Vec<String> {
         Upstream::Package { package, version, .. } => {
             pins.push(format!("{package}=<version> (now {version})"))
         }
-        Upstream::InTree { .. } => {}
+        // A snapshot moves by vendoring another commit (`cargo xtask vendor-snapshot`).
+        Upstream::InTree { .. } | Upstream::Snapshot(_) => {}
     }
     pins.extend(backend.carried.iter().map(|c| format!("{}=<version> (now {})", c.package, c.version)));
     pins

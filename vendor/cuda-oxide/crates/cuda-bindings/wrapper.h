@@ -1,0 +1,1 @@
+#include <cuda.h>

@@ -1,0 +1,8 @@
+use cuda_macros::device;
+
+#[device]
+unsafe extern "Rust" {
+    fn wrong_abi(value: *mut f32);
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use cuda_macros::device;
+
+#[device]
+fn cuda_oxide_device_evil() {}
+
+fn main() {}

@@ -1,0 +1,2 @@
+pub mod align;
+pub mod size;
