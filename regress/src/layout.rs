@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 /// another backend, say). A relative path is taken from the repository root.
 pub const KERNELS_PTX_ENV: &str = "KERNELS_PTX";
 
+/// The Python package `cargo xtask setup` installs `ptxas` from, at its pinned version: it
+/// assembles PTX without a GPU, so every machine checks that the kernels assemble.
+pub const PTXAS_PACKAGE: (&str, &str) = ("nvidia-cuda-nvcc", "13.5.37");
+
 /// The repository's layout, anchored at its root.
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -69,6 +73,22 @@ impl Layout {
             Some(path) if !path.is_empty() => self.resolve(path),
             _ => self.kernels_ptx(),
         }
+    }
+
+    /// Where setup installs [`PTXAS_PACKAGE`] (a `pip install --target` folder).
+    pub fn ptxas_package_dir(&self) -> PathBuf {
+        let (name, version) = PTXAS_PACKAGE;
+        self.root.join("target/tools").join(format!("{name}-{version}"))
+    }
+
+    /// The `ptxas` of [`PTXAS_PACKAGE`].
+    pub fn ptxas(&self) -> PathBuf {
+        self.ptxas_package_dir().join("nvidia/cu13/bin/ptxas")
+    }
+
+    /// The `ptxas -v` figures of every kernel function, pinned.
+    pub fn ptxas_table(&self) -> PathBuf {
+        self.root.join("regress").join("ptxas-sm90.tsv")
     }
 
     /// The pinned PTX shapes of every kernel entry.

@@ -1,8 +1,9 @@
 //! Reading `ptxas -v` reports (registers, barriers, spills, stack frame per entry and per
 //! `.func`) and writing them as the TSV pinned in `regress/ptxas-sm90.tsv`.
 //!
-//! `ptxas` exists only where CUDA is installed (the GPU machine), so its report is captured
-//! there and turned into the TSV here. The reader knows the lines that matter and skips the
+//! `cargo xtask setup` installs a pinned `ptxas` ([`crate::layout::PTXAS_PACKAGE`]) that runs
+//! without a GPU, so `just test` assembles every kernel and holds its figures to the TSV
+//! (`tests/ptxas_figures.rs`); a report captured on the GPU machine reads the same way. The reader knows the lines that matter and skips the
 //! rest (compile times, `gmem` totals, warnings); a line it knows but cannot read is an error
 //! with its line number, never a panic.
 
@@ -152,9 +153,68 @@ pub fn to_tsv(functions: &[FunctionReport]) -> String {
     out
 }
 
+/// The functions whose figures in `now` differ from the pinned TSV `pinned`, one line each
+/// (`name: registers 40 -> 42, spill stores 0 -> 8`), with functions new to or gone from it.
+pub fn moved(pinned: &str, now: &[FunctionReport]) -> Vec<String> {
+    let fields = |line: &str| line.split('\t').map(str::to_owned).collect::<Vec<_>>();
+    let pinned_rows: Vec<Vec<String>> =
+        pinned.lines().skip(1).filter(|l| !l.is_empty()).map(fields).collect();
+    let now_rows: Vec<Vec<String>> = to_tsv(now).lines().skip(1).map(fields).collect();
+    let key = |row: &Vec<String>| (row[0].clone(), row.get(1).cloned().unwrap_or_default());
+    let columns = TSV_HEADER.split('\t').collect::<Vec<_>>();
+    let mut lines = Vec::new();
+    for row in &now_rows {
+        match pinned_rows.iter().find(|p| key(p) == key(row)) {
+            None => lines.push(format!("{} ({}): not pinned", row[0], row[1])),
+            Some(old) => {
+                let changes: Vec<String> = (2..row.len())
+                    .filter(|&i| old.get(i) != row.get(i))
+                    .map(|i| {
+                        format!("{} {} -> {}", columns[i], old.get(i).map_or("?", String::as_str), row[i])
+                    })
+                    .collect();
+                if !changes.is_empty() {
+                    lines.push(format!("{} ({}): {}", row[0], row[1], changes.join(", ")));
+                }
+            }
+        }
+    }
+    for old in pinned_rows.iter().filter(|p| !now_rows.iter().any(|r| key(r) == key(p))) {
+        lines.push(format!(
+            "{} ({}): pinned but no longer compiled",
+            old[0],
+            old.get(1).map_or("", String::as_str)
+        ));
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn moved_figures_new_and_gone_functions_are_named() {
+        let report = "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n\
+                      ptxas info    : Function properties for k\n\
+                      \x20   8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n\
+                      ptxas info    : Used 42 registers, used 1 barriers\n\
+                      ptxas info    : Compiling entry function 'fresh' for 'sm_90a'\n\
+                      ptxas info    : Used 8 registers, used 0 barriers\n";
+        let pinned =
+            format!("{TSV_HEADER}\nk\tentry\t40\t1\t0\t0\t0\tsm_90a\ngone\tentry\t8\t0\t0\t0\t0\tsm_90a\n");
+        let lines = moved(&pinned, &parse(report).unwrap());
+        assert_eq!(
+            lines,
+            [
+                "fresh (entry): not pinned",
+                "k (entry): registers 40 -> 42, spill_store_bytes 0 -> 8, spill_load_bytes 0 -> 8, stack_frame_bytes 0 -> 8",
+                "gone (entry): pinned but no longer compiled",
+            ]
+        );
+        let same = to_tsv(&parse(report).unwrap());
+        assert!(moved(&same, &parse(report).unwrap()).is_empty());
+    }
 
     /// `ptxas -arch=sm_90a -v` on this repository's kernels.ptx, captured on the H200 (CUDA 13.0).
     const CAPTURED: &str = include_str!("../fixtures/ptxas-sm90-h200.txt");

@@ -22,12 +22,13 @@ pub fn kernels(layout: &Layout) -> Result<()> {
 /// `just setup`: toolchain components, tools, then a build of everything.
 pub fn setup(layout: &Layout) -> Result<()> {
     let root = layout.root();
-    let mut steps = Steps::new(7);
+    let mut steps = Steps::new(8);
     steps.step("toolchain components (rust-toolchain.toml)", || setup::ensure_components(root))?;
     steps.step("the toolchains of backends that name their own (backends.toml)", || {
         setup::ensure_backend_toolchains(root)
     })?;
     steps.step("tools: just, cargo-insta", || setup::ensure_tools(root))?;
+    steps.step("ptxas (a pinned Python package; no GPU needed)", || setup::ensure_ptxas(layout))?;
     steps.step("the default backend (build-backend default)", || {
         backend::build_backend(layout, backend::DEFAULT_BACKEND).map(drop)
     })?;

@@ -55,6 +55,32 @@ pub fn ensure_backend_toolchains(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Installs the pinned `ptxas` package into the project's `target/tools` (pip, `--target`, so
+/// nothing outside the project changes), unless that version is there already.
+pub fn ensure_ptxas(layout: &regress::layout::Layout) -> Result<()> {
+    let (package, version) = regress::layout::PTXAS_PACKAGE;
+    let ptxas = layout.ptxas();
+    if ptxas.is_file() {
+        eprintln!("{package} {version} is installed: {}", ptxas.display());
+        return Ok(());
+    }
+    let dir = layout.ptxas_package_dir();
+    let parent = dir.parent().unwrap_or(layout.root());
+    std::fs::create_dir_all(parent)?;
+    // Into a scratch folder renamed into place, so an interrupted install is never taken for one.
+    let scratch = tempfile::Builder::new().prefix(".ptxas-").tempdir_in(parent)?;
+    let mut command = Command::new("python3");
+    command.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--target"]);
+    command.arg(scratch.path()).arg(format!("{package}=={version}"));
+    process::run(&mut command, &format!("installing {package} {version} (ptxas) with pip"))?;
+    std::fs::rename(scratch.keep(), &dir)?;
+    if !ptxas.is_file() {
+        anyhow::bail!("{package} {version} installed, but {} is not there", ptxas.display());
+    }
+    eprintln!("installed ptxas {version}: {}", ptxas.display());
+    Ok(())
+}
+
 /// Installs each tool whose pinned version is not the one on the PATH.
 pub fn ensure_tools(root: &Path) -> Result<()> {
     for tool in TOOLS {
