@@ -12,6 +12,10 @@ setup:
 kernels:
     cargo xtask kernels
 
+# Build the cuda-oxide kernels (kernels/oxide) into kernels/oxide/target/ptx/kernels_oxide.ptx.
+kernels-oxide:
+    cargo xtask kernels-oxide
+
 # Run every check: rustfmt, the kernels build, all tests (one per kernel entry's PTX snapshot), clippy.
 test:
     cargo xtask test

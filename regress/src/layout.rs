@@ -75,6 +75,26 @@ impl Layout {
         }
     }
 
+    /// The cuda-oxide kernels workspace (its own toolchain and backend).
+    pub fn oxide_workspace(&self) -> PathBuf {
+        self.kernels_workspace().join("oxide")
+    }
+
+    /// Where `cargo xtask kernels-oxide` leaves the PTX of the cuda-oxide kernels.
+    pub fn oxide_ptx(&self) -> PathBuf {
+        self.oxide_workspace().join("target/ptx/kernels_oxide.ptx")
+    }
+
+    /// The snapshots of the cuda-oxide kernels' entries.
+    pub fn oxide_snapshot_dir(&self) -> PathBuf {
+        self.snapshot_dir().join("cuda-oxide")
+    }
+
+    /// The `ptxas -v` figures of the cuda-oxide kernels, pinned.
+    pub fn oxide_ptxas_table(&self) -> PathBuf {
+        self.root.join("regress").join("ptxas-sm90-cuda-oxide.tsv")
+    }
+
     /// Where setup installs [`PTXAS_PACKAGE`] (a `pip install --target` folder).
     pub fn ptxas_package_dir(&self) -> PathBuf {
         let (name, version) = PTXAS_PACKAGE;

@@ -26,7 +26,9 @@ use crate::ptx::{Module, PtxError};
 /// Why the suite could not even list its cases.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
-    #[error("no PTX at {path}: build the kernels first (`just kernels`), or point ${var} at a PTX file")]
+    #[error(
+        "no PTX at {path}: build the kernels first (`just kernels`, and `just kernels-oxide` for the cuda-oxide ones; `just test` builds both), or point ${var} at a PTX file"
+    )]
     MissingPtx { path: PathBuf, var: &'static str },
     #[error("reading {path}")]
     Read {
@@ -82,7 +84,7 @@ impl SnapshotSuite {
             fs::read_to_string(ptx).map_err(|source| SuiteError::Read { path: ptx.to_path_buf(), source })?;
         let module = Module::parse(&text)
             .map_err(|source| SuiteError::MalformedPtx { path: ptx.to_path_buf(), source })?;
-        let sources = kernel_source_files(layout);
+        let sources = kernel_source_files(layout, ptx);
         let cases: Vec<EntryCase> = module
             .entries()
             .map(|entry| {
@@ -219,13 +221,20 @@ fn crate_name<'a>(length: &str, rest: &'a str) -> &'a str {
 }
 
 /// Kernel name → the file defining it, from `extern "ptx-kernel" fn NAME` in the kernel sources.
-fn kernel_source_files(layout: &Layout) -> HashMap<String, PathBuf> {
-    let definition =
-        Regex::new(r#"extern\s+"ptx-kernel"\s+fn\s+([A-Za-z_][A-Za-z0-9_]*)"#).expect("valid regex");
+fn kernel_source_files(layout: &Layout, ptx: &Path) -> HashMap<String, PathBuf> {
+    // The cuda-oxide kernels are `#[kernel]` functions under `kernels/oxide`; the default
+    // backend's are `extern "ptx-kernel"` functions in the rest of `kernels/`.
+    let oxide = layout.oxide_workspace();
+    let (root, pattern) = if ptx.starts_with(&oxide) {
+        (oxide.clone(), r#"#\[kernel\]\s*pub\s+(?:unsafe\s+)?fn\s+([A-Za-z_][A-Za-z0-9_]*)"#)
+    } else {
+        (layout.kernels_workspace(), r#"extern\s+"ptx-kernel"\s+fn\s+([A-Za-z_][A-Za-z0-9_]*)"#)
+    };
+    let definition = Regex::new(pattern).expect("valid regex");
     let mut files = HashMap::new();
-    let sources = walkdir::WalkDir::new(layout.kernels_workspace())
+    let sources = walkdir::WalkDir::new(&root)
         .into_iter()
-        .filter_entry(|e| e.file_name() != "target")
+        .filter_entry(|e| e.file_name() != "target" && (root == oxide || e.path() != oxide))
         .filter_map(Result::ok)
         .filter(|e| e.path().extension().is_some_and(|x| x == "rs"));
     for source in sources {

@@ -1,5 +1,7 @@
 //! The PTX snapshot suite: one test per kernel entry found in the built `kernels.ptx`, named
-//! `ptx_snapshot::<entry>`, plus one that fails on snapshots whose kernel is gone.
+//! `ptx_snapshot::<entry>`, plus one that fails on snapshots whose kernel is gone; the same for
+//! the cuda-oxide kernels' `kernels_oxide.ptx` (`ptx_snapshot::cuda-oxide::<entry>`, snapshots
+//! in `ptx-snapshots/cuda-oxide/`), built by `cargo xtask kernels-oxide`.
 //!
 //! Run after `just kernels` (`just test` does both). After an intended codegen change:
 //! `cargo insta review`. `KERNELS_PTX=path` checks another PTX file against the same snapshots.
@@ -13,31 +15,32 @@ use regress::snapshots::SnapshotSuite;
 fn main() -> ExitCode {
     let args = Arguments::from_args();
     let layout = Layout::from_build();
-    let ptx = layout.checked_ptx();
-    let snapshot_dir = layout.snapshot_dir();
-
-    let trials = match SnapshotSuite::discover(&layout, &ptx, &snapshot_dir) {
-        Ok(suite) => trials(suite),
-        // The suite cannot list its cases: report that as one failing test, by its cause.
-        Err(error) => {
-            vec![Trial::test("ptx_snapshot::discover", move || Err(Failed::from(error.to_string())))]
-        }
-    };
-    libtest_mimic::run(&args, trials).exit_code()
+    let mut all = suite(&layout, &layout.checked_ptx(), &layout.snapshot_dir(), "ptx_snapshot");
+    all.extend(suite(&layout, &layout.oxide_ptx(), &layout.oxide_snapshot_dir(), "ptx_snapshot::cuda-oxide"));
+    libtest_mimic::run(&args, all).exit_code()
 }
 
-fn trials(suite: SnapshotSuite) -> Vec<Trial> {
+/// The trials of one PTX file against one snapshot folder, named `<prefix>::<entry>`.
+fn suite(layout: &Layout, ptx: &std::path::Path, snapshot_dir: &std::path::Path, prefix: &str) -> Vec<Trial> {
+    match SnapshotSuite::discover(layout, ptx, snapshot_dir) {
+        Ok(suite) => trials(suite, prefix),
+        // The suite cannot list its cases: report that as one failing test, by its cause.
+        Err(error) => {
+            vec![Trial::test(format!("{prefix}::discover"), move || Err(Failed::from(error.to_string())))]
+        }
+    }
+}
+
+fn trials(suite: SnapshotSuite, prefix: &str) -> Vec<Trial> {
     let SnapshotSuite { snapshot_dir, cases, orphans, .. } = suite;
     let mut trials: Vec<Trial> = cases
         .into_iter()
         .map(|case| {
             let dir = snapshot_dir.clone();
-            Trial::test(format!("ptx_snapshot::{}", case.entry), move || {
-                case.check(&dir).map_err(Failed::from)
-            })
+            Trial::test(format!("{prefix}::{}", case.entry), move || case.check(&dir).map_err(Failed::from))
         })
         .collect();
-    trials.push(Trial::test("ptx_snapshot::every_snapshot_has_an_entry", move || {
+    trials.push(Trial::test(format!("{prefix}::every_snapshot_has_an_entry"), move || {
         if orphans.is_empty() {
             return Ok(());
         }

@@ -48,12 +48,16 @@ pub fn setup(layout: &Layout) -> Result<()> {
 pub fn test(layout: &Layout) -> Result<()> {
     let root = layout.root();
     let kernels_dir = layout.kernels_workspace();
-    let mut steps = Steps::new(5);
-    steps.step("rustfmt --check (host workspace and kernels)", || {
+    let mut steps = Steps::new(6);
+    steps.step("rustfmt --check (host workspace, kernels, cuda-oxide kernels)", || {
         process::run(process::cargo(root).args(["fmt", "--all", "--check"]), "rustfmt (host)")?;
-        process::run(process::cargo(&kernels_dir).args(["fmt", "--all", "--check"]), "rustfmt (kernels)")
+        process::run(process::cargo(&kernels_dir).args(["fmt", "--all", "--check"]), "rustfmt (kernels)")?;
+        process::run(&mut oxide_fmt(layout, true)?, "rustfmt (cuda-oxide kernels)")
     })?;
     steps.step("kernels (nvptx64, sm_90a)", || kernels(layout))?;
+    steps.step("cuda-oxide kernels (the cuda-oxide backend, sm_90a)", || {
+        crate::kernels_oxide::kernels_oxide(layout).map(drop)
+    })?;
     let (counts, skips) = steps.step("tests: host workspace, PTX snapshots, snapshot guard", || {
         // Every test binary runs, so that one failing suite does not hide another. The timing
         // regression times the verifier builds the installed default backend holds.
@@ -84,5 +88,24 @@ pub fn test(layout: &Layout) -> Result<()> {
 /// `just fmt`: formats both workspaces.
 pub fn fmt(layout: &Layout) -> Result<()> {
     process::run(process::cargo(layout.root()).args(["fmt", "--all"]), "rustfmt (host)")?;
-    process::run(process::cargo(&layout.kernels_workspace()).args(["fmt", "--all"]), "rustfmt (kernels)")
+    process::run(process::cargo(&layout.kernels_workspace()).args(["fmt", "--all"]), "rustfmt (kernels)")?;
+    process::run(&mut oxide_fmt(layout, false)?, "rustfmt (cuda-oxide kernels)")
+}
+
+/// `cargo fmt` of the cuda-oxide kernels, with the cuda-oxide backend's toolchain (its rustfmt).
+fn oxide_fmt(layout: &Layout, check: bool) -> Result<std::process::Command> {
+    let backend = backend::description::read_backend(layout.root(), backend::OXIDE_BACKEND)?;
+    let manifest = layout.oxide_workspace().join("Cargo.toml").to_string_lossy().into_owned();
+    // Its two packages by name: `--all` would also reformat the path dependencies' workspace,
+    // the vendored cuda-oxide (which the guard then refuses as edited).
+    let mut args: Vec<String> =
+        ["fmt", "-p", "kernels-oxide", "-p", "kernels-oxide-helpers", "--manifest-path"]
+            .into_iter()
+            .map(String::from)
+            .chain([manifest])
+            .collect();
+    if check {
+        args.push("--check".to_owned());
+    }
+    Ok(backend::snapshot_build::command("cargo", &args, layout.root(), backend.toolchain.as_ref()))
 }

@@ -140,10 +140,12 @@ fn write_bundle(folder: &Path, files: &[(&Path, &str)], command: &str) -> Result
 }
 
 /// `cargo xtask ptxas-tsv`: parses a `ptxas -arch=sm_90a -v` report (default: the captured one
-/// in `regress/fixtures/`) into `regress/ptxas-sm90.tsv`, written through a temporary file.
-pub fn ptxas_tsv(layout: &Layout, report: Option<&Path>) -> Result<()> {
+/// in `regress/fixtures/`) into `table` (default: `regress/ptxas-sm90.tsv`), written through a
+/// temporary file.
+pub fn ptxas_tsv(layout: &Layout, report: Option<&Path>, table: Option<&Path>) -> Result<()> {
     let report = layout.resolve(report.unwrap_or(Path::new(PTXAS_REPORT)));
-    write_ptxas_tsv(&report, &ptxas_tsv_for(layout, "sm_90"))
+    let table = table.map_or_else(|| ptxas_tsv_for(layout, "sm_90"), |t| layout.resolve(t));
+    write_ptxas_tsv(&report, &table)
 }
 
 /// The TSV of ptxas figures pinned for `sm` (`sm_90` and its arch-specific `sm_90a` →

@@ -26,6 +26,7 @@ pub mod checks;
 pub mod gpu;
 pub mod host_config;
 pub mod kernels;
+pub mod kernels_oxide;
 pub mod process;
 pub mod refusal;
 pub mod report;

@@ -22,6 +22,8 @@ enum Task {
     Setup,
     /// Build the GPU kernels into kernels/target/nvptx64-nvidia-cuda/release/kernels.ptx.
     Kernels,
+    /// Build the cuda-oxide kernels (kernels/oxide) with the cuda-oxide backend, after its guard.
+    KernelsOxide,
     /// Run every check: rustfmt, the kernels build, all tests (PTX snapshots too), clippy.
     Test,
     /// Format the host workspace and the kernels workspace.
@@ -158,6 +160,9 @@ enum Task {
         /// The report (default: regress/fixtures/ptxas-sm90-h200.txt).
         #[arg(long)]
         from: Option<std::path::PathBuf>,
+        /// The table to write (default: regress/ptxas-sm90.tsv, the default backend's).
+        #[arg(long)]
+        into: Option<std::path::PathBuf>,
     },
     /// Time the verifier (generated scopes up to 102,400 blocks) and kernel builds against size.
     Timing {
@@ -228,6 +233,7 @@ fn run(task: Task) -> Result<()> {
     match task {
         Task::Setup => xtask::checks::setup(&layout),
         Task::Kernels => xtask::checks::kernels(&layout),
+        Task::KernelsOxide => xtask::kernels_oxide::kernels_oxide(&layout).map(drop),
         Task::Test => xtask::checks::test(&layout),
         Task::Fmt => xtask::checks::fmt(&layout),
         Task::BuildBackend(args) => {
@@ -293,7 +299,7 @@ fn run(task: Task) -> Result<()> {
             bundle.as_deref(),
             &runner_args,
         ),
-        Task::PtxasTsv { from } => xtask::gpu::ptxas_tsv(&layout, from.as_deref()),
+        Task::PtxasTsv { from, into } => xtask::gpu::ptxas_tsv(&layout, from.as_deref(), into.as_deref()),
         Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
         Task::Bench { criterion_args } => xtask::bench::bench(&layout, &criterion_args),
     }

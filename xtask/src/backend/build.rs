@@ -48,7 +48,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     let (inputs, slot) = steps.step("read the description, the series and the toolchain", || {
         let backend = read_backend(root, name)?;
         snapshot_build::refuse_other_toolchain(&backend)?;
-        let rustc = Rustc::for_backend(root, backend.toolchain.as_ref())?;
+        let rustc = Rustc::for_backend(root, backend.toolchain.as_ref().map(|t| t.channel.as_str()))?;
         let inputs = BuildInputs::read(root, backend, rustc)?;
         let slot = Slot::new(&backends_root(layout)?, name, &inputs.key());
         eprintln!(

@@ -35,7 +35,7 @@ impl Installed {
 /// `cargo xtask check-backend NAME`: the installed backend, or the refusal that says why not.
 pub fn check_backend(layout: &Layout, name: &str) -> Result<Installed> {
     let backend = read_backend(layout.root(), name)?;
-    let rustc = Rustc::for_backend(layout.root(), backend.toolchain.as_ref())?;
+    let rustc = Rustc::for_backend(layout.root(), backend.toolchain.as_ref().map(|t| t.channel.as_str()))?;
     check(layout, name, backend, rustc)
 }
 

@@ -124,7 +124,7 @@ pub fn needed_keys(project: &Path) -> Result<BTreeSet<(String, String)>> {
         // installed here cannot have been built here either, so it keeps nothing.
         let rustc = match &backend.toolchain {
             None => project_rustc.clone(),
-            Some(toolchain) => match Rustc::for_backend(project, Some(toolchain)) {
+            Some(toolchain) => match Rustc::for_backend(project, Some(&toolchain.channel)) {
                 Ok(rustc) => rustc,
                 Err(_) => continue,
             },

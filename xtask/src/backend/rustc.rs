@@ -6,7 +6,6 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use super::description::Toolchain;
 use crate::process::read;
 
 /// The rustc of the toolchain in use.
@@ -35,11 +34,10 @@ impl Rustc {
         Rustc::parse(&text, program).with_context(|| format!("reading the output of `rustc -vV`:\n{text}"))
     }
 
-    /// The rustc a backend is built with: its own toolchain's (a rustup channel), else the
+    /// The rustc a backend is built with: that of its own rustup toolchain `channel`, else the
     /// project's ([`Rustc::of_toolchain`]).
-    pub fn for_backend(project: &Path, toolchain: Option<&Toolchain>) -> Result<Rustc> {
-        let Some(toolchain) = toolchain else { return Rustc::of_toolchain(project) };
-        let channel = &toolchain.channel;
+    pub fn for_backend(project: &Path, channel: Option<&str>) -> Result<Rustc> {
+        let Some(channel) = channel else { return Rustc::of_toolchain(project) };
         let which = read(Command::new("rustup").args(["which", "rustc", "--toolchain", channel]))
             .with_context(|| format!("finding the rustc of toolchain {channel}; run `cargo xtask setup`"))?;
         let program = PathBuf::from(which);

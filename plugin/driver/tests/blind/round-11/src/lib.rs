@@ -29,6 +29,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 pub mod pipe_classic;
 pub mod pipe_structured;
 pub mod pipe_views;
+pub mod pipe_views_broken;
 pub mod plain_abstractions;
 pub mod plain_loops;
 pub mod plain_views;

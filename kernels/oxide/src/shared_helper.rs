@@ -1,0 +1,109 @@
+//! A dynamic-shared-memory pointer crossing an ordinary call, to a helper in this crate and to
+//! one in `kernels-oxide-helpers`, with a change of element type at the call.
+//!
+//! Both kernels stage a tile of the input in dynamic shared memory declared as `u32`
+//! (`DynamicSharedArray::<u32>`: each float stored as its bits) and pass the tile to an
+//! `#[inline(never)]` helper as a plain `*const f32`. cuda-oxide types
+//! `DynamicSharedArray::get` as an `addrspace(3)` (shared) pointer; the helper's parameter is
+//! generic, so the call is an address-space adaptation (shared → generic) together with a
+//! pointee change (`u32` → `f32`).
+//!
+//! How the backend lowers it: in the IR it writes (`kernels_oxide.ll`) the call site takes an
+//! `addrspacecast` of `@__dynamic_smem_<kernel>` to a generic pointer and the helper, a
+//! separate function, loads through it generically (out of line, `llc` makes that a
+//! `cvta.shared.u64` before the call and `ld.b32` in the `.func`). But the helper carries no
+//! `noinline` (the backend drops `#[inline(never)]`), so `opt -O2` inlines it, here and across
+//! the crate boundary alike, and infers the address space back: the PTX has no `.func`, the
+//! staging stores are `st.shared.b32` and the helper's three loads `ld.shared.b32`.
+//!
+//! The two kernels are spelled out rather than sharing a body generic over the helper, so
+//! that each makes its call directly.
+
+use cuda_device::{DynamicSharedArray, kernel};
+
+use crate::device::{barrier, block_dim_x, global_thread_index, thread_x};
+
+/// Three-point average of `tile` around `index`, clamped at the tile's ends, times `scale`:
+/// `(l + c + r) · (1/3) · scale`, left to right.
+///
+/// # Safety
+/// `tile` points to `len > 0` readable floats (here: dynamic shared memory, reached through a
+/// generic pointer), `index < len`. Reads only.
+#[inline(never)]
+unsafe fn blur3_clamped_local(tile: *const f32, len: usize, index: usize, scale: f32) -> f32 {
+    let left = index.saturating_sub(1);
+    let right = if index + 1 == len { index } else { index + 1 };
+    // SAFETY: the contract above; `left` and `right` are clamped into `0..len`.
+    let (l, c, r) = unsafe { (*tile.add(left), *tile.add(index), *tile.add(right)) };
+    (l + c + r) * (1.0 / 3.0) * scale
+}
+
+/// Stores this block's tile of `input` into `tile` (dynamic shared memory, as `u32` bits),
+/// waits for the block, and returns the tile's length and this thread's index in it (`None`
+/// for threads past `n`).
+///
+/// The kernels take the tile from `DynamicSharedArray` themselves and pass it in: returning it
+/// from here inside a tuple fails cuda-oxide's verifier (an `addrspace(3)` pointer where the
+/// tuple's field type says generic).
+#[inline(always)]
+fn stage_tile(tile: *mut u32, input: *const f32, n: usize) -> (usize, Option<usize>) {
+    let block = block_dim_x() as usize;
+    let index = thread_x() as usize;
+    let i = global_thread_index();
+    let first = i - index;
+    let len = if first >= n { 0 } else { (n - first).min(block) };
+    if i < n {
+        // SAFETY: `i < n`; `index < blockDim.x`, the tile's size in elements.
+        unsafe { *tile.add(index) = (*input.add(i)).to_bits() };
+    }
+    barrier();
+    (len, if i < n { Some(index) } else { None })
+}
+
+/// `output[i]` = the clamped three-point average of `input` around `i` within `i`'s tile of
+/// `blockDim.x` elements, times `scale`; computed by a **local** `#[inline(never)]` helper that
+/// receives the `u32` dynamic-shared tile as a `*const f32`: the default backend's
+/// `shared_memory_helper_local`.
+///
+/// Special values: IEEE arithmetic in the order `(l + c + r) · (1/3) · scale`, so an infinity
+/// or NaN reaches its neighbours' outputs, and sums beyond `f32::MAX` overflow to ±inf before
+/// the division by 3. Any `n` and `f32`-aligned pointers.
+///
+/// Launch: one-dimensional, one tile per block, `gridDim.x * blockDim.x >= n`; dynamic shared
+/// memory `blockDim.x * 4` bytes. PTX: `.entry shared_memory_helper_local(.param .u64 input,
+/// .param .u64 output, .param .u64 n, .param .f32 scale)`.
+///
+/// # Safety
+/// `input` and `output` point to `n` floats of device memory and do not overlap.
+#[kernel]
+pub unsafe fn shared_memory_helper_local(input: *const f32, output: *mut f32, n: usize, scale: f32) {
+    let tile = DynamicSharedArray::<u32>::get();
+    let (len, index) = stage_tile(tile, input, n);
+    if let Some(index) = index {
+        // SAFETY: the tile holds `len` staged floats (as their bits) and `index < len`.
+        let value = unsafe { blur3_clamped_local(tile as *const f32, len, index, scale) };
+        // SAFETY: `index` is `Some` only for threads with a global index below `n`.
+        unsafe { *output.add(global_thread_index()) = value };
+    }
+}
+
+/// The same computation as [`shared_memory_helper_local`], but the helper that receives the
+/// tile is `kernels_oxide_helpers::blur3_clamped`, `#[inline(never)]` in **another crate**.
+///
+/// Launch and special values: as [`shared_memory_helper_local`]. PTX:
+/// `.entry shared_memory_helper_cross_crate(.param .u64 input, .param .u64 output,
+/// .param .u64 n, .param .f32 scale)`.
+///
+/// # Safety
+/// As [`shared_memory_helper_local`].
+#[kernel]
+pub unsafe fn shared_memory_helper_cross_crate(input: *const f32, output: *mut f32, n: usize, scale: f32) {
+    let tile = DynamicSharedArray::<u32>::get();
+    let (len, index) = stage_tile(tile, input, n);
+    if let Some(index) = index {
+        // SAFETY: as in `shared_memory_helper_local`.
+        let value = unsafe { kernels_oxide_helpers::blur3_clamped(tile as *const f32, len, index, scale) };
+        // SAFETY: as in `shared_memory_helper_local`.
+        unsafe { *output.add(global_thread_index()) = value };
+    }
+}
