@@ -7,9 +7,15 @@ use std::path::{Path, PathBuf};
 /// another backend, say). A relative path is taken from the repository root.
 pub const KERNELS_PTX_ENV: &str = "KERNELS_PTX";
 
-/// The Python package `cargo xtask setup` installs `ptxas` from, at its pinned version: it
-/// assembles PTX without a GPU, so every machine checks that the kernels assemble.
-pub const PTXAS_PACKAGE: (&str, &str) = ("nvidia-cuda-nvcc", "13.5.37");
+/// The Python packages `cargo xtask setup` installs CUDA's compiler tools from, at their pinned
+/// versions, into one folder ([`Layout::cuda_home`]): `ptxas` (`nvidia-cuda-nvcc`), which
+/// assembles PTX without a GPU, so every machine checks that the kernels assemble; and
+/// `libdevice.10.bc` (`nvidia-nvvm`), which cuda-oxide's own tests link against.
+pub const CUDA_TOOL_PACKAGES: [(&str, &str); 2] =
+    [("nvidia-cuda-nvcc", "13.5.37"), ("nvidia-nvvm", "13.5.37")];
+
+/// The folder name of the pinned CUDA tools under `target/tools/`.
+pub const CUDA_TOOLS_DIR: &str = "cuda-13.5.37";
 
 /// The repository's layout, anchored at its root.
 #[derive(Clone, Debug)]
@@ -95,15 +101,20 @@ impl Layout {
         self.root.join("regress").join("ptxas-sm90-cuda-oxide.tsv")
     }
 
-    /// Where setup installs [`PTXAS_PACKAGE`] (a `pip install --target` folder).
-    pub fn ptxas_package_dir(&self) -> PathBuf {
-        let (name, version) = PTXAS_PACKAGE;
-        self.root.join("target/tools").join(format!("{name}-{version}"))
+    /// Where setup installs [`CUDA_TOOL_PACKAGES`] (a `pip install --target` folder).
+    pub fn cuda_tools_dir(&self) -> PathBuf {
+        self.root.join("target/tools").join(CUDA_TOOLS_DIR)
     }
 
-    /// The `ptxas` of [`PTXAS_PACKAGE`].
+    /// The pinned CUDA tools laid out as a toolkit root (`bin/ptxas`,
+    /// `nvvm/libdevice/libdevice.10.bc`), for `CUDA_HOME`.
+    pub fn cuda_home(&self) -> PathBuf {
+        self.cuda_tools_dir().join("nvidia/cu13")
+    }
+
+    /// The pinned `ptxas`.
     pub fn ptxas(&self) -> PathBuf {
-        self.ptxas_package_dir().join("nvidia/cu13/bin/ptxas")
+        self.cuda_home().join("bin/ptxas")
     }
 
     /// The `ptxas -v` figures of every kernel function, pinned.

@@ -1,7 +1,7 @@
 //! Reading `ptxas -v` reports (registers, barriers, spills, stack frame per entry and per
 //! `.func`) and writing them as the TSV pinned in `regress/ptxas-sm90.tsv`.
 //!
-//! `cargo xtask setup` installs a pinned `ptxas` ([`crate::layout::PTXAS_PACKAGE`]) that runs
+//! `cargo xtask setup` installs a pinned `ptxas` ((from [`crate::layout::CUDA_TOOL_PACKAGES`])) that runs
 //! without a GPU, so `just test` assembles every kernel and holds its figures to the TSV
 //! (`tests/ptxas_figures.rs`); a report captured on the GPU machine reads the same way. The reader knows the lines that matter and skips the
 //! rest (compile times, `gmem` totals, warnings); a line it knows but cannot read is an error

@@ -28,7 +28,9 @@ pub fn setup(layout: &Layout) -> Result<()> {
         setup::ensure_backend_toolchains(root)
     })?;
     steps.step("tools: just, cargo-insta", || setup::ensure_tools(root))?;
-    steps.step("ptxas (a pinned Python package; no GPU needed)", || setup::ensure_ptxas(layout))?;
+    steps.step("CUDA tools: ptxas and libdevice (pinned Python packages; no GPU needed)", || {
+        setup::ensure_cuda_tools(layout)
+    })?;
     steps.step("the default backend (build-backend default)", || {
         backend::build_backend(layout, backend::DEFAULT_BACKEND).map(drop)
     })?;

@@ -55,29 +55,34 @@ pub fn ensure_backend_toolchains(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Installs the pinned `ptxas` package into the project's `target/tools` (pip, `--target`, so
-/// nothing outside the project changes), unless that version is there already.
-pub fn ensure_ptxas(layout: &regress::layout::Layout) -> Result<()> {
-    let (package, version) = regress::layout::PTXAS_PACKAGE;
-    let ptxas = layout.ptxas();
-    if ptxas.is_file() {
-        eprintln!("{package} {version} is installed: {}", ptxas.display());
+/// Installs the pinned CUDA tool packages (ptxas, libdevice) into the project's `target/tools`
+/// (pip, `--target`, so nothing outside the project changes), unless they are there already.
+pub fn ensure_cuda_tools(layout: &regress::layout::Layout) -> Result<()> {
+    let packages = regress::layout::CUDA_TOOL_PACKAGES;
+    let dir = layout.cuda_tools_dir();
+    let needed = [layout.ptxas(), layout.cuda_home().join("nvvm/libdevice/libdevice.10.bc")];
+    if needed.iter().all(|path| path.is_file()) {
+        eprintln!("the CUDA tools are installed: {}", layout.cuda_home().display());
         return Ok(());
     }
-    let dir = layout.ptxas_package_dir();
     let parent = dir.parent().unwrap_or(layout.root());
     std::fs::create_dir_all(parent)?;
     // Into a scratch folder renamed into place, so an interrupted install is never taken for one.
-    let scratch = tempfile::Builder::new().prefix(".ptxas-").tempdir_in(parent)?;
+    let scratch = tempfile::Builder::new().prefix(".cuda-tools-").tempdir_in(parent)?;
     let mut command = Command::new("python3");
     command.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--target"]);
-    command.arg(scratch.path()).arg(format!("{package}=={version}"));
-    process::run(&mut command, &format!("installing {package} {version} (ptxas) with pip"))?;
-    std::fs::rename(scratch.keep(), &dir)?;
-    if !ptxas.is_file() {
-        anyhow::bail!("{package} {version} installed, but {} is not there", ptxas.display());
+    command.arg(scratch.path());
+    command.args(packages.iter().map(|(name, version)| format!("{name}=={version}")));
+    let listed: Vec<String> = packages.iter().map(|(name, version)| format!("{name} {version}")).collect();
+    process::run(&mut command, &format!("installing {} with pip", listed.join(", ")))?;
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
     }
-    eprintln!("installed ptxas {version}: {}", ptxas.display());
+    std::fs::rename(scratch.keep(), &dir)?;
+    if let Some(missing) = needed.iter().find(|path| !path.is_file()) {
+        anyhow::bail!("{} installed, but {} is not there", listed.join(", "), missing.display());
+    }
+    eprintln!("installed {}: {}", listed.join(", "), layout.cuda_home().display());
     Ok(())
 }
 

@@ -141,7 +141,7 @@ pub fn build_backend(layout: &Layout, name: &str) -> Result<(Installed, Outcome)
     })?;
     let (snapshots, upstream_tests) = match &snapshot_upstream {
         Some(upstream) => steps.step("the upstream's own tests, on the patched copy", || {
-            let summaries = snapshot_build::run_tests(&inputs.backend, &build_dir)?;
+            let summaries = snapshot_build::run_tests(root, &inputs.backend, &build_dir)?;
             Ok((snapshot_build::records(&inputs.backend, upstream, regenerated)?, summaries))
         })?,
         None => (Vec::new(), Vec::new()),

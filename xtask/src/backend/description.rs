@@ -20,6 +20,7 @@
 //! beside = [{ git = "URL", commit = "FULL SHA", vendor = "vendor/dep", paths = ["src"], at = "dep" }]
 //! prepare = [["cargo", "build", "-p", "generator"], ["target/debug/generator", "generate"]]
 //! tests = [["cargo", "test", "-p", "core-crate"]]
+//! tests-env = { TOOLKIT = "{root}/target/tools/kit" }   # `{root}`: the project root
 //! build = { command = ["cargo", "build", "--release"], produces = ["target/release/tool"] }
 //! # An in-tree backend may carry registry packages it depends on, each vendored at an exact
 //! # version with its own series; the build then runs in a work copy of the workspace where
@@ -65,6 +66,8 @@ pub struct Backend {
     pub prepare: Vec<Vec<String>>,
     /// The upstream's own test suites, run in the patched work copy after the build.
     pub tests: Vec<Vec<String>>,
+    /// Environment of those tests (`{root}` in a value stands for the project root).
+    pub tests_env: BTreeMap<String, String>,
 }
 
 /// A git upstream at one full commit, carried as files under `vendor` (see `snapshot.rs`).
@@ -251,6 +254,7 @@ pub fn parse(text: &str, root: &Path, file: &Path) -> Result<BTreeMap<String, Ba
             beside,
             prepare: entry.prepare,
             tests: entry.tests,
+            tests_env: entry.tests_env,
         };
         backends.insert(name, backend);
     }
@@ -362,6 +366,8 @@ mod format {
         pub prepare: Vec<Vec<String>>,
         #[serde(default)]
         pub tests: Vec<Vec<String>>,
+        #[serde(default, rename = "tests-env")]
+        pub tests_env: BTreeMap<String, String>,
     }
 
     #[derive(Deserialize)]
@@ -590,6 +596,13 @@ mod tests {
         assert!(default.carried.iter().any(|c| c.package == "pliron" && c.version == "0.20.0"));
         let cuda = read_backend(&root, "cuda-rust").unwrap();
         assert!(matches!(cuda.upstream, Upstream::Git { ref pin, .. } if pin == "9df9e7ce"));
+        let oxide = read_backend(&root, crate::backend::OXIDE_BACKEND).unwrap();
+        let cuda_home = format!("{{root}}/target/tools/{}/nvidia/cu13", regress::layout::CUDA_TOOLS_DIR);
+        assert_eq!(
+            oxide.tests_env.get("CUDA_HOME"),
+            Some(&cuda_home),
+            "its tests use the CUDA tools setup installs"
+        );
         let unknown = read_backend(&root, "nope").unwrap_err().to_string();
         assert!(unknown.contains("default") && unknown.contains("cuda-rust"), "{unknown}");
     }

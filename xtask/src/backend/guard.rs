@@ -254,6 +254,7 @@ mod tests {
                 beside: vec![],
                 prepare: vec![],
                 tests: vec![],
+                tests_env: Default::default(),
             },
             series: Series {
                 file: "/r/compiler-patches/up/series".into(),

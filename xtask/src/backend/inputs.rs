@@ -95,6 +95,9 @@ impl BuildInputs {
                 text.push_str(&format!("{kind} {command:?}\n"));
             }
         }
+        for (name, value) in &self.backend.tests_env {
+            text.push_str(&format!("tests-env {name}={value}\n"));
+        }
         for source in &self.sources {
             text.push_str(&format!("source {} {}\n", source.path, source.sha256));
         }

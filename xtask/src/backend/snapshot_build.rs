@@ -105,11 +105,14 @@ pub fn prepare(backend: &Backend, upstream: &Snapshot, dir: &Path) -> Result<Vec
 
 /// Runs the upstream's own test suites in `dir`, refusing the build naming the failing ones;
 /// returns a line per command with its count of passed tests.
-pub fn run_tests(backend: &Backend, dir: &Path) -> Result<Vec<String>> {
+pub fn run_tests(root: &Path, backend: &Backend, dir: &Path) -> Result<Vec<String>> {
     let mut summaries = Vec::new();
     for line in &backend.tests {
         let (program, args) = line.split_first().context("a command has a program")?;
         let mut test = command(program, args, dir, backend.toolchain.as_ref());
+        for (name, value) in &backend.tests_env {
+            test.env(name, value.replace("{root}", &root.to_string_lossy()));
+        }
         test.env("RUST_BACKTRACE", "0").stderr(std::process::Stdio::inherit());
         let output = test.output().with_context(|| format!("running `{}`", line.join(" ")))?;
         let stdout = String::from_utf8_lossy(&output.stdout);
