@@ -118,12 +118,22 @@ pub fn run_tests(root: &Path, backend: &Backend, dir: &Path) -> Result<Vec<Strin
         let stdout = String::from_utf8_lossy(&output.stdout);
         let passed: usize = stdout.lines().filter_map(passed_count).sum();
         if !output.status.success() {
+            // libtest's report (each failure's message) goes to stdout, which is read here.
+            let log = root.join("target/backend-build").join(format!("{}-tests.log", backend.name));
+            if let Some(parent) = log.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&log, stdout.as_bytes()).with_context(|| format!("writing {}", log.display()))?;
             let failing: Vec<&str> =
                 stdout.lines().filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED")).collect();
             let detail = if failing.is_empty() {
-                format!("`{}` did not build or run ({})", line.join(" "), output.status)
+                format!(
+                    "`{}` did not build or run ({}; cargo's report is above)",
+                    line.join(" "),
+                    output.status
+                )
             } else {
-                format!("failing: {}", failing.join(", "))
+                format!("failing: {}; each failure's message is in {}", failing.join(", "), log.display())
             };
             return Err(BackendError::UpstreamTestsFailed {
                 backend: backend.name.clone(),
