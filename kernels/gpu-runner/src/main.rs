@@ -38,9 +38,9 @@ struct Cli {
     /// Only the large timing cases, each launched once and checked (for Nsight Compute runs).
     #[arg(long, conflicts_with = "correctness_only")]
     profile_launches: bool,
-    /// Only kernels whose entry name contains this.
+    /// Only kernels whose entry name contains this (repeat for several: any of them).
     #[arg(long)]
-    kernel: Option<String>,
+    kernel: Vec<String>,
     /// Seed of the random inputs (default: from the clock; printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
@@ -60,7 +60,7 @@ fn main() -> Result<()> {
     });
     let kernels: Vec<Kernel> = Kernel::ALL
         .into_iter()
-        .filter(|k| cli.kernel.as_deref().is_none_or(|f| k.entry().contains(f)))
+        .filter(|k| cli.kernel.is_empty() || cli.kernel.iter().any(|f| k.entry().contains(f.as_str())))
         .collect();
     if kernels.is_empty() {
         bail!(
