@@ -161,6 +161,38 @@ fn generator_patch(fixture: &Fixture) -> String {
 }
 
 #[test]
+fn a_patch_that_breaks_the_upstreams_own_test_is_refused_naming_the_test() {
+    let fixture = Fixture::new();
+    fixture.vendor().expect_output(0, &[]);
+    let main_rs = fixture.upstream.join("src/main.rs");
+    write(&main_rs, &MAIN_RS.replace("GREETING, \"hello\")", "GREETING, \"hi\")"));
+    let patch = format!("{}\n", git(&fixture.upstream, &["diff"]));
+    git(&fixture.upstream, &["checkout", "-q", "--", "."]);
+    let patches = fixture.sandbox.project.join("compiler-patches/up");
+    std::fs::write(patches.join("0002-test.patch"), patch).unwrap();
+    std::fs::write(patches.join("series"), "0001-greeting.patch\n0002-test.patch\n").unwrap();
+    let refused = fixture.run(&["build-backend", "up"]);
+    refused
+        .expect_stderr(REFUSED, &["fails its own test suite", "the_greeting_is_generated", "up-tests.log"]);
+    let log = fixture.sandbox.project.join("target/backend-build/up-tests.log");
+    assert!(
+        std::fs::read_to_string(log).unwrap().contains("the_greeting_is_generated"),
+        "the report is kept"
+    );
+    assert!(
+        !fixture.sandbox.root.join("up").exists()
+            || fixture
+                .sandbox
+                .root
+                .join("up")
+                .read_dir()
+                .unwrap()
+                .all(|e| { !e.unwrap().path().join("PROVENANCE").exists() }),
+        "nothing is installed"
+    );
+}
+
+#[test]
 fn a_missing_snapshot_and_a_missing_generated_file_are_refused() {
     let fixture = Fixture::new();
     fixture
