@@ -12,7 +12,7 @@ use super::description::{Backend, Snapshot, Toolchain, Upstream};
 use super::error::BackendError;
 use super::provenance::{GitId, SnapshotRecord};
 use super::snapshot::{self, Record};
-use super::upstream_tests::passed_count;
+use super::upstream_tests::{failing_tests, passed_count};
 use crate::process;
 
 /// The folder of the upstream's own work copy inside the work folder.
@@ -124,8 +124,7 @@ pub fn run_tests(root: &Path, backend: &Backend, dir: &Path) -> Result<Vec<Strin
                 std::fs::create_dir_all(parent)?;
             }
             std::fs::write(&log, stdout.as_bytes()).with_context(|| format!("writing {}", log.display()))?;
-            let failing: Vec<&str> =
-                stdout.lines().filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED")).collect();
+            let failing = failing_tests(&stdout);
             let detail = if failing.is_empty() {
                 format!(
                     "`{}` did not build or run ({}; cargo's report is above)",

@@ -82,7 +82,7 @@ fn test_targets(backend: &str, carried: &Carried, dir: &Path) -> Result<Vec<Stri
 }
 
 /// The tests libtest reports as failed (`test NAME ... FAILED`).
-fn failing_tests(stdout: &str) -> Vec<String> {
+pub(super) fn failing_tests(stdout: &str) -> Vec<String> {
     let mut names: Vec<String> = stdout
         .lines()
         .filter_map(|line| line.strip_prefix("test ")?.strip_suffix(" ... FAILED").map(str::to_owned))
