@@ -152,7 +152,27 @@ pub fn render(module: &Module, entry: &crate::ptx::Item) -> String {
     for item in module.reachable_from(entry) {
         sections.push(item.text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n"));
     }
-    number_hashes(&(sections.join("\n\n") + "\n"))
+    number_labels(&number_hashes(&(sections.join("\n\n") + "\n")))
+}
+
+/// A PTX block label, `$L__BB<function>_<block>`: `<function>` is the function's position in
+/// the module, which says nothing about the entry (cuda-oxide emits a module's functions in an
+/// order that changes from build to build).
+static BLOCK_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\$L__BB([0-9]+)_").expect("a valid regex"));
+
+/// Replaces the function number of every block label in `text` by its number among the
+/// function numbers of the text, counted by first appearance from 0 (a bijection, as
+/// [`number_hashes`] is for hashes).
+pub fn number_labels(text: &str) -> String {
+    let mut numbers: HashMap<String, usize> = HashMap::new();
+    BLOCK_LABEL
+        .replace_all(text, |label: &regex::Captures| {
+            let next = numbers.len();
+            let n = *numbers.entry(label[1].to_string()).or_insert(next);
+            format!("$L__BB{n}_")
+        })
+        .into_owned()
 }
 
 /// Mangled symbols: v0 (`_R…`) and legacy (`_ZN…E`) names, as whole identifiers.
@@ -316,6 +336,15 @@ mod tests {
         let swapped = format!("{swapped_calls}\n{definitions}");
         assert_eq!(number_hashes(&renamed), number_hashes(text));
         assert_ne!(number_hashes(&swapped), number_hashes(text));
+    }
+
+    #[test]
+    fn block_labels_are_numbered_by_first_appearance_whatever_the_module_order() {
+        let a = "\t@%p1 bra \t$L__BB3_2;\n$L__BB3_2:\n$L__BB5_1:\n";
+        let b = "\t@%p1 bra \t$L__BB2_2;\n$L__BB2_2:\n$L__BB0_1:\n";
+        assert_eq!(number_labels(a), "\t@%p1 bra \t$L__BB0_2;\n$L__BB0_2:\n$L__BB1_1:\n");
+        assert_eq!(number_labels(a), number_labels(b));
+        assert_ne!(number_labels(a), number_labels("\t@%p1 bra \t$L__BB3_1;\n$L__BB3_2:\n$L__BB5_1:\n"));
     }
 
     #[test]
