@@ -30,6 +30,7 @@ pub(crate) mod layout;
 pub(crate) mod locals;
 pub(crate) mod memory;
 pub(crate) mod operands;
+pub(crate) mod progression;
 pub(crate) mod protocol;
 pub(crate) mod races;
 pub(crate) mod roles;

@@ -46,16 +46,17 @@ use super::{
     flow::Flow,
     index::ScopeIndex,
     layout::pointee_bytes,
-    memory::{LocalStores, constant_value},
-    thread_model::{ThreadModel, Val, map2},
+    memory::LocalStores,
+    progression::{Progression, Progressions},
+    thread_model::{ThreadModel, Val},
     thread_set::Threads,
 };
 use crate::ir::{
     builder::SourceLoc,
     mir::{
-        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
+        arith::{AddrSpaceCastOp, CastKind, CastOp},
         control::{CallOp, ReturnOp},
-        memory::{AllocaOp, IndexAddrOp, LoadOp, StoreOp},
+        memory::{IndexAddrOp, LoadOp, StoreOp},
         pointer_type_of,
     },
     semantic::memory::{BarrierOp, DynamicSharedBaseOp},
@@ -80,6 +81,8 @@ const FLOW_BUDGET: u32 = 64;
 const MAX_WALK: usize = 1 << 18;
 /// Calls deep the interval walk follows.
 const MAX_CALL_DEPTH: u32 = 16;
+/// Byte offsets one access may start at, over all threads of one call chain.
+const MAX_STARTS: usize = 1 << 18;
 
 /// A helper's parameters bound to what one call chain passes them.
 #[derive(Clone, Default)]
@@ -94,24 +97,31 @@ struct Instance {
     op: usize,
     store: bool,
     threads: Threads,
-    /// Byte offset from the dynamic shared base, per thread; `None` when not known per thread.
-    offsets: Option<Vec<i64>>,
+    /// Byte offset from the dynamic shared base, per thread, as a progression over the loop
+    /// counters it is indexed by; `None` when not known per thread.
+    offsets: Option<Progression>,
     bytes: i64,
-    /// For an address indexed by a per-thread loop counter (`i = tid; … i += 64`): the bytes the
-    /// counter's step adds; the access then touches `offsets[t] + k · stride` for every `k ≥ 0`
-    /// below [`MAX_SHARED_BYTES`].
-    stride: Option<i64>,
 }
 
 impl Instance {
     /// The byte offsets thread `t` may start an access at.
-    fn starts(&self, t: usize) -> impl Iterator<Item = i64> + '_ {
-        let first = self.offsets.as_ref().map_or(0, |offsets| offsets[t]);
-        let (step, count) = match self.stride {
-            Some(stride) if stride > 0 => (stride, ((MAX_SHARED_BYTES - first).max(0) + stride - 1) / stride),
-            _ => (1, 1),
-        };
-        (0..count.max(1)).map(move |k| first + k * step)
+    fn starts(&self, t: usize) -> Vec<i64> {
+        match &self.offsets {
+            Some(offsets) => offsets.values(t, MAX_SHARED_BYTES, MAX_STARTS).unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether every thread's offsets can be enumerated, [`MAX_STARTS`] in all at most.
+    fn enumerable(offsets: &Progression, threads: &Threads) -> bool {
+        let mut total = 0usize;
+        threads.members().all(|t| match offsets.values(t, MAX_SHARED_BYTES, MAX_STARTS) {
+            Some(values) => {
+                total += values.len();
+                total <= MAX_STARTS
+            }
+            None => false,
+        })
     }
 }
 
@@ -271,7 +281,7 @@ fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) 
             continue;
         }
         'threads: for t in access.threads.members() {
-            for byte in access.starts(t).flat_map(|start| start..start + access.bytes) {
+            for byte in access.starts(t).into_iter().flat_map(|start| start..start + access.bytes) {
                 let Some((first, second)) = stored.get(&byte) else { continue };
                 let other = if first.0 != t { Some(*first) } else { *second };
                 if let Some((thread, store)) = other {
@@ -302,98 +312,10 @@ fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize) -> In
         None => Threads::none(model.block_threads),
     };
     let bytes = pointee_bytes(ctx, address.get_type(ctx)).filter(|b| (1..=MAX_ACCESS_BYTES).contains(b));
-    let per_thread = |offset: Option<Val>| match offset {
-        Some(Val::Const(c)) => Some(vec![c; model.block_threads]),
-        Some(Val::Threads(values)) => Some(values.to_vec()),
-        _ => None,
-    };
-    let mut stride = None;
-    let mut offsets = bytes.and(per_thread(shared_offset(flow, model, binding, address, ADDRESS_DEPTH)));
-    if offsets.is_none()
-        && let Some((first, step)) = counter_progression(flow, model, binding, address)
-    {
-        offsets = bytes.and(per_thread(Some(first)));
-        stride = Some(step);
-    }
-    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), stride }
-}
-
-/// An address indexed by a per-thread loop counter, `base.add(i)` with `i` a variable stored
-/// twice, once with a value known per thread (`let mut i = tid`) and once with itself plus a
-/// positive constant (`i += 64`): the byte offset of its first value per thread, and the bytes
-/// each step adds. The counter only grows from its first value, so every address it can take is
-/// in that progression (whatever bounds the loop).
-fn counter_progression(
-    flow: &Flow,
-    model: &ThreadModel,
-    binding: &Binding,
-    address: Value,
-) -> Option<(Val, i64)> {
-    let ctx = flow.ctx;
-    let def = address.defining_op()?;
-    Operation::get_op::<IndexAddrOp>(def, ctx)?;
-    let (base, index) = {
-        let operation = def.deref(ctx);
-        (operation.get_operand(0), operation.get_operand(1))
-    };
-    let element = pointee_bytes(ctx, base.get_type(ctx))?;
-    let base = shared_offset(flow, model, binding, base, ADDRESS_DEPTH)?;
-    let slot = loaded_variable(ctx, index)?;
-    let stores = flow.locals.stores_into(ctx, slot)?;
-    let [(first, _), (second, _)] = stores.as_slice() else { return None };
-    let (init, step) = match (increment_of(ctx, slot, *first), increment_of(ctx, slot, *second)) {
-        (None, Some(step)) => (*first, step),
-        (Some(step), None) => (*second, step),
-        _ => return None,
-    };
-    let init = match model.eval(init, &binding.integers) {
-        value @ (Val::Const(_) | Val::Threads(_)) => value,
-        _ => return None,
-    };
-    let first_offset =
-        map2(base, map2(init, Val::Const(element), |i, e| i.checked_mul(e)), |a, b| a.checked_add(b));
-    Some((first_offset, step.checked_mul(element)?))
-}
-
-/// The variable (`mir.alloca`) `value` is a load of, through integer casts.
-fn loaded_variable(ctx: &Context, value: Value) -> Option<Value> {
-    let mut at = value;
-    for _ in 0..4 {
-        let def = at.defining_op()?;
-        if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-            let slot = def.deref(ctx).get_operand(0);
-            return slot
-                .defining_op()
-                .filter(|alloca| Operation::get_op::<AllocaOp>(*alloca, ctx).is_some())
-                .map(|_| slot);
-        }
-        let cast = Operation::get_op::<CastOp>(def, ctx)?;
-        if cast.kind(ctx) != Some(CastKind::IntToInt) {
-            return None;
-        }
-        at = def.deref(ctx).get_operand(0);
-    }
-    None
-}
-
-/// The positive constant `value` adds to the variable `slot` (`slot + c` or `c + slot`), if it is
-/// such a sum.
-fn increment_of(ctx: &Context, slot: Value, value: Value) -> Option<i64> {
-    let def = value.defining_op()?;
-    let binop = Operation::get_op::<BinOp>(def, ctx)?;
-    if binop.kind(ctx) != Some(BinOpKind::Add) {
-        return None;
-    }
-    let (a, b) = {
-        let operation = def.deref(ctx);
-        (operation.get_operand(0), operation.get_operand(1))
-    };
-    let step = match (loaded_variable(ctx, a), loaded_variable(ctx, b)) {
-        (Some(found), None) if found == slot => constant_value(ctx, b, 4)?,
-        (None, Some(found)) if found == slot => constant_value(ctx, a, 4)?,
-        _ => return None,
-    };
-    (step > 0).then_some(step)
+    let offsets = bytes
+        .and_then(|_| shared_offset(flow, model, binding, address, ADDRESS_DEPTH))
+        .filter(|offsets| Instance::enumerable(offsets, &threads));
+    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0) }
 }
 
 /// The byte offset from the dynamic shared base of the pointer `value`, per thread.
@@ -403,25 +325,27 @@ fn shared_offset(
     binding: &Binding,
     value: Value,
     depth: u32,
-) -> Option<Val> {
+) -> Option<Progression> {
     let ctx = flow.ctx;
     if depth == 0 {
         return None;
     }
     let def = match value.defining_entity() {
         DefiningEntity::Op(def) => def,
-        DefiningEntity::Block(_) => return binding.shared.get(&value).cloned(),
+        DefiningEntity::Block(_) => {
+            return binding.shared.get(&value).cloned().and_then(Progression::known);
+        }
     };
     if Operation::get_op::<DynamicSharedBaseOp>(def, ctx).is_some() {
-        return Some(Val::Const(0));
+        return Progression::known(Val::Const(0));
     }
     let operands: Vec<Value> = def.deref(ctx).operands().collect();
     if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
         let element = pointee_bytes(ctx, operands[0].get_type(ctx))?;
         let base = shared_offset(flow, model, binding, operands[0], depth - 1)?;
-        let offset =
-            map2(model.eval(operands[1], &binding.integers), Val::Const(element), |i, e| i.checked_mul(e));
-        return Some(map2(base, offset, |a, b| a.checked_add(b)));
+        let progressions = Progressions { ctx, model, locals: flow.locals, params: &binding.integers };
+        let offset = progressions.of(operands[1])?.scaled(element)?;
+        return base.add(offset);
     }
     let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
         || Operation::get_op::<CastOp>(def, ctx)
@@ -496,8 +420,11 @@ fn bindings(
             let mut binding = Binding::default();
             for (parameter, argument) in parameters.iter().zip(&arguments) {
                 if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {
-                    if let Some(offset) = shared_offset(flow, model, &outer, *argument, ADDRESS_DEPTH) {
-                        binding.shared.insert(*parameter, offset);
+                    // A pointer indexed by the caller's loop counter is not one offset per thread.
+                    let offset = shared_offset(flow, model, &outer, *argument, ADDRESS_DEPTH)
+                        .filter(|offset| offset.terms.is_empty());
+                    if let Some(offset) = offset {
+                        binding.shared.insert(*parameter, offset.base);
                     }
                 } else {
                     binding.integers.insert(*parameter, model.eval(*argument, &outer.integers));

@@ -16,6 +16,7 @@ use rustc_middle::ty::Instance;
 use rustc_span::Span;
 
 use super::analysis::{assignments, built_tuples, constant_locals, single_assignment_locals};
+use super::counted::CountedLocals;
 use super::state_abi::{ParamStates, StateParam, is_pipeline_state, nested_states, param_states};
 use super::{FunctionImport, Importer, Slot, StatePath};
 
@@ -86,6 +87,8 @@ impl<'tcx> Importer<'_, 'tcx> {
         let name = self.names[&instance].clone();
         let mut builder = module.function(self.ctx, &name, kind, &params, &results, &at)?;
         let single = single_assignment_locals(body);
+        let local_assignments = assignments(body);
+        let counted = CountedLocals::of(self.tcx, body, &local_assignments);
         let mut slots = IndexVec::new();
         let mut states = BTreeMap::new();
         let mut references = FxHashMap::default();
@@ -103,7 +106,8 @@ impl<'tcx> Importer<'_, 'tcx> {
                 None => nested_states(self.tcx, decl.ty),
             };
             let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
-            let slot = if single[local] && !pipeline_state && nested.is_empty() {
+            let counted_parts = counted.iterators.contains_key(&local) || counted.items.contains(&local);
+            let slot = if single[local] && !pipeline_state && nested.is_empty() && !counted_parts {
                 Slot::Ssa(None)
             } else if pipeline_state {
                 let index = builder.alloca(self.ctx, u32_ty, &at);
@@ -181,7 +185,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             states,
             references,
             constants: constant_locals(self.tcx, body, &single),
-            assignments: assignments(body),
+            assignments: local_assignments,
             tuples: built_tuples(body),
             write_back: FxHashMap::default(),
             barrier_pipelines: FxHashMap::default(),
@@ -190,6 +194,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             returned_states,
             handed_back,
             aggregate_fields: FxHashMap::default(),
+            counted,
         };
         for &block in body.basic_blocks.reverse_postorder() {
             let data = &body.basic_blocks[block];

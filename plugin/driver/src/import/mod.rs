@@ -55,6 +55,7 @@ use crate::scope::KernelScope;
 use crate::spaces::{PlacePath, SharedPaths};
 
 mod analysis;
+mod counted;
 mod device_ops;
 mod function;
 mod places;
@@ -226,6 +227,9 @@ struct FunctionImport<'b, 'tcx> {
     /// once by its aggregate): a read of the field is that value (a stage pointer kept in a
     /// struct field stays the stage pointer).
     aggregate_fields: FxHashMap<PlacePath, Value>,
+    /// The ranges and `step_by` ranges a `for` loop iterates, and their items, imported as the
+    /// library's arithmetic (see `counted`).
+    counted: counted::CountedLocals,
 }
 
 /// Where a pipeline state lives: a local and the path to the state inside it (field indices

@@ -27,6 +27,9 @@ impl<'tcx> Importer<'_, 'tcx> {
         place: Place<'tcx>,
         at: &SourceLoc,
     ) -> Option<Value> {
+        if let Some(payload) = self.counted_payload(function, builder, place, at) {
+            return Some(payload);
+        }
         let mut projection = place.projection.iter();
         let mut through_deref = false;
         let mut address = match function.slots[place.local] {

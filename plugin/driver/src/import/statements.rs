@@ -105,6 +105,13 @@ impl<'tcx> Importer<'_, 'tcx> {
         rvalue: &Rvalue<'tcx>,
         at: &SourceLoc,
     ) {
+        // `&mut iterator` for a modelled `next`, which reads the iterator's parts itself; and a
+        // modelled iterator moved whole, part by part.
+        if place.as_local().is_some_and(|local| function.counted.references.contains_key(&local))
+            || self.counted_copy(function, builder, place, rvalue, at)
+        {
+            return;
+        }
         // A reference to a pipeline state is followed statically: after `_7 = &mut _5`, `_7`
         // names `_5`'s index and phase; a reference to an aggregate holding states names them
         // below it (`(*_7).0`), and is imported as a pointer too.
@@ -187,6 +194,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         let ir_result = self.ir_type(result_ty, view);
         let value = match rvalue {
             Rvalue::Use(operand, ..) => self.operand(function, builder, operand, at),
+            Rvalue::Discriminant(_) => self.counted_discriminant(function, builder, rvalue, at),
             Rvalue::BinaryOp(op, operands) => {
                 let lhs = self.operand(function, builder, &operands.0, at);
                 let rhs = self.operand(function, builder, &operands.1, at);

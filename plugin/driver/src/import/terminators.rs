@@ -198,6 +198,9 @@ impl<'tcx> Importer<'_, 'tcx> {
         {
             return Ok(());
         }
+        if self.counted_call(function, builder, callee, args, destination, at) {
+            return Ok(());
+        }
         if let Some(pointer) = self.pointer_arithmetic(function, builder, callee, args, at) {
             self.write_place(function, builder, destination, pointer, at);
             return Ok(());

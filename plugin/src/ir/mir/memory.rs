@@ -17,6 +17,24 @@ use pliron::{
 use super::pointer_type_of;
 use crate::ir::types::Mutability;
 
+/// The parts (`mir.field_addr` indices) of a local the import gives a counted iterator: a
+/// `for` loop's `a..b` or `(a..b).step_by(s)` of an unsigned integer, imported as the
+/// library's arithmetic (`plugin-driver`'s `import::counted`). `next` reads `start < end`, hands
+/// out `start` and adds `step` (1 for a range) when it did.
+pub mod counted {
+    /// The next value the iterator hands out.
+    pub const START: u32 = 0;
+    /// The end, exclusive.
+    pub const END: u32 = 1;
+    /// The step of a `step_by` iterator.
+    pub const STEP: u32 = 2;
+    /// The discriminant of an item `next` returned (0: `None`, 1: `Some`).
+    pub const ITEM_DISCRIMINANT: u32 = (1 << 31) | (0xFF << 8) | 0xFF;
+    /// The payload of an item: the `start` that `next` handed out. Rust reads it only as
+    /// `(item as Some).0`, so only where `start < end` held when it was handed out.
+    pub const ITEM_PAYLOAD: u32 = (1 << 31) | (1 << 8);
+}
+
 /// A Rust local's storage: `p = mir.alloca : mir.ptr <Generic, Mut, Ref, T>`.
 /// The result is a mutable pointer; its pointee is the local's type.
 #[pliron_op(

@@ -1,0 +1,296 @@
+//! Addresses indexed by loop counters, per thread: `tile[tid + 64 * k]` for `k in 0..4`, or
+//! `s[i]` for `let mut i = tid; … i += 64`. The thread model knows a value per thread only when
+//! it is one value in every iteration; a loop counter is a set of values, so an index built from
+//! one is read here as a *progression*: a base per thread plus multiples of counters' steps,
+//! each counter taking a known number of values per thread (or any number, bounded only by the
+//! shared memory's size).
+//!
+//! A counter is a variable (a local or a part of one) stored once before its loop with a value
+//! known per thread (its *start*) and once as itself plus a step, either
+//! - a positive constant (`i += 64`, a `while` loop's counter): every `start + k · step`, `k ≥ 0`;
+//!   nothing bounds `k` but the memory an access can reach; or
+//! - `(self < end) · step`: the `next` of a counted iterator as the import writes it (`for k in
+//!   a..b`, `(a..b).step_by(s)`, see `crate::ir::mir::memory::counted`). An item `next` handed
+//!   out is read only as `Some`'s payload, so only where `start < end` held: the item is one of
+//!   `start + k · step < end`, a bounded number per thread when `end` is known per thread.
+//!
+//! The rest of an index is what the thread model evaluates per thread, through sums, constant
+//! products and shifts, integer casts and locals stored once.
+
+use std::rc::Rc;
+
+use pliron::{context::Context, operation::Operation, value::Value};
+use rustc_hash::FxHashMap;
+
+use super::{
+    memory::{LocalStores, constant_value},
+    thread_model::{ThreadModel, Val, map2},
+};
+use crate::ir::mir::{
+    arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
+    memory::{LoadOp, counted},
+};
+use crate::verify::locals::local_slot;
+
+/// Definitions looked through for one index.
+const DEPTH: u32 = 24;
+
+/// How many values a counter takes in one thread.
+#[derive(Clone, Debug)]
+pub(crate) enum Count {
+    /// Per thread (by thread index).
+    Threads(Rc<Vec<i64>>),
+    /// Any number: bounded only by what an access can reach.
+    Unbounded,
+}
+
+/// One counter's contribution: `k · stride` for `k` below its count.
+#[derive(Clone, Debug)]
+pub(crate) struct Term {
+    pub stride: i64,
+    pub count: Count,
+}
+
+/// A value per thread: `base + Σ kᵢ · strideᵢ`.
+#[derive(Clone, Debug)]
+pub(crate) struct Progression {
+    /// A constant or one value per thread.
+    pub base: Val,
+    pub terms: Vec<Term>,
+}
+
+impl Progression {
+    /// A value known per thread (a constant or one value per thread), with no counter.
+    pub(crate) fn known(base: Val) -> Option<Progression> {
+        Progression::of(base)
+    }
+
+    fn of(base: Val) -> Option<Progression> {
+        matches!(base, Val::Const(_) | Val::Threads(_)).then_some(Progression { base, terms: Vec::new() })
+    }
+
+    fn plus(self, other: Progression) -> Option<Progression> {
+        let base = map2(self.base, other.base, |a, b| a.checked_add(b));
+        let mut sum = Progression::of(base)?;
+        sum.terms = self.terms;
+        sum.terms.extend(other.terms);
+        Some(sum)
+    }
+
+    pub(crate) fn scaled(self, factor: i64) -> Option<Progression> {
+        let base = map2(self.base, Val::Const(factor), |a, b| a.checked_mul(b));
+        let mut product = Progression::of(base)?;
+        for term in self.terms {
+            product.terms.push(Term { stride: term.stride.checked_mul(factor)?, count: term.count });
+        }
+        Some(product)
+    }
+
+    fn shifted(self, by: i64) -> Option<Progression> {
+        let base = map2(self.base, Val::Const(by), |a, b| a.checked_add(b));
+        Progression::of(base).map(|shifted| Progression { terms: self.terms, ..shifted })
+    }
+
+    /// `self + other` for two progressions of byte offsets.
+    pub(crate) fn add(self, other: Progression) -> Option<Progression> {
+        self.plus(other)
+    }
+
+    /// The values thread `t` may take, below `limit` for unbounded counters (whose strides must
+    /// be positive); `None` when there are more than `cap`.
+    pub(crate) fn values(&self, t: usize, limit: i64, cap: usize) -> Option<Vec<i64>> {
+        let base = match &self.base {
+            Val::Const(c) => *c,
+            Val::Threads(values) => *values.get(t)?,
+            _ => return None,
+        };
+        let mut values = vec![base];
+        for term in &self.terms {
+            let count = match &term.count {
+                Count::Threads(counts) => *counts.get(t)?,
+                Count::Unbounded if term.stride > 0 => {
+                    let lowest = values.iter().copied().min().unwrap_or(base);
+                    ((limit - lowest).max(0) + term.stride - 1) / term.stride
+                }
+                Count::Unbounded => return None,
+            };
+            if count <= 0 {
+                return Some(Vec::new());
+            }
+            if values.len().saturating_mul(count as usize) > cap {
+                return None;
+            }
+            let bounded = matches!(term.count, Count::Threads(_));
+            let mut next = Vec::with_capacity(values.len() * count as usize);
+            for value in &values {
+                for k in 0..count {
+                    let v = value + k * term.stride;
+                    if bounded || v < limit {
+                        next.push(v);
+                    }
+                }
+            }
+            values = next;
+        }
+        Some(values)
+    }
+}
+
+/// Evaluates indices as progressions for one call chain (`params` binds the helper's
+/// parameters, as for [`ThreadModel::eval`]).
+pub(crate) struct Progressions<'a> {
+    pub ctx: &'a Context,
+    pub model: &'a ThreadModel<'a>,
+    pub locals: &'a LocalStores,
+    pub params: &'a FxHashMap<Value, Val>,
+}
+
+impl Progressions<'_> {
+    /// The integer `value` as a progression, if it is one.
+    pub(crate) fn of(&self, value: Value) -> Option<Progression> {
+        self.eval(value, DEPTH)
+    }
+
+    fn eval(&self, value: Value, depth: u32) -> Option<Progression> {
+        let ctx = self.ctx;
+        if let Some(known) = Progression::of(self.model.eval(value, self.params)) {
+            return Some(known);
+        }
+        if depth == 0 {
+            return None;
+        }
+        let def = value.defining_op()?;
+        let operands: Vec<Value> = def.deref(ctx).operands().collect();
+        if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
+            // A widening or narrowing of a small non-negative offset keeps it.
+            return (cast.kind(ctx) == Some(CastKind::IntToInt))
+                .then(|| self.eval(operands[0], depth - 1))
+                .flatten();
+        }
+        if let Some(binop) = Operation::get_op::<BinOp>(def, ctx) {
+            let constant = |v: Value| match self.model.eval(v, self.params) {
+                Val::Const(c) => Some(c),
+                _ => None,
+            };
+            return match binop.kind(ctx)? {
+                BinOpKind::Add => self.eval(operands[0], depth - 1)?.plus(self.eval(operands[1], depth - 1)?),
+                BinOpKind::Sub => match constant(operands[1]) {
+                    Some(c) => self.eval(operands[0], depth - 1)?.shifted(c.checked_neg()?),
+                    None => self
+                        .eval(operands[0], depth - 1)?
+                        .plus(self.eval(operands[1], depth - 1)?.scaled(-1)?),
+                },
+                BinOpKind::Mul => match (constant(operands[0]), constant(operands[1])) {
+                    (_, Some(c)) => self.eval(operands[0], depth - 1)?.scaled(c),
+                    (Some(c), _) => self.eval(operands[1], depth - 1)?.scaled(c),
+                    _ => None,
+                },
+                BinOpKind::Shl => {
+                    let by = u32::try_from(constant(operands[1])?).ok().filter(|by| *by < 32)?;
+                    self.eval(operands[0], depth - 1)?.scaled(1 << by)
+                }
+                _ => None,
+            };
+        }
+        Operation::get_op::<LoadOp>(def, ctx)?;
+        let slot = operands[0];
+        let stored = self.locals.stores_into(ctx, slot)?;
+        if let [(only, _)] = stored.as_slice() {
+            // An item of a counted iterator: its one store is the iterator's `start`.
+            let item =
+                local_slot(ctx, slot).is_some_and(|(_, path)| path.last() == Some(&counted::ITEM_PAYLOAD));
+            if item && let Some(handed_out) = self.counter(*only, true) {
+                return Some(handed_out);
+            }
+            return self.eval(*only, depth - 1);
+        }
+        self.counter(value, false)
+    }
+
+    /// `value`, a load of a counter (module doc), as the progression of its values; `handed_out`
+    /// when it is read as an item `next` handed out (then `start < end` held).
+    fn counter(&self, value: Value, handed_out: bool) -> Option<Progression> {
+        let ctx = self.ctx;
+        let def = value.defining_op()?;
+        Operation::get_op::<LoadOp>(def, ctx)?;
+        let slot = def.deref(ctx).get_operand(0);
+        let place = local_slot(ctx, slot)?;
+        let stored = self.locals.stores_into(ctx, slot)?;
+        let [(first, _), (second, _)] = stored.as_slice() else { return None };
+        let reads_counter = |v: Value| {
+            v.defining_op().is_some_and(|load| {
+                Operation::get_op::<LoadOp>(load, ctx).is_some()
+                    && local_slot(ctx, load.deref(ctx).get_operand(0)).as_ref() == Some(&place)
+            })
+        };
+        let (start, (step, end)) =
+            match (self.advance(*first, &reads_counter), self.advance(*second, &reads_counter)) {
+                (None, Some(advance)) => (*first, advance),
+                (Some(advance), None) => (*second, advance),
+                _ => return None,
+            };
+        let start = self.model.eval(start, self.params);
+        let count = match end.map(|end| self.model.eval(end, self.params)) {
+            Some(end @ (Val::Const(_) | Val::Threads(_))) if handed_out => {
+                // `start + k · step < end`: `k < ⌈(end − start) / step⌉`.
+                match map2(end, start.clone(), |e, s| Some((e.checked_sub(s)?.max(0) + step - 1) / step)) {
+                    Val::Const(c) => Count::Threads(Rc::new(vec![c; self.model.block_threads])),
+                    Val::Threads(counts) => Count::Threads(counts),
+                    _ => return None,
+                }
+            }
+            _ => Count::Unbounded,
+        };
+        let mut progression = Progression::of(start)?;
+        progression.terms.push(Term { stride: step, count });
+        Some(progression)
+    }
+
+    /// If `value` is a counter's advance, `counter + c` (`c > 0`) or `counter + (counter < end) ·
+    /// step`: its step, and its end for the second form.
+    fn advance(&self, value: Value, reads_counter: &dyn Fn(Value) -> bool) -> Option<(i64, Option<Value>)> {
+        let ctx = self.ctx;
+        let def = value.defining_op()?;
+        let binop = Operation::get_op::<BinOp>(def, ctx)?;
+        if binop.kind(ctx)? != BinOpKind::Add {
+            return None;
+        }
+        let (a, b) = {
+            let operation = def.deref(ctx);
+            (operation.get_operand(0), operation.get_operand(1))
+        };
+        let delta = match (reads_counter(a), reads_counter(b)) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => return None,
+        };
+        if let Some(step) = constant_value(ctx, delta, 4) {
+            return (step > 0).then_some((step, None));
+        }
+        // `(counter < end) as T * step`.
+        let product = delta.defining_op()?;
+        if Operation::get_op::<BinOp>(product, ctx)?.kind(ctx)? != BinOpKind::Mul {
+            return None;
+        }
+        let (taken, step) = {
+            let operation = product.deref(ctx);
+            (operation.get_operand(0), operation.get_operand(1))
+        };
+        let step = match self.model.eval(step, self.params) {
+            Val::Const(step) if step > 0 => step,
+            _ => return None,
+        };
+        let cast = taken.defining_op()?;
+        Operation::get_op::<CastOp>(cast, ctx).filter(|cast| cast.kind(ctx) == Some(CastKind::IntToInt))?;
+        let compare = cast.deref(ctx).get_operand(0).defining_op()?;
+        let cmp = Operation::get_op::<CmpOp>(compare, ctx)?;
+        if cmp.get_attr_cmp_predicate(ctx).map(|p| *p) != Some(CmpPredicate::Lt) {
+            return None;
+        }
+        let (counter, end) = {
+            let operation = compare.deref(ctx);
+            (operation.get_operand(0), operation.get_operand(1))
+        };
+        reads_counter(counter).then_some((step, Some(end)))
+    }
+}
