@@ -30,8 +30,10 @@ fn corpus_dir() -> PathBuf {
 }
 
 /// The blind rounds held by the ratchet.
-const BLIND_ROUNDS: [&str; 9] =
-    ["round-3", "round-4", "round-5", "round-6", "round-7", "round-8", "round-9", "round-10", "round-11"];
+const BLIND_ROUNDS: [&str; 10] = [
+    "round-3", "round-4", "round-5", "round-6", "round-7", "round-8", "round-9", "round-10", "round-11",
+    "round-12",
+];
 
 fn blind_dir(round: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blind").join(round)

@@ -200,7 +200,7 @@ pub(crate) fn analyze_with(
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
     report.gaps.extend(memory.gaps);
-    report.gaps.extend(races::shared_order_gaps(ctx, &index, &locals, &memory.shared));
+    report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared));
     report.gaps.extend(layout_gaps);
     report.gaps.extend(init_gap);
     report.gaps.extend(undecided.into_iter().map(Gap::undecided));

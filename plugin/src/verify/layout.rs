@@ -606,7 +606,7 @@ pub(crate) fn check_layout(
 }
 
 /// The symbol of the launch contract's shared-memory declaration.
-const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_bytes";
+pub(crate) const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_bytes";
 
 /// Every read or write of a stage starts from the stage's own address: the pointer the access
 /// derives from (`base + k·index + c`) must be a stage of a ring the copies fill, the same

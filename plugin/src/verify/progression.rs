@@ -91,6 +91,12 @@ impl Progression {
         Progression::of(base).map(|shifted| Progression { terms: self.terms, ..shifted })
     }
 
+    /// Whether every counter's count is known (per thread): the values are exactly the
+    /// enumerated ones, not cut at a limit.
+    pub(crate) fn bounded(&self) -> bool {
+        self.terms.iter().all(|term| matches!(term.count, Count::Threads(_)))
+    }
+
     /// `self + other` for two progressions of byte offsets.
     pub(crate) fn add(self, other: Progression) -> Option<Progression> {
         self.plus(other)

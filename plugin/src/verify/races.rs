@@ -42,12 +42,13 @@ use pliron::{
 };
 
 use super::{
-    Gap, GapKind,
+    Gap, GapKind, Rule,
     flow::Flow,
     index::ScopeIndex,
-    layout::pointee_bytes,
-    memory::LocalStores,
+    layout::{SHARED_BYTES_SYMBOL, pointee_bytes},
+    memory::{LocalStores, declared_constant},
     progression::{Progression, Progressions},
+    rules::Reporter,
     thread_model::{ThreadModel, Val},
     thread_set::Threads,
 };
@@ -128,11 +129,11 @@ impl Instance {
 /// The `shared-order` gaps of `candidates` (operation numbers: loads and stores that may touch
 /// shared memory in a scope without pipeline states): none for an access proven free of races.
 pub(crate) fn shared_order_gaps(
-    ctx: &Context,
-    index: &ScopeIndex,
+    reporter: &mut Reporter,
     locals: &LocalStores,
     candidates: &[usize],
 ) -> Vec<Gap> {
+    let (ctx, index) = (reporter.ctx, reporter.index);
     if candidates.is_empty() {
         return Vec::new();
     }
@@ -181,6 +182,7 @@ pub(crate) fn shared_order_gaps(
             contexts.of[f].iter().map(|binding| instance(&flow, &model, binding, *n)).collect();
         instances.insert(*n, found);
     }
+    reject_past_window(reporter, &candidates, &instances);
     let mut unproven: FxHashMap<usize, String> = FxHashMap::default();
     let mut seen_in_interval: FxHashSet<usize> = FxHashSet::default();
     let calls = BarrierFreeCalls::of(index, &holds_barrier, &candidate_set);
@@ -226,6 +228,44 @@ pub(crate) fn shared_order_gaps(
         gaps.push(Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why));
     }
     gaps
+}
+
+/// Rejects (rule `shared-layout`) each access that some thread reaching it makes at bytes outside
+/// the dynamic shared memory the kernel declares (`device::launch::dynamic_shared_bytes(N)`),
+/// or outside the most a block can have where it declares none: a fault, or a write into what
+/// lies beyond. Only offsets known exactly are judged: an access indexed by a counter nothing
+/// bounds (`i += 64` in a `while` loop) has its progression cut at the window by the race check,
+/// and is not judged here.
+fn reject_past_window(
+    reporter: &mut Reporter,
+    candidates: &[usize],
+    instances: &FxHashMap<usize, Vec<Instance>>,
+) {
+    let (ctx, index) = (reporter.ctx, reporter.index);
+    let window = declared_constant(ctx, index, SHARED_BYTES_SYMBOL).unwrap_or(MAX_SHARED_BYTES);
+    for n in candidates {
+        let outside = instances[n].iter().find_map(|instance| {
+            let offsets = instance.offsets.as_ref().filter(|offsets| offsets.bounded())?;
+            instance.threads.members().find_map(|t| {
+                offsets
+                    .values(t, window, MAX_STARTS)?
+                    .into_iter()
+                    .find(|start| *start < 0 || start + instance.bytes > window)
+                    .map(|start| (t, start, start + instance.bytes))
+            })
+        });
+        if let Some((t, lo, hi)) = outside {
+            reporter.reject(
+                Rule::SharedLayout,
+                index.ops[*n],
+                format!(
+                    "thread {t} reaches bytes {lo}..{hi} of dynamic shared memory here, outside the {window} bytes \
+                     the kernel declares (`dynamic_shared_bytes`): past the window (fault)"
+                ),
+                vec![],
+            );
+        }
+    }
 }
 
 /// ` at FILE:LINE:COLUMN` for operation `n`, where it has a source position.
