@@ -273,30 +273,53 @@ impl Progressions<'_> {
         if let Some(step) = constant_value(ctx, delta, 4) {
             return (step > 0).then_some((step, None));
         }
-        // `(counter < end) as T * step`.
-        let product = delta.defining_op()?;
-        if Operation::get_op::<BinOp>(product, ctx)?.kind(ctx)? != BinOpKind::Mul {
-            return None;
-        }
-        let (taken, step) = {
-            let operation = product.deref(ctx);
-            (operation.get_operand(0), operation.get_operand(1))
-        };
+        let (counter, end, step) = counted_delta(ctx, delta)?;
         let step = match self.model.eval(step, self.params) {
             Val::Const(step) if step > 0 => step,
             _ => return None,
         };
-        let cast = taken.defining_op()?;
-        Operation::get_op::<CastOp>(cast, ctx).filter(|cast| cast.kind(ctx) == Some(CastKind::IntToInt))?;
-        let compare = cast.deref(ctx).get_operand(0).defining_op()?;
-        let cmp = Operation::get_op::<CmpOp>(compare, ctx)?;
-        if cmp.get_attr_cmp_predicate(ctx).map(|p| *p) != Some(CmpPredicate::Lt) {
-            return None;
-        }
-        let (counter, end) = {
-            let operation = compare.deref(ctx);
-            (operation.get_operand(0), operation.get_operand(1))
-        };
         reads_counter(counter).then_some((step, Some(end)))
     }
+}
+
+/// `(counter < end) as T * step`, the delta of a counted `next`: its counter, end and step.
+fn counted_delta(ctx: &Context, delta: Value) -> Option<(Value, Value, Value)> {
+    let product = delta.defining_op()?;
+    if Operation::get_op::<BinOp>(product, ctx)?.kind(ctx)? != BinOpKind::Mul {
+        return None;
+    }
+    let (taken, step) = {
+        let operation = product.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let cast = taken.defining_op()?;
+    Operation::get_op::<CastOp>(cast, ctx).filter(|cast| cast.kind(ctx) == Some(CastKind::IntToInt))?;
+    let compare = cast.deref(ctx).get_operand(0).defining_op()?;
+    let cmp = Operation::get_op::<CmpOp>(compare, ctx)?;
+    if cmp.get_attr_cmp_predicate(ctx).map(|p| *p) != Some(CmpPredicate::Lt) {
+        return None;
+    }
+    let operation = compare.deref(ctx);
+    Some((operation.get_operand(0), operation.get_operand(1), step))
+}
+
+/// If `value` is a counted `next`'s advance, `counter + (counter < end) · step` with both
+/// `counter`s one load of the same variable: that load and the step.
+pub(crate) fn counted_advance(ctx: &Context, value: Value) -> Option<(Value, Value)> {
+    let def = value.defining_op()?;
+    if Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)? != BinOpKind::Add {
+        return None;
+    }
+    let (a, b) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let (compared, _end, step) = counted_delta(ctx, b)?;
+    let place = |v: Value| {
+        let load = v.defining_op()?;
+        Operation::get_op::<LoadOp>(load, ctx)?;
+        local_slot(ctx, load.deref(ctx).get_operand(0))
+    };
+    let same = place(a).is_some() && place(a) == place(compared);
+    same.then_some((a, step))
 }

@@ -33,14 +33,16 @@ use super::{
     Rule,
     facts::StateId,
     index::ScopeIndex,
+    locals::local_slot,
+    progression::counted_advance,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
 };
 use crate::ir::{
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
         constant::ConstIntOp,
-        control::{CallOp, CondBrOp},
-        memory::{AllocaOp, LoadOp, StoreOp},
+        control::{CallOp, CondBrOp, SwitchOp},
+        memory::{LoadOp, StoreOp, counted},
     },
     semantic::pipeline::PipelineRole,
 };
@@ -121,9 +123,12 @@ struct TileLoop {
     condition: Ptr<Operation>,
 }
 
-/// The variables (allocas) of one function and the values stored into each.
+/// A variable: a local (`mir.alloca`) or a part of one, by its path of fields.
+type Place = (Value, Vec<u32>);
+
+/// The variables of one function (locals and their parts) and the values stored into each.
 struct Stores {
-    of: FxHashMap<Value, Vec<Value>>,
+    of: FxHashMap<Place, Vec<Value>>,
     params: Vec<Value>,
 }
 
@@ -246,7 +251,7 @@ fn compare(
 
 /// Every variable of function `f` with the values stored into it, and its parameters.
 fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
-    let mut of: FxHashMap<Value, Vec<Value>> = FxHashMap::default();
+    let mut of: FxHashMap<Place, Vec<Value>> = FxHashMap::default();
     for b in index.blocks_of[f].clone() {
         for n in index.ops_of_block[b].clone() {
             let op = index.ops[n];
@@ -255,7 +260,9 @@ fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
                     let operation = op.deref(ctx);
                     (operation.get_operand(0), operation.get_operand(1))
                 };
-                of.entry(address).or_default().push(value);
+                if let Some(place) = local_slot(ctx, address) {
+                    of.entry(place).or_default().push(value);
+                }
             }
         }
     }
@@ -285,7 +292,8 @@ fn tile_loop(
             return found;
         }
         if let Some(n) = index.ops_of_block[b].clone().last()
-            && Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
+            && (Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
+                || Operation::get_op::<SwitchOp>(index.ops[n], ctx).is_some())
         {
             tried += 1;
             if tried > MAX_HEADERS {
@@ -313,10 +321,11 @@ fn header(
 ) -> Option<Option<TileLoop>> {
     let n = index.ops_of_block[b].clone().last()?;
     let branch = index.ops[n];
-    Operation::get_op::<CondBrOp>(branch, ctx)?;
-    let (condition_value, targets) = {
+    let (condition_value, targets) = if Operation::get_op::<CondBrOp>(branch, ctx).is_some() {
         let operation = branch.deref(ctx);
         (operation.get_operand(0), [operation.get_successor(0), operation.get_successor(1)])
+    } else {
+        counted_exit_test(ctx, stores, branch)?
     };
     let inside: Vec<bool> = targets
         .iter()
@@ -373,10 +382,44 @@ fn header(
     Some(read(&mut iv))
 }
 
+/// A `for` loop's exit test over a counted iterator (`crate::ir::mir::memory::counted`): a
+/// `mir.switch` on the discriminant of the item `next` handed out, whose `Some` (1) target runs
+/// the body. Returns the `start < end` comparison `next` stored that discriminant from, and the
+/// targets as a `mir.cond_br` on it would have them (body first).
+fn counted_exit_test(
+    ctx: &Context,
+    stores: &Stores,
+    branch: Ptr<Operation>,
+) -> Option<(Value, [Ptr<pliron::basic_block::BasicBlock>; 2])> {
+    let switch = Operation::get_op::<SwitchOp>(branch, ctx)?;
+    let cases: Vec<u64> = switch.get_attr_switch_cases(ctx)?.0.clone();
+    let (discriminant, successors) = {
+        let operation = branch.deref(ctx);
+        (operation.get_operand(0), operation.successors().collect::<Vec<_>>())
+    };
+    let (none, some) = match cases.as_slice() {
+        [0, 1] => (successors[0], successors[1]),
+        [1, 0] => (successors[1], successors[0]),
+        _ => return None,
+    };
+    let load = discriminant.defining_op()?;
+    Operation::get_op::<LoadOp>(load, ctx)?;
+    let place = local_slot(ctx, load.deref(ctx).get_operand(0))?;
+    if place.1.last() != Some(&counted::ITEM_DISCRIMINANT) {
+        return None;
+    }
+    let [stored] = stores.of.get(&place)?.as_slice() else { return None };
+    let cast = stored.defining_op()?;
+    Operation::get_op::<CastOp>(cast, ctx)?;
+    let compare = cast.deref(ctx).get_operand(0);
+    Operation::get_op::<CmpOp>(compare.defining_op()?, ctx)?;
+    Some((compare, [some, none]))
+}
+
 /// The induction variable found while reading a condition.
 #[derive(Default)]
 struct Induction {
-    slot: Option<Value>,
+    slot: Option<Place>,
     start: Option<Linear>,
     step: Option<Linear>,
 }
@@ -427,13 +470,8 @@ fn linear(
         return Some(Linear::atom(Atom::Call(call.callee(ctx)?.to_string())));
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-        let slot = operands[0];
-        let is_variable =
-            slot.defining_op().is_some_and(|alloca| Operation::get_op::<AllocaOp>(alloca, ctx).is_some());
-        if !is_variable {
-            return None;
-        }
-        if iv.slot == Some(slot) {
+        let slot = local_slot(ctx, operands[0])?;
+        if iv.slot.as_ref() == Some(&slot) {
             return Some(Linear::atom(Atom::Iv));
         }
         let stored = stores.of.get(&slot)?;
@@ -441,8 +479,18 @@ fn linear(
             [only] => linear(ctx, stores, *only, iv, budget),
             [first, second] if iv.slot.is_none() => {
                 iv.slot = Some(slot);
-                let a = linear(ctx, stores, *first, iv, budget)?;
-                let b = linear(ctx, stores, *second, iv, budget)?;
+                let read =
+                    |value: Value, iv: &mut Induction, budget: &mut u32| match counted_advance(ctx, value) {
+                        // `iv + (iv < end) · step`: the loop runs while `iv < end`, so each pass adds `step`.
+                        Some((counter, step)) => {
+                            let counter = linear(ctx, stores, counter, iv, budget)?;
+                            let step = linear(ctx, stores, step, iv, budget)?;
+                            (counter.iv() == 1 && step.iv() == 0).then(|| counter.plus(&step, 1))
+                        }
+                        None => linear(ctx, stores, value, iv, budget),
+                    };
+                let a = read(*first, iv, budget)?;
+                let b = read(*second, iv, budget)?;
                 let (start, update) = match (a.iv(), b.iv()) {
                     (0, 1) => (a, b),
                     (1, 0) => (b, a),

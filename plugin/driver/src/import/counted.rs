@@ -25,7 +25,7 @@
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 
-use pliron::r#type::TypeHandle;
+use pliron::r#type::{TypeHandle, Typed};
 use pliron::value::Value;
 use plugin::ir::builder::{FunctionBuilder, SourceLoc};
 use plugin::ir::mir::arith::{BinOpKind, CastKind as IrCast, CmpPredicate};
@@ -469,7 +469,13 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let copied = self.copy_parts(function, builder, (to, from), &[START, END], at);
                 let Some(ty) = self.element_type(function, to) else { return false };
                 let Some(step) = self.operand(function, builder, &step.node, at) else { return false };
-                let step = self.coerce(builder, step, ty, at);
+                // `step_by` takes a `usize`; the library converts it to the element type (saturating,
+                // which differs from this truncation only for a step the element type cannot hold).
+                let step = if step.get_type(self.ctx) == ty {
+                    step
+                } else {
+                    builder.cast(self.ctx, IrCast::IntToInt, step, ty, at)
+                };
                 match (copied, self.part(function, builder, to, STEP, ty, at)) {
                     (Some(()), Some(target)) => {
                         builder.store(self.ctx, step, target, at);
