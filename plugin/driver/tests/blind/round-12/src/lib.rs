@@ -29,6 +29,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 pub mod pipe_abstractions;
 pub mod pipe_classic;
 pub mod pipe_layouts;
+pub mod pipe_layouts_broken;
 pub mod plain_abstractions;
 pub mod plain_reduce;
 pub mod plain_staging;
