@@ -129,7 +129,20 @@ type Place = (Value, Vec<u32>);
 /// The variables of one function (locals and their parts) and the values stored into each.
 struct Stores {
     of: FxHashMap<Place, Vec<Value>>,
+    /// Places some store to an enclosing or an inner place also writes (a whole struct over its
+    /// field): their own stores are not all their values.
+    overlapped: FxHashSet<Place>,
     params: Vec<Value>,
+}
+
+impl Stores {
+    /// Every value stored into `place`, if those are all its values.
+    fn at(&self, place: &Place) -> Option<&Vec<Value>> {
+        if self.overlapped.contains(place) {
+            return None;
+        }
+        self.of.get(place)
+    }
 }
 
 /// Rule `tile-count`; returns what it could not judge, as not-checked lines. `pipelines`: each
@@ -266,12 +279,25 @@ fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
             }
         }
     }
+    let mut paths: FxHashMap<Value, Vec<&Vec<u32>>> = FxHashMap::default();
+    for (local, path) in of.keys() {
+        paths.entry(*local).or_default().push(path);
+    }
+    let overlapped = of
+        .keys()
+        .filter(|(local, path)| {
+            paths[local]
+                .iter()
+                .any(|other| *other != path && (other.starts_with(path) || path.starts_with(other)))
+        })
+        .cloned()
+        .collect();
     let params = index.blocks_of[f]
         .clone()
         .next()
         .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
         .unwrap_or_default();
-    Stores { of, params }
+    Stores { of, overlapped, params }
 }
 
 /// The counted loop around `advance`, if the rule can read it.
@@ -408,7 +434,7 @@ fn counted_exit_test(
     if place.1.last() != Some(&counted::ITEM_DISCRIMINANT) {
         return None;
     }
-    let [stored] = stores.of.get(&place)?.as_slice() else { return None };
+    let [stored] = stores.at(&place)?.as_slice() else { return None };
     let cast = stored.defining_op()?;
     Operation::get_op::<CastOp>(cast, ctx)?;
     let compare = cast.deref(ctx).get_operand(0);
@@ -474,7 +500,7 @@ fn linear(
         if iv.slot.as_ref() == Some(&slot) {
             return Some(Linear::atom(Atom::Iv));
         }
-        let stored = stores.of.get(&slot)?;
+        let stored = stores.at(&slot)?;
         return match stored.as_slice() {
             [only] => linear(ctx, stores, *only, iv, budget),
             [first, second] if iv.slot.is_none() => {
