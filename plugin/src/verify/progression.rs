@@ -62,16 +62,13 @@ pub(crate) struct Progression {
 impl Progression {
     /// A value known per thread (a constant or one value per thread), with no counter.
     pub(crate) fn known(base: Val) -> Option<Progression> {
-        Progression::of(base)
-    }
-
-    fn of(base: Val) -> Option<Progression> {
         matches!(base, Val::Const(_) | Val::Threads(_)).then_some(Progression { base, terms: Vec::new() })
     }
 
-    fn plus(self, other: Progression) -> Option<Progression> {
+    /// `self + other`.
+    pub(crate) fn plus(self, other: Progression) -> Option<Progression> {
         let base = map2(self.base, other.base, |a, b| a.checked_add(b));
-        let mut sum = Progression::of(base)?;
+        let mut sum = Progression::known(base)?;
         sum.terms = self.terms;
         sum.terms.extend(other.terms);
         Some(sum)
@@ -79,27 +76,17 @@ impl Progression {
 
     pub(crate) fn scaled(self, factor: i64) -> Option<Progression> {
         let base = map2(self.base, Val::Const(factor), |a, b| a.checked_mul(b));
-        let mut product = Progression::of(base)?;
+        let mut product = Progression::known(base)?;
         for term in self.terms {
             product.terms.push(Term { stride: term.stride.checked_mul(factor)?, count: term.count });
         }
         Some(product)
     }
 
-    fn shifted(self, by: i64) -> Option<Progression> {
-        let base = map2(self.base, Val::Const(by), |a, b| a.checked_add(b));
-        Progression::of(base).map(|shifted| Progression { terms: self.terms, ..shifted })
-    }
-
     /// Whether every counter's count is known (per thread): the values are exactly the
     /// enumerated ones, not cut at a limit.
     pub(crate) fn bounded(&self) -> bool {
         self.terms.iter().all(|term| matches!(term.count, Count::Threads(_)))
-    }
-
-    /// `self + other` for two progressions of byte offsets.
-    pub(crate) fn add(self, other: Progression) -> Option<Progression> {
-        self.plus(other)
     }
 
     /// The values thread `t` may take, below `limit` for unbounded counters (whose strides must
@@ -159,7 +146,7 @@ impl Progressions<'_> {
 
     fn eval(&self, value: Value, depth: u32) -> Option<Progression> {
         let ctx = self.ctx;
-        if let Some(known) = Progression::of(self.model.eval(value, self.params)) {
+        if let Some(known) = Progression::known(self.model.eval(value, self.params)) {
             return Some(known);
         }
         if depth == 0 {
@@ -181,7 +168,9 @@ impl Progressions<'_> {
             return match binop.kind(ctx)? {
                 BinOpKind::Add => self.eval(operands[0], depth - 1)?.plus(self.eval(operands[1], depth - 1)?),
                 BinOpKind::Sub => match constant(operands[1]) {
-                    Some(c) => self.eval(operands[0], depth - 1)?.shifted(c.checked_neg()?),
+                    Some(c) => self
+                        .eval(operands[0], depth - 1)?
+                        .plus(Progression::known(Val::Const(c.checked_neg()?))?),
                     None => self
                         .eval(operands[0], depth - 1)?
                         .plus(self.eval(operands[1], depth - 1)?.scaled(-1)?),
@@ -247,7 +236,7 @@ impl Progressions<'_> {
             }
             _ => Count::Unbounded,
         };
-        let mut progression = Progression::of(start)?;
+        let mut progression = Progression::known(start)?;
         progression.terms.push(Term { stride: step, count });
         Some(progression)
     }

@@ -385,7 +385,7 @@ fn shared_offset(
         let base = shared_offset(flow, model, binding, operands[0], depth - 1)?;
         let progressions = Progressions { ctx, model, locals: flow.locals, params: &binding.integers };
         let offset = progressions.of(operands[1])?.scaled(element)?;
-        return base.add(offset);
+        return base.plus(offset);
     }
     let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
         || Operation::get_op::<CastOp>(def, ctx)

@@ -189,18 +189,30 @@ pub(super) fn reference_origin<'a, 'tcx>(
     assignments: &IndexVec<Local, Assignments<'a, 'tcx>>,
     operand: &'a Operand<'tcx>,
 ) -> Option<ReferenceOrigin<'a, 'tcx>> {
-    let mut local = match operand {
-        Operand::Constant(constant) => return Some(ReferenceOrigin::Constant(constant)),
-        Operand::Copy(place) | Operand::Move(place) => place.as_local()?,
-        _ => return None,
-    };
+    match operand {
+        Operand::Constant(constant) => Some(ReferenceOrigin::Constant(constant)),
+        _ => reference_chain(assignments, operand).map(|(_, origin)| origin),
+    }
+}
+
+/// [`reference_origin`] of a reference held in a local, with the locals the reference passed
+/// through on the way (the operand's own local first).
+pub(super) fn reference_chain<'a, 'tcx>(
+    assignments: &IndexVec<Local, Assignments<'a, 'tcx>>,
+    operand: &Operand<'tcx>,
+) -> Option<(Vec<Local>, ReferenceOrigin<'a, 'tcx>)> {
+    let mut local = operand.place()?.as_local()?;
+    let mut carriers = Vec::new();
     for _ in 0..4 {
+        carriers.push(local);
         let Assignment::Rvalue(rvalue) = assignments[local].only()? else { return None };
         local = match rvalue {
-            Rvalue::Use(Operand::Constant(constant), ..) => return Some(ReferenceOrigin::Constant(constant)),
+            Rvalue::Use(Operand::Constant(constant), ..) => {
+                return Some((carriers, ReferenceOrigin::Constant(constant)));
+            }
             Rvalue::Use(Operand::Copy(place) | Operand::Move(place), ..) => place.as_local()?,
             Rvalue::Ref(_, _, borrowed) => match borrowed.projection.as_slice() {
-                [] => return Some(ReferenceOrigin::Borrow(*borrowed)),
+                [] => return Some((carriers, ReferenceOrigin::Borrow(*borrowed))),
                 [ProjectionElem::Deref] => borrowed.local,
                 _ => return None,
             },

@@ -33,15 +33,15 @@ use rustc_hir::attrs::lang_items::LangItem;
 use rustc_index::IndexVec;
 use rustc_middle::mir::visit::{PlaceContext, Visitor};
 use rustc_middle::mir::{
-    self, AggregateKind, Body, Local, Location, Operand, Place, ProjectionElem, Rvalue, StatementKind,
+    AggregateKind, Body, Local, Location, Operand, Place, ProjectionElem, Rvalue, StatementKind,
     TerminatorKind,
 };
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
-use rustc_span::Spanned;
+use rustc_span::{Spanned, Symbol};
 
 use crate::scope::resolve_callee;
 
-use super::analysis::{Assignment, Assignments, core_item_name};
+use super::analysis::{Assignments, ReferenceOrigin, core_item_name, reference_chain};
 use super::types::int_type;
 use super::{FunctionImport, Importer, Slot};
 
@@ -95,10 +95,10 @@ fn is_integer_option<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
         if tcx.is_lang_item(adt.did(), LangItem::Option) && matches!(args.type_at(0).kind(), ty::Uint(_)))
 }
 
-/// The `core` method a call resolves to, by name, with its callee.
-fn core_call<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, func: &Operand<'tcx>) -> Option<String> {
+/// The name of the `core` function a call resolves to.
+fn core_call<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, func: &Operand<'tcx>) -> Option<Symbol> {
     let callee = resolve_callee(tcx, func.ty(body, tcx))?;
-    core_item_name(tcx, callee.def_id()).map(|name| name.as_str().to_string())
+    core_item_name(tcx, callee.def_id())
 }
 
 /// What one recognised form links: the locals it accounts a use of, and the modelled locals
@@ -214,9 +214,12 @@ impl CountedLocals {
                 }
                 ("next", [iterator]) if is_integer_option(tcx, body.local_decls[to].ty) => {
                     // `&mut it` through single-assignment temporaries and reborrows.
-                    let Some((carriers, target)) = borrow_chain(assignments, &iterator.node) else {
+                    let Some((carriers, ReferenceOrigin::Borrow(borrowed))) =
+                        reference_chain(assignments, &iterator.node)
+                    else {
                         continue;
                     };
+                    let Some(target) = borrowed.as_local() else { continue };
                     if !candidates.contains(&target) || kind_of(target).is_none() {
                         continue;
                     }
@@ -273,31 +276,6 @@ impl CountedLocals {
             references,
         }
     }
-}
-
-/// The locals that carry a `&mut` borrow of a whole local to `operand` (the operand's own
-/// local first), and the borrowed local: through `_a = &mut _b`, `_a = &mut (*_c)` and moves,
-/// each step a single assignment.
-fn borrow_chain<'tcx>(
-    assignments: &IndexVec<Local, Assignments<'_, 'tcx>>,
-    operand: &Operand<'tcx>,
-) -> Option<(Vec<Local>, Local)> {
-    let mut local = operand.place()?.as_local()?;
-    let mut carriers = Vec::new();
-    for _ in 0..4 {
-        carriers.push(local);
-        let Assignment::Rvalue(rvalue) = assignments[local].only()? else { return None };
-        local = match rvalue {
-            Rvalue::Use(Operand::Copy(place) | Operand::Move(place), ..) => place.as_local()?,
-            Rvalue::Ref(_, mir::BorrowKind::Mut { .. }, borrowed) => match borrowed.projection.as_slice() {
-                [] => return Some((carriers, borrowed.local)),
-                [ProjectionElem::Deref] => borrowed.local,
-                _ => return None,
-            },
-            _ => return None,
-        };
-    }
-    None
 }
 
 /// How often each of `locals` (and each reference carrier) is used in `body`, storage markers
