@@ -17,20 +17,35 @@
 //! The rest of an index is what the thread model evaluates per thread, through sums, constant
 //! products and shifts, integer casts and locals stored once.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use pliron::{context::Context, operation::Operation, value::Value};
+use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
 use rustc_hash::FxHashMap;
 
 use super::{
+    index::ScopeIndex,
     memory::{LocalStores, constant_value},
-    thread_model::{ThreadModel, Val, map2},
+    thread_model::{ThreadModel, Val, apply_binop, map2},
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
-    memory::{LoadOp, counted},
+    control::CondBrOp,
+    int_width,
+    memory::{LoadOp, StoreOp, counted},
 };
 use crate::verify::locals::local_slot;
+
+/// A local variable or a part of one: its `mir.alloca` and the field path.
+pub(crate) type Place = (Value, Vec<u32>);
+
+/// Uniform variables read as one given value (`crate::verify::symbols`), and the uniform
+/// variables whose loads an evaluation could not read (each with one such load).
+#[derive(Default)]
+pub(crate) struct Assumed {
+    pub values: FxHashMap<Place, i64>,
+    pub blocked: RefCell<FxHashMap<Place, Value>>,
+}
 
 /// Definitions looked through for one index.
 const DEPTH: u32 = 24;
@@ -83,6 +98,14 @@ impl Progression {
         Some(product)
     }
 
+    /// The value, if it is one constant.
+    pub(crate) fn constant(&self) -> Option<i64> {
+        match self.base {
+            Val::Const(c) if self.terms.is_empty() => Some(c),
+            _ => None,
+        }
+    }
+
     /// Whether every counter's count is known (per thread): the values are exactly the
     /// enumerated ones, not cut at a limit.
     pub(crate) fn bounded(&self) -> bool {
@@ -133,7 +156,9 @@ impl Progression {
 /// parameters, as for [`ThreadModel::eval`]).
 pub(crate) struct Progressions<'a> {
     pub ctx: &'a Context,
+    pub index: &'a ScopeIndex,
     pub model: &'a ThreadModel<'a>,
+    pub assumed: &'a Assumed,
     pub locals: &'a LocalStores,
     pub params: &'a FxHashMap<Value, Val>,
 }
@@ -163,7 +188,7 @@ impl Progressions<'_> {
         if let Some(binop) = Operation::get_op::<BinOp>(def, ctx) {
             let constant = |v: Value| match self.model.eval(v, self.params) {
                 Val::Const(c) => Some(c),
-                _ => None,
+                _ => self.eval(v, depth - 1).and_then(|p| p.constant()),
             };
             return match binop.kind(ctx)? {
                 BinOpKind::Add => self.eval(operands[0], depth - 1)?.plus(self.eval(operands[1], depth - 1)?),
@@ -184,11 +209,27 @@ impl Progressions<'_> {
                     let by = u32::try_from(constant(operands[1])?).ok().filter(|by| *by < 32)?;
                     self.eval(operands[0], depth - 1)?.scaled(1 << by)
                 }
-                _ => None,
+                // Anything else only on values known per thread (a variable read as one value).
+                kind => {
+                    let (a, b) = (self.eval(operands[0], depth - 1)?, self.eval(operands[1], depth - 1)?);
+                    if !a.terms.is_empty() || !b.terms.is_empty() {
+                        return None;
+                    }
+                    let width = int_width(ctx, value.get_type(ctx)).unwrap_or(64);
+                    let wrap = move |v: i64| if width >= 64 { v } else { v & ((1i64 << width) - 1) };
+                    Progression::known(map2(a.base, b.base, |x, y| Some(wrap(apply_binop(kind, x, y)?))))
+                }
             };
         }
         Operation::get_op::<LoadOp>(def, ctx)?;
         let slot = operands[0];
+        let place = local_slot(ctx, slot);
+        let uniform = || matches!(self.model.eval(value, self.params), Val::Uniform);
+        if let Some(x) = place.as_ref().and_then(|place| self.assumed.values.get(place))
+            && uniform()
+        {
+            return Progression::known(Val::Const(*x));
+        }
         let stored = self.locals.stores_into(ctx, slot)?;
         if let [(only, _)] = stored.as_slice() {
             // An item of a counted iterator: its one store is the iterator's `start`.
@@ -199,7 +240,14 @@ impl Progressions<'_> {
             }
             return self.eval(*only, depth - 1);
         }
-        self.counter(value, false)
+        let counter = self.counter(value, false);
+        if counter.is_none()
+            && let Some(place) = place
+            && uniform()
+        {
+            self.assumed.blocked.borrow_mut().entry(place).or_insert(value);
+        }
+        counter
     }
 
     /// `value`, a load of a counter (module doc), as the progression of its values; `handed_out`
@@ -225,8 +273,18 @@ impl Progressions<'_> {
                 _ => return None,
             };
         let start = self.model.eval(start, self.params);
-        let count = match end.map(|end| self.model.eval(end, self.params)) {
-            Some(end @ (Val::Const(_) | Val::Threads(_))) if handed_out => {
+        let end = match end {
+            Some(end) if handed_out => Some(self.model.eval(end, self.params)),
+            Some(_) => None,
+            // A `while` counter: bounded where the loop's own test guards the read.
+            None => self
+                .guarded_end(def, &place)
+                .and_then(|end| self.eval(end, DEPTH / 2))
+                .filter(|end| end.terms.is_empty())
+                .map(|end| end.base),
+        };
+        let count = match end {
+            Some(end @ (Val::Const(_) | Val::Threads(_))) => {
                 // `start + k · step < end`: `k < ⌈(end − start) / step⌉`.
                 match map2(end, start.clone(), |e, s| Some((e.checked_sub(s)?.max(0) + step - 1) / step)) {
                     Val::Const(c) => Count::Threads(Rc::new(vec![c; self.model.block_threads])),
@@ -239,6 +297,70 @@ impl Progressions<'_> {
         let mut progression = Progression::known(start)?;
         progression.terms.push(Term { stride: step, count });
         Some(progression)
+    }
+
+    /// The `end` of a loop test `counter < end` (or `end > counter`) that guards the read `load`
+    /// of a `while` counter: every path to `load` passes the test's true edge after the
+    /// counter's last store (and after the last store of any variable assumed to hold one
+    /// value, which `end` may read), so the value read is one the test let through.
+    fn guarded_end(&self, load: pliron::context::Ptr<Operation>, place: &Place) -> Option<Value> {
+        let (ctx, index) = (self.ctx, self.index);
+        let n = *index.op_number.get(&load)?;
+        let l = index.op_block[n];
+        let f = index.block_function[l];
+        let ops = || index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone());
+        let watched = |address: Value| {
+            local_slot(ctx, address).is_some_and(|p| p == *place || self.assumed.values.contains_key(&p))
+        };
+        let stores: Vec<usize> = ops()
+            .filter(|m| {
+                let op = index.ops[*m];
+                Operation::get_op::<StoreOp>(op, ctx).is_some() && watched(op.deref(ctx).get_operand(1))
+            })
+            .collect();
+        for t in index.blocks_of[f].clone() {
+            let Some((end, taken, skipped)) = self.loop_test(t, place) else { continue };
+            if t == l || stores.iter().any(|s| index.op_block[*s] == t) {
+                continue;
+            }
+            let starts: Vec<(usize, Option<usize>)> =
+                stores.iter().map(|s| (index.op_block[*s], Some(*s))).chain([(skipped, None)]).collect();
+            if taken != skipped && !reaches_avoiding(index, &starts, n, t) {
+                return Some(end);
+            }
+        }
+        None
+    }
+
+    /// If block `t` ends in a branch on `counter < end` (a load of `place` in `t`): `end`, and
+    /// the blocks the branch takes when the test holds and when it fails.
+    fn loop_test(&self, t: usize, place: &Place) -> Option<(Value, usize, usize)> {
+        let (ctx, index) = (self.ctx, self.index);
+        let branch = index.ops[index.ops_of_block[t].end.checked_sub(1)?];
+        Operation::get_op::<CondBrOp>(branch, ctx)?;
+        let (condition, taken, skipped) = {
+            let operation = branch.deref(ctx);
+            (operation.get_operand(0), operation.get_successor(0), operation.get_successor(1))
+        };
+        let compare = condition.defining_op()?;
+        if index.op_number.get(&compare).map(|m| index.op_block[*m]) != Some(t) {
+            return None;
+        }
+        let predicate = Operation::get_op::<CmpOp>(compare, ctx)?.get_attr_cmp_predicate(ctx).map(|p| *p)?;
+        let (a, b) = {
+            let operation = compare.deref(ctx);
+            (operation.get_operand(0), operation.get_operand(1))
+        };
+        let (counter, end) = match predicate {
+            CmpPredicate::Lt => (a, b),
+            CmpPredicate::Gt => (b, a),
+            _ => return None,
+        };
+        let read = counter.defining_op()?;
+        Operation::get_op::<LoadOp>(read, ctx)?;
+        let in_test = index.op_number.get(&read).map(|m| index.op_block[*m]) == Some(t);
+        let reads_place = local_slot(ctx, read.deref(ctx).get_operand(0)).as_ref() == Some(place);
+        (in_test && reads_place).then(|| (end, index.block_number[&taken], index.block_number[&skipped]))
     }
 
     /// If `value` is a counter's advance, `counter + c` (`c > 0`) or `counter + (counter < end) ·
@@ -269,6 +391,36 @@ impl Progressions<'_> {
         };
         reads_counter(counter).then_some((step, Some(end)))
     }
+}
+
+/// Whether operation `target` can be reached, within its function, from any of `starts` (a
+/// block, entered after operation `after` of it or at its top) without entering block `avoid`.
+fn reaches_avoiding(
+    index: &ScopeIndex,
+    starts: &[(usize, Option<usize>)],
+    target: usize,
+    avoid: usize,
+) -> bool {
+    let goal = index.op_block[target];
+    let mut seen = vec![false; index.blocks.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (block, after) in starts {
+        match after {
+            Some(after) if *block == goal && *after < target => return true,
+            Some(_) => stack.extend(index.succs[*block].iter().copied()),
+            None => stack.push(*block),
+        }
+    }
+    while let Some(b) = stack.pop() {
+        if b == avoid || std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        if b == goal {
+            return true;
+        }
+        stack.extend(index.succs[b].iter().copied());
+    }
+    false
 }
 
 /// `(counter < end) as T * step`, the delta of a counted `next`: its counter, end and step.

@@ -47,8 +47,9 @@ use super::{
     index::ScopeIndex,
     layout::{SHARED_BYTES_SYMBOL, pointee_bytes},
     memory::{LocalStores, declared_constant},
-    progression::{Progression, Progressions},
+    progression::{Assumed, Place, Progression, Progressions},
     rules::Reporter,
+    symbols,
     thread_model::{ThreadModel, Val},
     thread_set::Threads,
 };
@@ -102,6 +103,10 @@ struct Instance {
     /// counters it is indexed by; `None` when not known per thread.
     offsets: Option<Progression>,
     bytes: i64,
+    /// The uniform variables (with one load) whose values its evaluation could not read (leaving
+    /// `offsets` unknown, or a counter in it unbounded), for [`symbols`] to read as one value per
+    /// interval.
+    blocked: Vec<(Place, Value)>,
 }
 
 impl Instance {
@@ -178,8 +183,10 @@ pub(crate) fn shared_order_gaps(
     let mut instances: FxHashMap<usize, Vec<Instance>> = FxHashMap::default();
     for n in &candidates {
         let f = index.block_function[index.op_block[*n]];
-        let found: Vec<Instance> =
-            contexts.of[f].iter().map(|binding| instance(&flow, &model, binding, *n)).collect();
+        let found: Vec<Instance> = contexts.of[f]
+            .iter()
+            .map(|binding| instance(&flow, &model, binding, *n, &Assumed::default()))
+            .collect();
         instances.insert(*n, found);
     }
     reject_past_window(reporter, &candidates, &instances);
@@ -210,7 +217,12 @@ pub(crate) fn shared_order_gaps(
             }
             continue;
         }
-        for (access, why) in interval_conflicts(ctx, index, &members) {
+        let conflicts =
+            match conflicts_reading_variables(&flow, &model, &contexts, &calls, &interval, &instances) {
+                Some(conflicts) => conflicts,
+                None => interval_conflicts(ctx, index, &members),
+            };
+        for (access, why) in conflicts {
             unproven.entry(access).or_insert(why);
         }
     }
@@ -242,7 +254,7 @@ fn reject_past_window(
     instances: &FxHashMap<usize, Vec<Instance>>,
 ) {
     let (ctx, index) = (reporter.ctx, reporter.index);
-    let window = declared_constant(ctx, index, SHARED_BYTES_SYMBOL).unwrap_or(MAX_SHARED_BYTES);
+    let window = declared_window(ctx, index);
     for n in candidates {
         let outside = instances[n].iter().find_map(|instance| {
             let offsets = instance.offsets.as_ref().filter(|offsets| offsets.bounded())?;
@@ -266,6 +278,11 @@ fn reject_past_window(
             );
         }
     }
+}
+
+/// The dynamic shared memory the kernel declares, or the most a block can have.
+fn declared_window(ctx: &Context, index: &ScopeIndex) -> i64 {
+    declared_constant(ctx, index, SHARED_BYTES_SYMBOL).unwrap_or(MAX_SHARED_BYTES)
 }
 
 /// ` at FILE:LINE:COLUMN` for operation `n`, where it has a source position.
@@ -341,8 +358,73 @@ fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) 
     found
 }
 
+/// The conflicts of an interval whose unknown accesses are unknown only for uniform variables
+/// they read, compared once for each value those may hold (`symbols`); `None` where that does
+/// not apply (then the unknown accesses stay unproven).
+fn conflicts_reading_variables(
+    flow: &Flow,
+    model: &ThreadModel,
+    contexts: &Contexts,
+    calls: &BarrierFreeCalls,
+    interval: &[usize],
+    instances: &FxHashMap<usize, Vec<Instance>>,
+) -> Option<Vec<(usize, String)>> {
+    let (ctx, index) = (flow.ctx, flow.index);
+    // Accesses unknown per thread, and those known only loosely for want of a variable's value
+    // (a `while` counter whose bound the variable is).
+    let unknown: Vec<usize> = interval
+        .iter()
+        .copied()
+        .filter(|n| instances[n].iter().any(|i| i.offsets.is_none() || !i.blocked.is_empty()))
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    let mut places: FxHashMap<Place, Value> = FxHashMap::default();
+    for instance in unknown.iter().flat_map(|n| &instances[n]).filter(|i| i.offsets.is_none()) {
+        if instance.blocked.is_empty() {
+            return None;
+        }
+        places.extend(instance.blocked.iter().cloned());
+    }
+    let variables = symbols::Variables::of(ctx, index, flow.locals, model, &places)?;
+    for n in &unknown {
+        let reached = interval_from(ctx, index, calls, *n)?;
+        if variables.stores.iter().any(|store| reached.contains(store)) {
+            return None;
+        }
+    }
+    let window = declared_window(ctx, index);
+    let known: Vec<&Instance> =
+        interval.iter().filter(|n| !unknown.contains(n)).flat_map(|n| instances[n].iter()).collect();
+    for values in variables.assignments()? {
+        let assumed = Assumed { values, ..Assumed::default() };
+        let mut read: Vec<Instance> = Vec::new();
+        for n in &unknown {
+            let f = index.block_function[index.op_block[*n]];
+            for binding in &contexts.of[f] {
+                let instance = instance(flow, model, binding, *n, &assumed);
+                let inside = instance.offsets.is_some()
+                    && instance.threads.members().all(|t| {
+                        instance.starts(t).iter().all(|start| *start >= 0 && start + instance.bytes <= window)
+                    });
+                if !inside {
+                    return None;
+                }
+                read.push(instance);
+            }
+        }
+        let members: Vec<&Instance> = known.iter().copied().chain(read.iter()).collect();
+        let conflicts = interval_conflicts(ctx, index, &members);
+        if !conflicts.is_empty() {
+            return Some(conflicts);
+        }
+    }
+    Some(Vec::new())
+}
+
 /// `n` (a load or store) under one call chain.
-fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize) -> Instance {
+fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize, assumed: &Assumed) -> Instance {
     let (ctx, index) = (flow.ctx, flow.index);
     let op = index.ops[n];
     let store = Operation::get_op::<StoreOp>(op, ctx).is_some();
@@ -353,9 +435,10 @@ fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize) -> In
     };
     let bytes = pointee_bytes(ctx, address.get_type(ctx)).filter(|b| (1..=MAX_ACCESS_BYTES).contains(b));
     let offsets = bytes
-        .and_then(|_| shared_offset(flow, model, binding, address, ADDRESS_DEPTH))
+        .and_then(|_| shared_offset(flow, model, binding, assumed, address, ADDRESS_DEPTH))
         .filter(|offsets| Instance::enumerable(offsets, &threads));
-    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0) }
+    let blocked = assumed.blocked.borrow().clone().into_iter().collect();
+    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), blocked }
 }
 
 /// The byte offset from the dynamic shared base of the pointer `value`, per thread.
@@ -363,6 +446,7 @@ fn shared_offset(
     flow: &Flow,
     model: &ThreadModel,
     binding: &Binding,
+    assumed: &Assumed,
     value: Value,
     depth: u32,
 ) -> Option<Progression> {
@@ -382,8 +466,15 @@ fn shared_offset(
     let operands: Vec<Value> = def.deref(ctx).operands().collect();
     if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
         let element = pointee_bytes(ctx, operands[0].get_type(ctx))?;
-        let base = shared_offset(flow, model, binding, operands[0], depth - 1)?;
-        let progressions = Progressions { ctx, model, locals: flow.locals, params: &binding.integers };
+        let base = shared_offset(flow, model, binding, assumed, operands[0], depth - 1)?;
+        let progressions = Progressions {
+            ctx,
+            index: flow.index,
+            model,
+            assumed,
+            locals: flow.locals,
+            params: &binding.integers,
+        };
         let offset = progressions.of(operands[1])?.scaled(element)?;
         return base.plus(offset);
     }
@@ -391,7 +482,7 @@ fn shared_offset(
         || Operation::get_op::<CastOp>(def, ctx)
             .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
     if pointer_cast {
-        return shared_offset(flow, model, binding, operands[0], depth - 1);
+        return shared_offset(flow, model, binding, assumed, operands[0], depth - 1);
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
         let mut budget = FLOW_BUDGET;
@@ -400,7 +491,7 @@ fn shared_offset(
             [only] => *only,
             _ => return None,
         };
-        return shared_offset(&flow, model, binding, stored, depth - 1);
+        return shared_offset(&flow, model, binding, assumed, stored, depth - 1);
     }
     None
 }
@@ -461,8 +552,9 @@ fn bindings(
             for (parameter, argument) in parameters.iter().zip(&arguments) {
                 if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {
                     // A pointer indexed by the caller's loop counter is not one offset per thread.
-                    let offset = shared_offset(flow, model, &outer, *argument, ADDRESS_DEPTH)
-                        .filter(|offset| offset.terms.is_empty());
+                    let offset =
+                        shared_offset(flow, model, &outer, &Assumed::default(), *argument, ADDRESS_DEPTH)
+                            .filter(|offset| offset.terms.is_empty());
                     if let Some(offset) = offset {
                         binding.shared.insert(*parameter, offset.base);
                     }

@@ -517,20 +517,7 @@ impl Roles<'_> {
             let a = self.eval(operands[0], params, depth, budget);
             let b = self.eval(operands[1], params, depth, budget);
             let Some(kind) = binop.kind(ctx) else { return Val::Unknown };
-            return map2(a, b, |x, y| {
-                Some(wrap(match kind {
-                    BinOpKind::Add => x.wrapping_add(y),
-                    BinOpKind::Sub => x.wrapping_sub(y),
-                    BinOpKind::Mul => x.wrapping_mul(y),
-                    BinOpKind::Div => x.checked_div(y)?,
-                    BinOpKind::Rem => x.checked_rem(y)?,
-                    BinOpKind::BitAnd => x & y,
-                    BinOpKind::BitOr => x | y,
-                    BinOpKind::BitXor => x ^ y,
-                    BinOpKind::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
-                    BinOpKind::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
-                }))
-            });
+            return map2(a, b, |x, y| Some(wrap(apply_binop(kind, x, y)?)));
         }
         if let Some(cmp) = Operation::get_op::<CmpOp>(def, ctx) {
             let a = self.eval(operands[0], params, depth, budget);
@@ -746,6 +733,23 @@ impl Roles<'_> {
             found
         }
     }
+}
+
+/// `x kind y` on values already wrapped to their width (the caller wraps the result); `None`
+/// where the operation has no value (division by zero, a shift past 63).
+pub(crate) fn apply_binop(kind: BinOpKind, x: i64, y: i64) -> Option<i64> {
+    Some(match kind {
+        BinOpKind::Add => x.wrapping_add(y),
+        BinOpKind::Sub => x.wrapping_sub(y),
+        BinOpKind::Mul => x.wrapping_mul(y),
+        BinOpKind::Div => x.checked_div(y)?,
+        BinOpKind::Rem => x.checked_rem(y)?,
+        BinOpKind::BitAnd => x & y,
+        BinOpKind::BitOr => x | y,
+        BinOpKind::BitXor => x ^ y,
+        BinOpKind::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
+        BinOpKind::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
+    })
 }
 
 fn map1(a: Val, f: impl Fn(i64) -> i64) -> Val {
