@@ -5,8 +5,10 @@
 //! from before MIR inlining, so the calls into the device API are still calls. Bodies of other
 //! workspace crates' functions (the helper crate) come from their encoded MIR (`instance_mir`),
 //! which exists because this driver compiles every workspace crate with `-Zalways-encode-mir`
-//! (see `main.rs`). Calls into the standard library crates are not followed, and neither are
-//! the recognised device-API operations: those become semantic operations, not scope members.
+//! (see `main.rs`). Calls into the standard library crates are followed only where they are
+//! handed a raw pointer or a closure and have a body (their encoded MIR: generic or inline
+//! functions; see [`is_followed_standard`]); the recognised device-API operations never are:
+//! those become semantic operations, not scope members.
 //! Every body is instantiated with its instance's generic arguments, so the import sees
 //! concrete types.
 
@@ -97,6 +99,55 @@ pub fn is_followed(tcx: TyCtxt<'_>, def_id: DefId) -> bool {
     !STANDARD_CRATES.contains(&crate_name.as_str()) && DeviceOp::of_callee(tcx, def_id).is_none()
 }
 
+/// Whether a standard-library function is followed into: only one with a body (generic or
+/// inline), and only where it is handed something that may hold a pointer, so that what it does
+/// with the pointer is verified instead of left as a call the verifier cannot see into. A view
+/// or reader of a stage (`plugin::verify::is_memory_view`, `is_view_reader`: `iter`, `sum`, …),
+/// which the stage-access rules read at the call, is followed only where it is handed a closure
+/// (`(0..8).map(|k| …).sum()`): the closure may access memory itself, and only following the
+/// call shows where it runs.
+fn is_followed_standard(tcx: TyCtxt<'_>, def_id: DefId, handed: Handed) -> bool {
+    let crate_name = tcx.crate_name(def_id.krate);
+    if !(handed.pointer || handed.closure)
+        || !STANDARD_CRATES.contains(&crate_name.as_str())
+        || !tcx.is_mir_available(def_id)
+    {
+        return false;
+    }
+    if handed.closure {
+        return true;
+    }
+    let path = tcx.def_path_str(def_id);
+    let path =
+        if path.starts_with(&format!("{crate_name}::")) { path } else { format!("{crate_name}::{path}") };
+    let name = crate::import::symbol(&path);
+    !plugin::verify::is_memory_view(&name) && !plugin::verify::is_view_reader(&name)
+}
+
+/// What a call's arguments may hold, anywhere inside them.
+#[derive(Clone, Copy)]
+struct Handed {
+    /// A raw pointer.
+    pointer: bool,
+    /// A closure (whose captures may be pointers or references, and whose body may access
+    /// memory).
+    closure: bool,
+}
+
+impl Handed {
+    fn of<'tcx>(types: impl Iterator<Item = ty::Ty<'tcx>>) -> Handed {
+        let mut handed = Handed { pointer: false, closure: false };
+        for part in types.flat_map(|ty| ty.walk()).filter_map(|part| part.as_type()) {
+            match part.kind() {
+                ty::RawPtr(..) => handed.pointer = true,
+                ty::Closure(..) => handed.closure = true,
+                _ => {}
+            }
+        }
+        handed
+    }
+}
+
 /// The calls of a (monomorphic) body that the scope follows, with their spans.
 fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance<'tcx>, Span)> {
     let mut callees = Vec::new();
@@ -104,7 +155,11 @@ fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance
         let terminator = block.terminator();
         let TerminatorKind::Call { func, .. } = &terminator.kind else { continue };
         let Some(callee) = resolve_callee(tcx, func.ty(body, tcx)) else { continue };
-        if matches!(callee.def, InstanceKind::Item(_)) && is_followed(tcx, callee.def_id()) {
+        let TerminatorKind::Call { args, .. } = &terminator.kind else { continue };
+        let handed = Handed::of(args.iter().map(|arg| arg.node.ty(body, tcx)));
+        if matches!(callee.def, InstanceKind::Item(_))
+            && (is_followed(tcx, callee.def_id()) || is_followed_standard(tcx, callee.def_id(), handed))
+        {
             callees.push((callee, terminator.source_info.span));
         }
     }

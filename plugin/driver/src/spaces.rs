@@ -382,7 +382,8 @@ fn infer_body<'tcx>(
             }
             Some(_) => {}
             None if tcx.crate_name(callee.def_id().krate).as_str() == "core" => {
-                let name = tcx.item_name(callee.def_id());
+                // A closure of `core` (followed where it is handed a pointer) has no name.
+                let Some(name) = tcx.opt_item_name(callee.def_id()) else { continue };
                 let receiver = args.first().and_then(|arg| {
                     operand_path(&arg.node)
                         .and_then(|path| set.get(&path).copied())

@@ -89,7 +89,7 @@ const MEMORY_VIEWS: &[&str] = &[
 /// is a standard-library view: a function of `core` whose own name, the last segment, is one
 /// of [`MEMORY_VIEWS`]. Only the last segment counts: `core::iter::Iterator::sum` lives in a
 /// module named `iter` but reads memory.
-pub(crate) fn is_memory_view(callee: &str) -> bool {
+pub fn is_memory_view(callee: &str) -> bool {
     let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
     let from_core = segments.next().is_some_and(|first| first == "core");
     from_core && segments.last().is_some_and(|name| MEMORY_VIEWS.contains(&name))
@@ -101,7 +101,7 @@ pub(crate) fn is_memory_view(callee: &str) -> bool {
 const VIEW_READERS: &[&str] = &["sum", "product", "count", "max", "min", "last", "nth"];
 
 /// Whether `callee` is one of the standard library's [`VIEW_READERS`].
-pub(crate) fn is_view_reader(callee: &str) -> bool {
+pub fn is_view_reader(callee: &str) -> bool {
     let mut segments = callee.split("__").map(|segment| segment.trim_matches('_'));
     let from_core = segments.next().is_some_and(|first| first == "core");
     from_core && segments.last().is_some_and(|name| VIEW_READERS.contains(&name))

@@ -54,6 +54,7 @@ use crate::{ir::builder::SourceLoc, scope::Scope};
 
 pub use accounting::{Gap, GapKind};
 pub use facts::{Fact, FactTable, StateId};
+pub use memory::{is_memory_view, is_view_reader};
 
 /// The rules a scope can break. [`Rule::name`] is the stable name used in messages, fixtures
 /// and tests.

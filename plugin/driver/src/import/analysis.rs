@@ -254,5 +254,5 @@ pub(super) fn core_item_name(
     tcx: TyCtxt<'_>,
     def_id: rustc_span::def_id::DefId,
 ) -> Option<rustc_span::Symbol> {
-    (tcx.crate_name(def_id.krate).as_str() == "core").then(|| tcx.item_name(def_id))
+    (tcx.crate_name(def_id.krate).as_str() == "core").then(|| tcx.opt_item_name(def_id)).flatten()
 }

@@ -140,7 +140,7 @@ pub fn import_scope<'tcx>(
 }
 
 /// A path as a pliron symbol: `device::reduce::block_sum` → `device__reduce__block_sum`.
-fn symbol(path: &str) -> String {
+pub fn symbol(path: &str) -> String {
     let mut name = String::with_capacity(path.len());
     for c in path.chars() {
         if c.is_ascii_alphanumeric() || c == '_' {
