@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
     index::ScopeIndex,
@@ -39,11 +39,14 @@ use crate::verify::locals::local_slot;
 /// A local variable or a part of one: its `mir.alloca` and the field path.
 pub(crate) type Place = (Value, Vec<u32>);
 
-/// Uniform variables read as one given value (`crate::verify::symbols`), and the uniform
-/// variables whose loads an evaluation could not read (each with one such load).
+/// Uniform variables read as given values (`crate::verify::symbols`): the value each of their
+/// loads reads; and what an evaluation met: the loads it read so, and the uniform variables
+/// whose loads it could not read (each with one such load).
 #[derive(Default)]
 pub(crate) struct Assumed {
-    pub values: FxHashMap<Place, i64>,
+    pub places: FxHashSet<Place>,
+    pub loads: FxHashMap<Value, i64>,
+    pub used: RefCell<FxHashSet<Value>>,
     pub blocked: RefCell<FxHashMap<Place, Value>>,
 }
 
@@ -225,9 +228,10 @@ impl Progressions<'_> {
         let slot = operands[0];
         let place = local_slot(ctx, slot);
         let uniform = || matches!(self.model.eval(value, self.params), Val::Uniform);
-        if let Some(x) = place.as_ref().and_then(|place| self.assumed.values.get(place))
+        if let Some(x) = self.assumed.loads.get(&value)
             && uniform()
         {
+            self.assumed.used.borrow_mut().insert(value);
             return Progression::known(Val::Const(*x));
         }
         let stored = self.locals.stores_into(ctx, slot)?;
@@ -310,7 +314,7 @@ impl Progressions<'_> {
         let f = index.block_function[l];
         let ops = || index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone());
         let watched = |address: Value| {
-            local_slot(ctx, address).is_some_and(|p| p == *place || self.assumed.values.contains_key(&p))
+            local_slot(ctx, address).is_some_and(|p| p == *place || self.assumed.places.contains(&p))
         };
         let stores: Vec<usize> = ops()
             .filter(|m| {

@@ -46,6 +46,7 @@ use super::{
     flow::Flow,
     index::ScopeIndex,
     layout::{SHARED_BYTES_SYMBOL, pointee_bytes},
+    locals::local_slot,
     memory::{LocalStores, declared_constant},
     progression::{Assumed, Place, Progression, Progressions},
     rules::Reporter,
@@ -217,11 +218,18 @@ pub(crate) fn shared_order_gaps(
             }
             continue;
         }
-        let conflicts =
-            match conflicts_reading_variables(&flow, &model, &contexts, &calls, &interval, &instances) {
-                Some(conflicts) => conflicts,
-                None => interval_conflicts(ctx, index, &members),
-            };
+        let conflicts = match conflicts_reading_variables(
+            &flow,
+            &model,
+            &contexts,
+            &holds_barrier,
+            source,
+            &interval,
+            &instances,
+        ) {
+            Some(conflicts) => conflicts,
+            None => interval_conflicts(ctx, index, &members),
+        };
         for (access, why) in conflicts {
             unproven.entry(access).or_insert(why);
         }
@@ -359,13 +367,15 @@ fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) 
 }
 
 /// The conflicts of an interval whose unknown accesses are unknown only for uniform variables
-/// they read, compared once for each value those may hold (`symbols`); `None` where that does
-/// not apply (then the unknown accesses stay unproven).
+/// they read, compared once for each value those may hold at the interval's start, each load of
+/// them reading its own version (`symbols`); `None` where that does not apply (then the unknown
+/// accesses stay unproven).
 fn conflicts_reading_variables(
     flow: &Flow,
     model: &ThreadModel,
     contexts: &Contexts,
-    calls: &BarrierFreeCalls,
+    holds_barrier: &[bool],
+    source: usize,
     interval: &[usize],
     instances: &FxHashMap<usize, Vec<Instance>>,
 ) -> Option<Vec<(usize, String)>> {
@@ -377,7 +387,7 @@ fn conflicts_reading_variables(
         .copied()
         .filter(|n| instances[n].iter().any(|i| i.offsets.is_none() || !i.blocked.is_empty()))
         .collect();
-    if unknown.is_empty() {
+    if unknown.is_empty() || index.block_function[index.op_block[source]] != 0 {
         return None;
     }
     let mut places: FxHashMap<Place, Value> = FxHashMap::default();
@@ -387,28 +397,53 @@ fn conflicts_reading_variables(
         }
         places.extend(instance.blocked.iter().cloned());
     }
-    let variables = symbols::Variables::of(ctx, index, flow.locals, model, &places)?;
-    for n in &unknown {
-        let reached = interval_from(ctx, index, calls, *n)?;
-        if variables.stores.iter().any(|store| reached.contains(store)) {
-            return None;
-        }
+    let variables = symbols::variables(ctx, index, model, &places)?;
+    // Each variable's loads the interval reaches at one version.
+    let mut loads: Vec<Vec<(Value, usize, symbols::Version)>> = Vec::new();
+    for variable in &variables {
+        let versions = variable.versions(ctx, index, holds_barrier, source)?;
+        let reads = versions.iter().filter_map(|(n, version)| {
+            let op = index.ops[*n];
+            Operation::get_op::<LoadOp>(op, ctx)?;
+            let reads_place = local_slot(ctx, op.deref(ctx).get_operand(0)).as_ref() == Some(&variable.place);
+            reads_place.then_some((op.deref(ctx).get_result(0), *n, (*version)?))
+        });
+        loads.push(reads.collect());
     }
+    let load_ops: FxHashMap<Value, usize> = loads.iter().flatten().map(|(load, n, _)| (*load, *n)).collect();
     let window = declared_window(ctx, index);
     let known: Vec<&Instance> =
         interval.iter().filter(|n| !unknown.contains(n)).flat_map(|n| instances[n].iter()).collect();
-    for values in variables.assignments()? {
-        let assumed = Assumed { values, ..Assumed::default() };
+    let mut same_interval: FxHashMap<(usize, usize), bool> = FxHashMap::default();
+    for start in symbols::assignments(&variables)? {
+        let mut assumed = Assumed::default();
+        for (i, variable) in variables.iter().enumerate() {
+            assumed.places.insert(variable.place.clone());
+            for (load, _, version) in &loads[i] {
+                if let Some(value) = variable.value(start[i], *version) {
+                    assumed.loads.insert(*load, value);
+                }
+            }
+        }
         let mut read: Vec<Instance> = Vec::new();
         for n in &unknown {
             let f = index.block_function[index.op_block[*n]];
             for binding in &contexts.of[f] {
+                assumed.used.borrow_mut().clear();
                 let instance = instance(flow, model, binding, *n, &assumed);
                 let inside = instance.offsets.is_some()
                     && instance.threads.members().all(|t| {
                         instance.starts(t).iter().all(|start| *start >= 0 && start + instance.bytes <= window)
                     });
-                if !inside {
+                // A load read at its version must have run in this interval: every path from
+                // the interval's start to the access passes it.
+                let fresh = assumed.used.borrow().iter().all(|load| {
+                    let load = load_ops[load];
+                    *same_interval
+                        .entry((load, *n))
+                        .or_insert_with(|| !reaches_avoiding(ctx, index, holds_barrier, source, *n, load))
+                });
+                if !inside || !fresh {
                     return None;
                 }
                 read.push(instance);
@@ -421,6 +456,38 @@ fn conflicts_reading_variables(
         }
     }
     Some(Vec::new())
+}
+
+/// Whether operation `target` of the kernel function can be reached from `source` within its
+/// interval (up to a barrier, or a call of a function holding one) without passing `avoid`.
+fn reaches_avoiding(
+    ctx: &Context,
+    index: &ScopeIndex,
+    holds_barrier: &[bool],
+    source: usize,
+    target: usize,
+    avoid: usize,
+) -> bool {
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
+    let mut stack = vec![source];
+    let mut first = true;
+    while let Some(n) = stack.pop() {
+        let starting = std::mem::take(&mut first);
+        if n == avoid || (!seen.insert(n) && !starting) {
+            continue;
+        }
+        if n == target {
+            return true;
+        }
+        let barrier = Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some()
+            || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee]);
+        // Up to the next barrier, the source itself included when a loop comes back to it.
+        if barrier && !starting {
+            continue;
+        }
+        stack.extend(following(index, n));
+    }
+    false
 }
 
 /// `n` (a load or store) under one call chain.

@@ -1,22 +1,23 @@
 //! Uniform variables read as one value per interval: the stride of a tree reduction (`half /= 2`
-//! between barriers), a buffer toggled by a flag. The thread model knows such a variable only as
-//! *uniform* (the same in every thread, value unknown), which leaves an index like `tid + half`
-//! unknown per thread. Within one interval between block barriers, though, every thread reads
-//! the same value of it, provided no store to it can run between two of the interval's reads:
-//! then the race check may compare the interval's accesses once for each value the variable can
-//! hold, as if it were that constant.
+//! between barriers), a buffer toggled by a flag (`parity ^= 1`). The thread model knows such a
+//! variable only as *uniform* (the same in every thread, value unknown), which leaves an index
+//! like `tid + half` unknown per thread. Between two block barriers, though, every thread starts
+//! from the same value of it and runs the same stores to it (they are uniform), so an access
+//! reads a value fixed by where it stands: the value at the interval's start, or the constant
+//! last stored since, then the same number of updates on every path to it (its *version*). The
+//! race check may then compare the interval's accesses once for each value the variable can
+//! hold at the start, each access reading its own version of it.
 //!
 //! What makes that sound, each checked here or by the caller:
 //! - the variable is a local of the kernel function (a helper's local is a new variable at every
 //!   call, and two calls may run in one interval), and each load read as the value is one the
 //!   thread model shows uniform;
-//! - no store to it is reachable from an access that reads it without passing a barrier (the
-//!   caller walks each such access's interval): every thread has run all of the interval's
-//!   stores before its first access, and they are the same stores in every thread (uniform);
-//! - the values tried are all it can hold: the closure of its constant stores under its updates
-//!   (`v / 2`, `v << 1`, `v ^ 1`, `v + c`, … on its own width), at most [`MAX_VALUES`] of
-//!   them; a variable stored anything else (a value read from memory, a thread index) is not
-//!   one of these.
+//! - its stores are constants and one update of itself by a constant (`v / 2`, `v << 1`,
+//!   `v ^ 1`, `v + c`, … on its own unsigned width); the values tried at the start are all it
+//!   can hold: the closure of its constants under the update, at most [`MAX_VALUES`] of them;
+//! - every access that reads it stands at one version on every path from the interval's start,
+//!   walked through the kernel function up to the next barrier (an access in a loop that updates
+//!   the variable with no barrier in between has many versions, and is not read so).
 
 use pliron::builtin::types::{IntegerType, Signedness};
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
@@ -25,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::{
     index::ScopeIndex,
     locals::local_slot,
-    memory::{LocalStores, constant_value},
+    memory::constant_value,
     progression::Place,
     thread_model::{ThreadModel, Val, apply_binop},
 };
@@ -34,6 +35,7 @@ use crate::ir::mir::{
     int_width,
     memory::{LoadOp, StoreOp},
 };
+use crate::ir::semantic::memory::BarrierOp;
 
 /// Values one variable may hold, at most.
 const MAX_VALUES: usize = 64;
@@ -41,138 +43,252 @@ const MAX_VALUES: usize = 64;
 const MAX_COMBINATIONS: usize = 256;
 /// Definitions looked through for a constant operand of an update.
 const CONSTANT_DEPTH: u32 = 4;
+/// Updates one path of an interval may run, at most.
+const MAX_UPDATES: u32 = 8;
+/// Steps (an operation at a version) the walk of one interval may take.
+const MAX_STEPS: usize = 1 << 16;
 
-/// The variables an interval's unknown accesses read, with the values each may hold and the
-/// operations storing them.
-pub(crate) struct Variables {
-    values: Vec<(Place, Vec<i64>)>,
-    /// Operation numbers of every store to any of them.
-    pub stores: FxHashSet<usize>,
+/// What a store to a variable stores.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stored {
+    Constant(i64),
+    /// The variable's one update of itself.
+    Update,
 }
 
-impl Variables {
-    /// The variables of `places` (each with one of its loads), or `None` when one of them is not
-    /// a local of the kernel stored only constants and updates of itself (module doc).
-    pub(crate) fn of(
+/// Where an access stands from the interval's start: the constant last stored since (`None`:
+/// none, the value at the start), then `updates` updates.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Version {
+    reset: Option<i64>,
+    updates: u32,
+}
+
+/// One variable an interval's unknown accesses read.
+pub(crate) struct Variable {
+    pub place: Place,
+    /// Every value it may hold.
+    values: Vec<i64>,
+    width: u32,
+    /// Its one update, `v kind c` (`c kind v` when swapped).
+    update: Option<(BinOpKind, i64, bool)>,
+    /// Its stores in the kernel function, by operation number.
+    stores: FxHashMap<usize, Stored>,
+}
+
+impl Variable {
+    /// The variable of `place` (with one of its loads), or `None` when it is not a local of the
+    /// kernel stored only constants and one update of itself (module doc).
+    fn of(
         ctx: &Context,
         index: &ScopeIndex,
-        locals: &LocalStores,
         model: &ThreadModel,
-        places: &FxHashMap<Place, Value>,
-    ) -> Option<Variables> {
-        let mut variables = Variables { values: Vec::new(), stores: FxHashSet::default() };
-        for (place, load) in places {
-            let alloca = place.0.defining_op()?;
-            let in_kernel =
-                index.op_number.get(&alloca).is_some_and(|n| index.block_function[index.op_block[*n]] == 0);
-            if !in_kernel {
-                return None;
-            }
-            variables.values.push((place.clone(), closure(ctx, locals, model, place, *load)?));
-            variables.stores.extend(stores_to(ctx, index, place));
-        }
-        Some(variables)
-    }
-
-    /// Every assignment of a value to each variable; `None` past [`MAX_COMBINATIONS`].
-    pub(crate) fn assignments(&self) -> Option<Vec<FxHashMap<Place, i64>>> {
-        let mut assignments = vec![FxHashMap::default()];
-        for (place, values) in &self.values {
-            if assignments.len().saturating_mul(values.len()) > MAX_COMBINATIONS {
-                return None;
-            }
-            assignments = assignments
-                .into_iter()
-                .flat_map(|assignment: FxHashMap<Place, i64>| {
-                    values.iter().map(move |value| {
-                        let mut next = assignment.clone();
-                        next.insert(place.clone(), *value);
-                        next
-                    })
-                })
-                .collect();
-        }
-        Some(assignments)
-    }
-}
-
-/// The values `place` may hold: its constant stores, closed under its updates of itself.
-fn closure(
-    ctx: &Context,
-    locals: &LocalStores,
-    model: &ThreadModel,
-    place: &Place,
-    load: Value,
-) -> Option<Vec<i64>> {
-    let slot = load.defining_op()?.deref(ctx).get_operand(0);
-    let width = int_width(ctx, load.get_type(ctx))?;
-    // Signed division and shifts round differently from the unsigned arithmetic used here.
-    let unsigned = load
-        .get_type(ctx)
-        .deref(ctx)
-        .downcast_ref::<IntegerType>()
-        .is_some_and(|int| int.signedness() == Signedness::Unsigned);
-    if !unsigned {
-        return None;
-    }
-    let wrap = |v: i64| if width >= 64 { v } else { v & ((1i64 << width) - 1) };
-    let reads_itself = |v: Value| {
-        v.defining_op().is_some_and(|read| {
-            Operation::get_op::<LoadOp>(read, ctx).is_some()
-                && local_slot(ctx, read.deref(ctx).get_operand(0)).as_ref() == Some(place)
-        })
-    };
-    let mut values: Vec<i64> = Vec::new();
-    // An update: `v kind c`, or `c kind v` when `swapped`.
-    let mut updates: Vec<(BinOpKind, i64, bool)> = Vec::new();
-    for (stored, _) in locals.stores_into(ctx, slot)? {
-        if let Val::Const(c) = model.eval(stored, &FxHashMap::default()) {
-            values.push(wrap(c));
-            continue;
-        }
-        let def = stored.defining_op()?;
-        let kind = Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)?;
-        let (a, b) = {
-            let operation = def.deref(ctx);
-            (operation.get_operand(0), operation.get_operand(1))
-        };
-        if reads_itself(a) {
-            updates.push((kind, constant_value(ctx, b, CONSTANT_DEPTH)?, false));
-        } else if reads_itself(b) {
-            updates.push((kind, constant_value(ctx, a, CONSTANT_DEPTH)?, true));
-        } else {
+        place: &Place,
+        load: Value,
+    ) -> Option<Variable> {
+        let alloca = place.0.defining_op()?;
+        let in_kernel =
+            index.op_number.get(&alloca).is_some_and(|n| index.block_function[index.op_block[*n]] == 0);
+        // Signed division and shifts round differently from the unsigned arithmetic used here.
+        let unsigned = load
+            .get_type(ctx)
+            .deref(ctx)
+            .downcast_ref::<IntegerType>()
+            .is_some_and(|int| int.signedness() == Signedness::Unsigned);
+        if !in_kernel || !unsigned {
             return None;
         }
+        let width = int_width(ctx, load.get_type(ctx))?;
+        let mut variable = Variable {
+            place: place.clone(),
+            values: Vec::new(),
+            width,
+            update: None,
+            stores: FxHashMap::default(),
+        };
+        for n in index.blocks_of[0].clone().flat_map(|b| index.ops_of_block[b].clone()) {
+            let op = index.ops[n];
+            if Operation::get_op::<StoreOp>(op, ctx).is_none()
+                || local_slot(ctx, op.deref(ctx).get_operand(1)).as_ref() != Some(place)
+            {
+                continue;
+            }
+            let stored = op.deref(ctx).get_operand(0);
+            let kind = match model.eval(stored, &FxHashMap::default()) {
+                Val::Const(c) => Stored::Constant(variable.wrap(c)),
+                _ => {
+                    let update = update_of(ctx, place, stored)?;
+                    if variable.update.is_some_and(|known| known != update) {
+                        return None;
+                    }
+                    variable.update = Some(update);
+                    Stored::Update
+                }
+            };
+            variable.stores.insert(n, kind);
+        }
+        variable.values = variable.closure()?;
+        Some(variable)
     }
-    let mut seen: FxHashSet<i64> = values.iter().copied().collect();
-    let mut next = 0;
-    while next < values.len() {
-        let value = values[next];
-        next += 1;
-        for (kind, c, swapped) in &updates {
-            let (x, y) = if *swapped { (wrap(*c), value) } else { (value, wrap(*c)) };
-            // An update with no value (a division by zero) traps: no value follows it.
-            let Some(updated) = apply_binop(*kind, x, y).map(wrap) else { continue };
-            if seen.insert(updated) {
+
+    fn wrap(&self, v: i64) -> i64 {
+        if self.width >= 64 { v } else { v & ((1i64 << self.width) - 1) }
+    }
+
+    /// `v` after one update; `None` where the update has no value (a division by zero traps).
+    fn updated(&self, v: i64) -> Option<i64> {
+        let (kind, c, swapped) = self.update?;
+        let (x, y) = if swapped { (self.wrap(c), v) } else { (v, self.wrap(c)) };
+        apply_binop(kind, x, y).map(|r| self.wrap(r))
+    }
+
+    /// Its constants, closed under its update.
+    fn closure(&self) -> Option<Vec<i64>> {
+        let mut values: Vec<i64> = Vec::new();
+        let mut seen: FxHashSet<i64> = FxHashSet::default();
+        for stored in self.stores.values() {
+            if let Stored::Constant(c) = stored
+                && seen.insert(*c)
+            {
+                values.push(*c);
+            }
+        }
+        let mut next = 0;
+        while next < values.len() {
+            let value = values[next];
+            next += 1;
+            if let Some(updated) = self.updated(value)
+                && seen.insert(updated)
+            {
                 values.push(updated);
                 if values.len() > MAX_VALUES {
                     return None;
                 }
             }
         }
+        Some(values)
     }
-    Some(values)
+
+    /// The value an access at `version` reads when the variable held `at_start` at the
+    /// interval's start.
+    pub(crate) fn value(&self, at_start: i64, version: Version) -> Option<i64> {
+        let mut value = version.reset.unwrap_or(at_start);
+        for _ in 0..version.updates {
+            value = self.updated(value)?;
+        }
+        Some(value)
+    }
+
+    /// The version of the variable at each operation of the kernel function the interval from
+    /// `source` reaches (up to a barrier, or a call of a function holding one); `None` for an
+    /// operation reached at two versions. `None` in all when a path runs more than
+    /// [`MAX_UPDATES`] updates or the walk passes [`MAX_STEPS`].
+    pub(crate) fn versions(
+        &self,
+        ctx: &Context,
+        index: &ScopeIndex,
+        holds_barrier: &[bool],
+        source: usize,
+    ) -> Option<FxHashMap<usize, Option<Version>>> {
+        let mut found: FxHashMap<usize, Option<Version>> = FxHashMap::default();
+        let mut seen: FxHashSet<(usize, Version)> = FxHashSet::default();
+        let mut stack = vec![(source, Version { reset: None, updates: 0 })];
+        let mut first = true;
+        while let Some((n, version)) = stack.pop() {
+            let starting = std::mem::take(&mut first);
+            if !seen.insert((n, version)) {
+                continue;
+            }
+            if seen.len() > MAX_STEPS {
+                return None;
+            }
+            found
+                .entry(n)
+                .and_modify(|known| {
+                    if *known != Some(version) {
+                        *known = None;
+                    }
+                })
+                .or_insert(Some(version));
+            let barrier = Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some()
+                || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee]);
+            // The walk starts at its source (a barrier, or the kernel's entry) and ends at the
+            // next barrier, the source itself included when a loop comes back to it.
+            if barrier && !starting {
+                continue;
+            }
+            let after = match self.stores.get(&n) {
+                Some(Stored::Constant(c)) => Version { reset: Some(*c), updates: 0 },
+                Some(Stored::Update) if version.updates < MAX_UPDATES => {
+                    Version { reset: version.reset, updates: version.updates + 1 }
+                }
+                Some(Stored::Update) => return None,
+                None => version,
+            };
+            let block = index.op_block[n];
+            if n + 1 < index.ops_of_block[block].end {
+                stack.push((n + 1, after));
+            } else {
+                stack.extend(index.succs[block].iter().map(|s| (index.ops_of_block[*s].start, after)));
+            }
+        }
+        Some(found)
+    }
 }
 
-/// The stores to `place` in the kernel function (operation numbers).
-fn stores_to(ctx: &Context, index: &ScopeIndex, place: &Place) -> Vec<usize> {
-    index.blocks_of[0]
-        .clone()
-        .flat_map(|b| index.ops_of_block[b].clone())
-        .filter(|n| {
-            let op = index.ops[*n];
-            Operation::get_op::<StoreOp>(op, ctx).is_some()
-                && local_slot(ctx, op.deref(ctx).get_operand(1)).as_ref() == Some(place)
+/// If `stored` is `v kind c` or `c kind v` with `v` a load of `place` and `c` a constant: the
+/// update.
+fn update_of(ctx: &Context, place: &Place, stored: Value) -> Option<(BinOpKind, i64, bool)> {
+    let reads_itself = |v: Value| {
+        v.defining_op().is_some_and(|read| {
+            Operation::get_op::<LoadOp>(read, ctx).is_some()
+                && local_slot(ctx, read.deref(ctx).get_operand(0)).as_ref() == Some(place)
         })
-        .collect()
+    };
+    let def = stored.defining_op()?;
+    let kind = Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)?;
+    let (a, b) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    if reads_itself(a) {
+        Some((kind, constant_value(ctx, b, CONSTANT_DEPTH)?, false))
+    } else if reads_itself(b) {
+        Some((kind, constant_value(ctx, a, CONSTANT_DEPTH)?, true))
+    } else {
+        None
+    }
+}
+
+/// The variables of `places` (each with one of its loads); `None` when one is not such a
+/// variable.
+pub(crate) fn variables(
+    ctx: &Context,
+    index: &ScopeIndex,
+    model: &ThreadModel,
+    places: &FxHashMap<Place, Value>,
+) -> Option<Vec<Variable>> {
+    places.iter().map(|(place, load)| Variable::of(ctx, index, model, place, *load)).collect()
+}
+
+/// Every assignment of a start value to each variable (in the order given); `None` past
+/// [`MAX_COMBINATIONS`].
+pub(crate) fn assignments(variables: &[Variable]) -> Option<Vec<Vec<i64>>> {
+    let mut assignments: Vec<Vec<i64>> = vec![Vec::new()];
+    for variable in variables {
+        if assignments.len().saturating_mul(variable.values.len()) > MAX_COMBINATIONS {
+            return None;
+        }
+        assignments = assignments
+            .into_iter()
+            .flat_map(|assignment| {
+                variable.values.iter().map(move |value| {
+                    let mut next = assignment.clone();
+                    next.push(*value);
+                    next
+                })
+            })
+            .collect();
+    }
+    Some(assignments)
 }
