@@ -39,6 +39,7 @@ mod device_api;
 mod diagnostics;
 mod guard;
 mod import;
+mod naming;
 mod opt_out;
 mod pass;
 mod scope;

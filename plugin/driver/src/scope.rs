@@ -117,10 +117,7 @@ fn is_followed_standard(tcx: TyCtxt<'_>, def_id: DefId, handed: Handed) -> bool 
     if handed.closure {
         return true;
     }
-    let path = tcx.def_path_str(def_id);
-    let path =
-        if path.starts_with(&format!("{crate_name}::")) { path } else { format!("{crate_name}::{path}") };
-    let name = crate::import::symbol(&path);
+    let name = crate::naming::symbol(&crate::naming::crate_qualified_path(tcx, def_id));
     !plugin::verify::is_memory_view(&name) && !plugin::verify::is_view_reader(&name)
 }
 

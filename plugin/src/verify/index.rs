@@ -142,6 +142,17 @@ impl ScopeIndex {
         self.op_number.get(&op).map(|n| self.op_block[*n])
     }
 
+    /// The operations that may run right after operation `n` within its function: the next one
+    /// of its block, or the first of each successor block.
+    pub(crate) fn following(&self, n: usize) -> Vec<usize> {
+        let block = self.op_block[n];
+        if n + 1 < self.ops_of_block[block].end {
+            vec![n + 1]
+        } else {
+            self.succs[block].iter().map(|s| self.ops_of_block[*s].start).collect()
+        }
+    }
+
     /// The entry block of function `f`, if it has one.
     pub(crate) fn entry_block(&self, f: usize) -> Option<usize> {
         let range = self.blocks_of[f].clone();

@@ -439,9 +439,9 @@ fn conflicts_reading_variables(
                 // the interval's start to the access passes it.
                 let fresh = assumed.used.borrow().iter().all(|load| {
                     let load = load_ops[load];
-                    *same_interval
-                        .entry((load, *n))
-                        .or_insert_with(|| !reaches_avoiding(ctx, index, holds_barrier, source, *n, load))
+                    *same_interval.entry((load, *n)).or_insert_with(|| {
+                        !symbols::reaches_avoiding(ctx, index, holds_barrier, source, *n, load)
+                    })
                 });
                 if !inside || !fresh {
                     return None;
@@ -456,38 +456,6 @@ fn conflicts_reading_variables(
         }
     }
     Some(Vec::new())
-}
-
-/// Whether operation `target` of the kernel function can be reached from `source` within its
-/// interval (up to a barrier, or a call of a function holding one) without passing `avoid`.
-fn reaches_avoiding(
-    ctx: &Context,
-    index: &ScopeIndex,
-    holds_barrier: &[bool],
-    source: usize,
-    target: usize,
-    avoid: usize,
-) -> bool {
-    let mut seen: FxHashSet<usize> = FxHashSet::default();
-    let mut stack = vec![source];
-    let mut first = true;
-    while let Some(n) = stack.pop() {
-        let starting = std::mem::take(&mut first);
-        if n == avoid || (!seen.insert(n) && !starting) {
-            continue;
-        }
-        if n == target {
-            return true;
-        }
-        let barrier = Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some()
-            || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee]);
-        // Up to the next barrier, the source itself included when a loop comes back to it.
-        if barrier && !starting {
-            continue;
-        }
-        stack.extend(following(index, n));
-    }
-    false
 }
 
 /// `n` (a load or store) under one call chain.
@@ -719,7 +687,7 @@ fn interval_from(
         // having run (at most) the accesses of the functions it can call.
         if let Some(accesses) = index.callee_of.get(&n).and_then(|callee| calls.accesses[*callee].as_ref()) {
             found.extend(accesses.iter().copied());
-            for next in following(index, n) {
+            for next in index.following(n) {
                 stack.push((next, chain.clone()));
             }
             continue;
@@ -736,21 +704,21 @@ fn interval_from(
         } else if Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some() {
             match &chain {
                 Some(link) => {
-                    for next in following(index, link.call) {
+                    for next in index.following(link.call) {
                         stack.push((next, link.outer.clone()));
                     }
                 }
                 None => {
                     let f = index.block_function[index.op_block[n]];
                     for call in &index.callers[f] {
-                        for next in following(index, *call) {
+                        for next in index.following(*call) {
                             stack.push((next, None));
                         }
                     }
                 }
             }
         } else {
-            for next in following(index, n) {
+            for next in index.following(n) {
                 stack.push((next, chain.clone()));
             }
         }
@@ -801,14 +769,4 @@ struct CallLink {
     call: usize,
     outer: Option<Rc<CallLink>>,
     depth: u32,
-}
-
-/// The operations that may run right after operation `n` in its function.
-fn following(index: &ScopeIndex, n: usize) -> Vec<usize> {
-    let block = index.op_block[n];
-    if n + 1 < index.ops_of_block[block].end {
-        vec![n + 1]
-    } else {
-        index.succs[block].iter().map(|s| index.ops_of_block[*s].start).collect()
-    }
 }

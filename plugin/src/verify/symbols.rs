@@ -225,12 +225,7 @@ impl Variable {
                 Some(Stored::Update) => return None,
                 None => version,
             };
-            let block = index.op_block[n];
-            if n + 1 < index.ops_of_block[block].end {
-                stack.push((n + 1, after));
-            } else {
-                stack.extend(index.succs[block].iter().map(|s| (index.ops_of_block[*s].start, after)));
-            }
+            stack.extend(index.following(n).into_iter().map(|next| (next, after)));
         }
         Some(found)
     }
@@ -291,4 +286,36 @@ pub(crate) fn assignments(variables: &[Variable]) -> Option<Vec<Vec<i64>>> {
             .collect();
     }
     Some(assignments)
+}
+
+/// Whether operation `target` of the kernel function can be reached from `source` within its
+/// interval (up to a barrier, or a call of a function holding one) without passing `avoid`.
+pub(crate) fn reaches_avoiding(
+    ctx: &Context,
+    index: &ScopeIndex,
+    holds_barrier: &[bool],
+    source: usize,
+    target: usize,
+    avoid: usize,
+) -> bool {
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
+    let mut stack = vec![source];
+    let mut first = true;
+    while let Some(n) = stack.pop() {
+        let starting = std::mem::take(&mut first);
+        if n == avoid || (!seen.insert(n) && !starting) {
+            continue;
+        }
+        if n == target {
+            return true;
+        }
+        let barrier = Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some()
+            || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee]);
+        // Up to the next barrier, the source itself included when a loop comes back to it.
+        if barrier && !starting {
+            continue;
+        }
+        stack.extend(index.following(n));
+    }
+    false
 }

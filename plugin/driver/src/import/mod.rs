@@ -45,6 +45,8 @@ use pliron::context::{Context, Ptr};
 use pliron::operation::Operation;
 use pliron::value::Value;
 use plugin::ir::builder::{BuildError, FnKind, ModuleBuilder, SourceLoc};
+
+use crate::naming::symbol;
 use rustc_index::IndexVec;
 use rustc_middle::mir::{BasicBlock as MirBlock, Body, Local, Operand, Place, ProjectionElem};
 use rustc_middle::ty::{Instance, TyCtxt};
@@ -137,37 +139,6 @@ pub fn import_scope<'tcx>(
     }
     let Importer { locations, stats, .. } = importer;
     Ok(ImportedScope { module: module.op(), ctx, locations, stats })
-}
-
-/// A path as a pliron symbol: `device::reduce::block_sum` → `device__reduce__block_sum`.
-pub fn symbol(path: &str) -> String {
-    let mut name = String::with_capacity(path.len());
-    for c in path.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            name.push(c);
-        } else if c == ':' {
-            if !name.ends_with("__") {
-                name.push_str("__");
-            }
-        } else if !name.ends_with('_') {
-            name.push('_');
-        }
-    }
-    let name = name.trim_end_matches('_').to_string();
-    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) { format!("f_{name}") } else { name }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::symbol;
-
-    #[test]
-    fn paths_become_pliron_symbols() {
-        assert_eq!(symbol("device::reduce::block_sum"), "device__reduce__block_sum");
-        assert_eq!(symbol("device::pipeline::Pipeline::<4>::init"), "device__pipeline__Pipeline__4___init");
-        assert_eq!(symbol("<u32 as core::ops::Add>::add"), "_u32_as_core__ops__Add___add");
-        assert_eq!(symbol("4stages"), "f_4stages");
-    }
 }
 
 /// A readable name of a function instance, generic arguments included.

@@ -16,7 +16,8 @@ use crate::scope::resolve_callee;
 
 use super::analysis::untupled_arguments;
 use super::types::pointer_pointee;
-use super::{FunctionImport, Importer, symbol};
+use super::{FunctionImport, Importer};
+use crate::naming::{crate_qualified_path, symbol};
 
 impl<'tcx> Importer<'_, 'tcx> {
     pub(super) fn terminator(
@@ -291,9 +292,6 @@ impl<'tcx> Importer<'_, 'tcx> {
     /// core::iter::IntoIterator>::into_iter` for a blanket impl's method). The verifier
     /// recognises the standard library's views by these two segments.
     fn outside_path(&self, callee: Instance<'tcx>) -> String {
-        let def_id = callee.def_id();
-        let krate = self.tcx.crate_name(def_id.krate);
-        let path = self.tcx.def_path_str(def_id);
-        if path.starts_with(&format!("{krate}::")) { path } else { format!("{krate}::{path}") }
+        crate_qualified_path(self.tcx, callee.def_id())
     }
 }
