@@ -397,7 +397,7 @@ fn conflicts_reading_variables(
         }
         places.extend(instance.blocked.iter().cloned());
     }
-    let variables = symbols::variables(ctx, index, model, &places)?;
+    let variables = symbols::variables(ctx, index, flow.locals, model, &places)?;
     // Each variable's loads the interval reaches at one version.
     let mut loads: Vec<Vec<(Value, usize, symbols::Version)>> = Vec::new();
     for variable in &variables {

@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::{
     index::ScopeIndex,
     locals::local_slot,
-    memory::constant_value,
+    memory::{LocalStores, constant_value},
     progression::Place,
     thread_model::{ThreadModel, Val, apply_binop},
 };
@@ -82,6 +82,7 @@ impl Variable {
     fn of(
         ctx: &Context,
         index: &ScopeIndex,
+        locals: &LocalStores,
         model: &ThreadModel,
         place: &Place,
         load: Value,
@@ -95,6 +96,10 @@ impl Variable {
             .deref(ctx)
             .downcast_ref::<IntegerType>()
             .is_some_and(|int| int.signedness() == Signedness::Unsigned);
+        // Every write of it is one of the stores below: none through an escaped address, none
+        // of an aggregate around it.
+        let slot = load.defining_op()?.deref(ctx).get_operand(0);
+        let stored = locals.stores_into(ctx, slot)?;
         if !in_kernel || !unsigned {
             return None;
         }
@@ -126,6 +131,9 @@ impl Variable {
                 }
             };
             variable.stores.insert(n, kind);
+        }
+        if variable.stores.len() != stored.len() {
+            return None;
         }
         variable.values = variable.closure()?;
         Some(variable)
@@ -260,10 +268,11 @@ fn update_of(ctx: &Context, place: &Place, stored: Value) -> Option<(BinOpKind, 
 pub(crate) fn variables(
     ctx: &Context,
     index: &ScopeIndex,
+    locals: &LocalStores,
     model: &ThreadModel,
     places: &FxHashMap<Place, Value>,
 ) -> Option<Vec<Variable>> {
-    places.iter().map(|(place, load)| Variable::of(ctx, index, model, place, *load)).collect()
+    places.iter().map(|(place, load)| Variable::of(ctx, index, locals, model, place, *load)).collect()
 }
 
 /// Every assignment of a start value to each variable (in the order given); `None` past
