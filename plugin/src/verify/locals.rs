@@ -325,6 +325,15 @@ fn address_root(ctx: &Context, index: &ScopeIndex, address: Value) -> Root {
     Root::Unknown
 }
 
+/// Whether `value` is the result of a `mir.load` from exactly `place` (a local or a part of one,
+/// as [`local_slot`] names it).
+pub(crate) fn loads_place(ctx: &Context, value: Value, place: &(Value, Vec<u32>)) -> bool {
+    value.defining_op().is_some_and(|read| {
+        Operation::get_op::<LoadOp>(read, ctx).is_some()
+            && local_slot(ctx, read.deref(ctx).get_operand(0)).as_ref() == Some(place)
+    })
+}
+
 /// The local (`mir.alloca`) and the path an address names, if it is one: a chain of at most
 /// [`MAX_PATH`] `mir.field_addr` on the local (the import addresses an array's element at a
 /// constant index as a part too; pointer arithmetic, `mir.index_addr`, names no part).

@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::{
     index::ScopeIndex,
     memory::{LocalStores, constant_value},
-    thread_model::{ThreadModel, Val, apply_binop, map2},
+    thread_model::{ThreadModel, Val, apply_binop, map2, wrap_to},
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
@@ -34,7 +34,7 @@ use crate::ir::mir::{
     int_width,
     memory::{LoadOp, StoreOp, counted},
 };
-use crate::verify::locals::local_slot;
+use crate::verify::locals::{loads_place, local_slot};
 
 /// A local variable or a part of one: its `mir.alloca` and the field path.
 pub(crate) type Place = (Value, Vec<u32>);
@@ -219,8 +219,9 @@ impl Progressions<'_> {
                         return None;
                     }
                     let width = int_width(ctx, value.get_type(ctx)).unwrap_or(64);
-                    let wrap = move |v: i64| if width >= 64 { v } else { v & ((1i64 << width) - 1) };
-                    Progression::known(map2(a.base, b.base, |x, y| Some(wrap(apply_binop(kind, x, y)?))))
+                    Progression::known(map2(a.base, b.base, |x, y| {
+                        Some(wrap_to(width, apply_binop(kind, x, y)?))
+                    }))
                 }
             };
         }
@@ -264,12 +265,7 @@ impl Progressions<'_> {
         let place = local_slot(ctx, slot)?;
         let stored = self.locals.stores_into(ctx, slot)?;
         let [(first, _), (second, _)] = stored.as_slice() else { return None };
-        let reads_counter = |v: Value| {
-            v.defining_op().is_some_and(|load| {
-                Operation::get_op::<LoadOp>(load, ctx).is_some()
-                    && local_slot(ctx, load.deref(ctx).get_operand(0)).as_ref() == Some(&place)
-            })
-        };
+        let reads_counter = |v: Value| loads_place(ctx, v, &place);
         let (start, (step, end)) =
             match (self.advance(*first, &reads_counter), self.advance(*second, &reads_counter)) {
                 (None, Some(advance)) => (*first, advance),
@@ -361,10 +357,9 @@ impl Progressions<'_> {
             _ => return None,
         };
         let read = counter.defining_op()?;
-        Operation::get_op::<LoadOp>(read, ctx)?;
         let in_test = index.op_number.get(&read).map(|m| index.op_block[*m]) == Some(t);
-        let reads_place = local_slot(ctx, read.deref(ctx).get_operand(0)).as_ref() == Some(place);
-        (in_test && reads_place).then(|| (end, index.block_number[&taken], index.block_number[&skipped]))
+        (in_test && loads_place(ctx, counter, place))
+            .then(|| (end, index.block_number[&taken], index.block_number[&skipped]))
     }
 
     /// If `value` is a counter's advance, `counter + c` (`c > 0`) or `counter + (counter < end) ·

@@ -46,7 +46,7 @@ use super::{
     flow::Flow,
     index::ScopeIndex,
     layout::{SHARED_BYTES_SYMBOL, pointee_bytes},
-    locals::local_slot,
+    locals::loads_place,
     memory::{LocalStores, declared_constant},
     progression::{Assumed, Place, Progression, Progressions},
     rules::Reporter,
@@ -404,9 +404,8 @@ fn conflicts_reading_variables(
         let versions = variable.versions(ctx, index, holds_barrier, source)?;
         let reads = versions.iter().filter_map(|(n, version)| {
             let op = index.ops[*n];
-            Operation::get_op::<LoadOp>(op, ctx)?;
-            let reads_place = local_slot(ctx, op.deref(ctx).get_operand(0)).as_ref() == Some(&variable.place);
-            reads_place.then_some((op.deref(ctx).get_result(0), *n, (*version)?))
+            let result = (op.deref(ctx).get_num_results() == 1).then(|| op.deref(ctx).get_result(0))?;
+            loads_place(ctx, result, &variable.place).then_some((result, *n, (*version)?))
         });
         loads.push(reads.collect());
     }

@@ -25,15 +25,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
     index::ScopeIndex,
-    locals::local_slot,
+    locals::{loads_place, local_slot},
     memory::{LocalStores, constant_value},
     progression::Place,
-    thread_model::{ThreadModel, Val, apply_binop},
+    thread_model::{ThreadModel, Val, apply_binop, wrap_to},
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind},
     int_width,
-    memory::{LoadOp, StoreOp},
+    memory::StoreOp,
 };
 use crate::ir::semantic::memory::BarrierOp;
 
@@ -140,7 +140,7 @@ impl Variable {
     }
 
     fn wrap(&self, v: i64) -> i64 {
-        if self.width >= 64 { v } else { v & ((1i64 << self.width) - 1) }
+        wrap_to(self.width, v)
     }
 
     /// `v` after one update; `None` where the update has no value (a division by zero traps).
@@ -242,12 +242,7 @@ impl Variable {
 /// If `stored` is `v kind c` or `c kind v` with `v` a load of `place` and `c` a constant: the
 /// update.
 fn update_of(ctx: &Context, place: &Place, stored: Value) -> Option<(BinOpKind, i64, bool)> {
-    let reads_itself = |v: Value| {
-        v.defining_op().is_some_and(|read| {
-            Operation::get_op::<LoadOp>(read, ctx).is_some()
-                && local_slot(ctx, read.deref(ctx).get_operand(0)).as_ref() == Some(place)
-        })
-    };
+    let reads_itself = |v: Value| loads_place(ctx, v, place);
     let def = stored.defining_op()?;
     let kind = Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)?;
     let (a, b) = {

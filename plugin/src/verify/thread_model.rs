@@ -495,7 +495,7 @@ impl Roles<'_> {
             }
         };
         let width = int_width(ctx, value.get_type(ctx)).unwrap_or(64);
-        let wrap = |v: i64| if width >= 64 { v } else { v & ((1i64 << width) - 1) };
+        let wrap = |v: i64| wrap_to(width, v);
         if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
             return match constant.get_attr_int_value(ctx) {
                 Some(v) => Val::Const(wrap(v.value().to_u64() as i64)),
@@ -733,6 +733,11 @@ impl Roles<'_> {
             found
         }
     }
+}
+
+/// `v` as an unsigned integer of `width` bits holds it (the IR's integers wrap).
+pub(crate) fn wrap_to(width: u32, v: i64) -> i64 {
+    if width >= 64 { v } else { v & ((1i64 << width) - 1) }
 }
 
 /// `x kind y` on values already wrapped to their width (the caller wraps the result); `None`
