@@ -58,6 +58,9 @@ fn stage_tile(input: *const f32, n: usize) -> (*mut f32, usize, Option<usize>) {
 ///
 /// # Safety
 /// `input` and `output` point to `n` floats of device memory and do not overlap.
+#[kernel_verifier::unverified(
+    reason = "the helper reads its neighbours at an index that arrives through an `Option` and is clamped by `saturating_sub` and a runtime length, which the race check does not evaluate per thread, so those reads are not shown inside the window: not proven by the current model"
+)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn shared_memory_helper_local(
     input: *const f32,
@@ -81,6 +84,9 @@ pub unsafe extern "ptx-kernel" fn shared_memory_helper_local(
 ///
 /// # Safety
 /// As [`shared_memory_helper_local`].
+#[kernel_verifier::unverified(
+    reason = "the helper reads its neighbours at an index that arrives through an `Option` and is clamped by `saturating_sub` and a runtime length, which the race check does not evaluate per thread, so those reads are not shown inside the window: not proven by the current model"
+)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn shared_memory_helper_cross_crate(
     input: *const f32,

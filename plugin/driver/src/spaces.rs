@@ -185,6 +185,33 @@ fn reborrowed(place: &Place<'_>) -> Option<PlacePath> {
     Some((place.local, path))
 }
 
+/// The view of a borrow of a part of what a shared pointer points to: `&(*p).f` sees the field's
+/// type, `&(*p)[i]` the element's, where `p` (a local or a field of one) has a shared view.
+fn borrowed_part<'tcx>(views: &Views<'tcx>, place: &Place<'tcx>) -> Option<Ty<'tcx>> {
+    let deref = place.projection.iter().position(|element| element == ProjectionElem::Deref)?;
+    let mut fields = Vec::new();
+    for element in &place.projection[..deref] {
+        match element {
+            ProjectionElem::Field(field, _) => fields.push(field.as_u32()),
+            _ => return None,
+        }
+    }
+    let pointer = (place.local, fields);
+    let mut view = *views.get(&pointer)?;
+    let after = &place.projection[deref + 1..];
+    if after.is_empty() {
+        return None;
+    }
+    for element in after {
+        view = match element {
+            ProjectionElem::Field(_, ty) => *ty,
+            ProjectionElem::Index(_) | ProjectionElem::ConstantIndex { .. } => view.builtin_index()?,
+            _ => return None,
+        };
+    }
+    Some(view)
+}
+
 fn operand_path(operand: &Operand<'_>) -> Option<PlacePath> {
     match operand {
         Operand::Copy(place) | Operand::Move(place) => field_path(place),
@@ -212,6 +239,17 @@ pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
         (ty::Uint(ty::UintTy::U8) | ty::Int(ty::IntTy::I8), Some(pointee)) => pointee,
         // An array of the viewed type is the same memory, seen a tile at a time.
         (_, Some(pointee)) if matches!(pointee.kind(), ty::Array(element, _) if *element == view) => pointee,
+        _ => view,
+    }
+}
+
+/// The view through a pointer coerced to `to`: an array seen as a slice of its elements
+/// (`&[T; N]` to `&[T]`) is the slice; any other coercion keeps the view.
+fn unsized_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
+    match (view.kind(), to.builtin_deref(true).map(|pointee| pointee.kind())) {
+        (ty::Array(element, _), Some(ty::Slice(target))) if element == target => {
+            to.builtin_deref(true).unwrap_or(view)
+        }
         _ => view,
     }
 }
@@ -341,9 +379,9 @@ fn infer_body<'tcx>(
                         set.insert(destination, view);
                     }
                 }
-                Rvalue::Cast(CastKind::PointerCoercion(..), operand, _) => {
+                Rvalue::Cast(CastKind::PointerCoercion(..), operand, to) => {
                     if let Some(view) = operand_path(operand).and_then(|source| set.get(&source).copied()) {
-                        set.insert(destination, view);
+                        set.insert(destination, unsized_view(view, *to));
                     }
                 }
                 Rvalue::BinaryOp(BinOp::Offset, operands) => {
@@ -353,8 +391,11 @@ fn infer_body<'tcx>(
                     }
                 }
                 Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed) => {
-                    // A reborrow `&mut *p` or `&raw const *p` points where `p` points.
+                    // A reborrow `&mut *p` or `&raw const *p` points where `p` points; a borrow
+                    // of a part of what `p` points to (`&(*p).rows`, `&(*p)[i]`) points into it.
                     if let Some(view) = reborrowed(borrowed).and_then(|source| set.get(&source).copied()) {
+                        set.insert(destination, view);
+                    } else if let Some(view) = borrowed_part(set, borrowed) {
                         set.insert(destination, view);
                     }
                 }

@@ -433,7 +433,7 @@ pub fn pipeline_chain(ctx: &mut Context, blocks: usize, with_semantic_ops: bool)
         .function(ctx, "pipeline_chain", FnKind::Kernel, &[u32_ty.into(), source_ty], &[], &at(0))
         .expect("a valid symbol");
     let (tiles, source) = (f.params(ctx)[0], f.params(ctx)[1]);
-    let adt = AdtType::get(ctx, "PipelineState".to_string()).into();
+    let adt = AdtType::get(ctx, "PipelineState".to_string(), None).into();
     let state = f.alloca(ctx, adt, &at(0));
     let index_field = f.field_addr(ctx, state, 0, u32_ty.into(), &at(0));
     let phase_field = f.field_addr(ctx, state, 1, u32_ty.into(), &at(0));

@@ -112,11 +112,11 @@ pub fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<Operation> {
         .expect("symbol");
     // A flag every branch may test: correlated guards for the typestate's path sensitivity.
     let (flag, source) = (f.params(ctx)[1], f.params(ctx)[2]);
-    let adt = AdtType::get(ctx, "PipelineState".to_string()).into();
+    let adt = AdtType::get(ctx, "PipelineState".to_string(), None).into();
     let place = f.alloca(ctx, adt, &at);
     let fields =
         [f.field_addr(ctx, place, 0, u32_ty.into(), &at), f.field_addr(ctx, place, 1, u32_ty.into(), &at)];
-    let pipeline_ty = AdtType::get(ctx, "Pipeline".to_string()).into();
+    let pipeline_ty = AdtType::get(ctx, "Pipeline".to_string(), None).into();
     let pipelines = [f.alloca(ctx, pipeline_ty, &at), f.alloca(ctx, pipeline_ty, &at)];
     let f32_ty: pliron::r#type::TypeHandle = pliron::builtin::types::FP32Type::get(ctx).into();
     let accumulators = [f.alloca(ctx, f32_ty, &at), f.alloca(ctx, f32_ty, &at)];

@@ -79,18 +79,28 @@ impl PointerType {
     }
 }
 
-/// A named aggregate whose layout the IR does not model, e.g. `mir.adt <"PipelineState">`.
-/// Two `mir.adt` types are the same type exactly when their names are equal.
-#[pliron_type(name = "mir.adt", format = "`<` $name `>`", generate_get = true, verifier = "succ")]
+/// A named aggregate whose fields the IR does not model, e.g. `mir.adt <"PipelineState">`, with
+/// its size in bytes where the producer of the IR knows it (`mir.adt <"[f32; 4]" 16>`): a Rust
+/// array, tuple or struct has one layout, so the size lets an access through a pointer to it be
+/// placed byte for byte (a 16-byte quad staged per thread) without the IR looking inside it. An
+/// unsized aggregate (`[f32]`) and a hand-written one carry no size. Two `mir.adt` types are the
+/// same type exactly when their names and sizes are equal.
+#[pliron_type(name = "mir.adt", format = "`<` $name opt($bytes) `>`", generate_get = true, verifier = "succ")]
 #[derive(Hash, PartialEq, Eq, Debug, Clone)]
 pub struct AdtType {
     name: String,
+    bytes: Option<u64>,
 }
 
 impl AdtType {
     /// The aggregate's name as the producer of the IR spelled it (e.g. a Rust path).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Its size in bytes, where the producer of the IR gave one.
+    pub fn bytes(&self) -> Option<u64> {
+        self.bytes
     }
 }
 

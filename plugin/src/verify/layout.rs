@@ -47,6 +47,7 @@ use crate::ir::{
         memory::{BulkCopyOp, DynamicSharedBaseOp},
         pipeline::StateNewOp,
     },
+    types::AdtType,
 };
 
 /// `window·w + coefficient·index(state) + [lo, hi]`.
@@ -324,8 +325,8 @@ fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
     })
 }
 
-/// The size in bytes of what a pointer of type `ty` points to, where the IR knows it (integers
-/// and floats).
+/// The size in bytes of what a pointer of type `ty` points to, where the IR knows it (integers,
+/// floats, and aggregates the import gave a size).
 pub(crate) fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
     let pointee = pointer_type_of(ctx, ty)?.pointee();
     let pointee = pointee.deref(ctx);
@@ -339,7 +340,7 @@ pub(crate) fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
     } else if pointee.is::<FP64Type>() {
         Some(8)
     } else {
-        None
+        pointee.downcast_ref::<AdtType>().and_then(AdtType::bytes).and_then(|bytes| i64::try_from(bytes).ok())
     }
 }
 

@@ -42,12 +42,12 @@ use pliron::{
 };
 
 use super::{
-    Gap, GapKind, Rule,
+    Gap, GapKind,
     flow::Flow,
     index::ScopeIndex,
-    layout::{SHARED_BYTES_SYMBOL, pointee_bytes},
+    layout::pointee_bytes,
     locals::loads_place,
-    memory::{LocalStores, declared_constant},
+    memory::LocalStores,
     progression::{Assumed, Place, Progression, Progressions},
     rules::Reporter,
     symbols,
@@ -59,11 +59,16 @@ use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastKind, CastOp},
         control::{CallOp, ReturnOp},
-        memory::{IndexAddrOp, LoadOp, StoreOp},
+        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         pointer_type_of,
     },
     semantic::memory::{BarrierOp, DynamicSharedBaseOp},
+    types::AddressSpace,
 };
+
+mod window;
+
+use window::{declared_window, outside_window_unproven, reject_past_window};
 
 /// Barriers a scope may hold for its intervals to be walked.
 const MAX_BARRIERS: usize = 64;
@@ -93,6 +98,9 @@ struct Binding {
     integers: FxHashMap<Value, Val>,
     /// Pointer parameters into dynamic shared memory: their byte offset per thread.
     shared: FxHashMap<Value, Val>,
+    /// Pointer parameters that point elsewhere in this chain (into a local or a kernel
+    /// parameter's memory): an access through one is not an access of shared memory here.
+    elsewhere: FxHashSet<Value>,
 }
 
 /// One access under one call chain.
@@ -186,7 +194,7 @@ pub(crate) fn shared_order_gaps(
         let f = index.block_function[index.op_block[*n]];
         let found: Vec<Instance> = contexts.of[f]
             .iter()
-            .map(|binding| instance(&flow, &model, binding, *n, &Assumed::default()))
+            .filter_map(|binding| instance(&flow, &model, binding, *n, &Assumed::default()))
             .collect();
         instances.insert(*n, found);
     }
@@ -218,7 +226,7 @@ pub(crate) fn shared_order_gaps(
             }
             continue;
         }
-        let conflicts = match conflicts_reading_variables(
+        let (conflicts, variables_read) = match conflicts_reading_variables(
             &flow,
             &model,
             &contexts,
@@ -227,10 +235,12 @@ pub(crate) fn shared_order_gaps(
             &interval,
             &instances,
         ) {
-            Some(conflicts) => conflicts,
-            None => interval_conflicts(ctx, index, &members),
+            Some(conflicts) => (conflicts, true),
+            None => (interval_conflicts(ctx, index, &members), false),
         };
-        for (access, why) in conflicts {
+        for (access, why) in
+            conflicts.into_iter().chain(outside_window_unproven(&interval, &instances, variables_read))
+        {
             unproven.entry(access).or_insert(why);
         }
     }
@@ -248,49 +258,6 @@ pub(crate) fn shared_order_gaps(
         gaps.push(Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why));
     }
     gaps
-}
-
-/// Rejects (rule `shared-layout`) each access that some thread reaching it makes at bytes outside
-/// the dynamic shared memory the kernel declares (`device::launch::dynamic_shared_bytes(N)`),
-/// or outside the most a block can have where it declares none: a fault, or a write into what
-/// lies beyond. Only offsets known exactly are judged: an access indexed by a counter nothing
-/// bounds (`i += 64` in a `while` loop) has its progression cut at the window by the race check,
-/// and is not judged here.
-fn reject_past_window(
-    reporter: &mut Reporter,
-    candidates: &[usize],
-    instances: &FxHashMap<usize, Vec<Instance>>,
-) {
-    let (ctx, index) = (reporter.ctx, reporter.index);
-    let window = declared_window(ctx, index);
-    for n in candidates {
-        let outside = instances[n].iter().find_map(|instance| {
-            let offsets = instance.offsets.as_ref().filter(|offsets| offsets.bounded())?;
-            instance.threads.members().find_map(|t| {
-                offsets
-                    .values(t, window, MAX_STARTS)?
-                    .into_iter()
-                    .find(|start| *start < 0 || start + instance.bytes > window)
-                    .map(|start| (t, start, start + instance.bytes))
-            })
-        });
-        if let Some((t, lo, hi)) = outside {
-            reporter.reject(
-                Rule::SharedLayout,
-                index.ops[*n],
-                format!(
-                    "thread {t} reaches bytes {lo}..{hi} of dynamic shared memory here, outside the {window} bytes \
-                     the kernel declares (`dynamic_shared_bytes`): past the window (fault)"
-                ),
-                vec![],
-            );
-        }
-    }
-}
-
-/// The dynamic shared memory the kernel declares, or the most a block can have.
-fn declared_window(ctx: &Context, index: &ScopeIndex) -> i64 {
-    declared_constant(ctx, index, SHARED_BYTES_SYMBOL).unwrap_or(MAX_SHARED_BYTES)
 }
 
 /// ` at FILE:LINE:COLUMN` for operation `n`, where it has a source position.
@@ -429,8 +396,8 @@ fn conflicts_reading_variables(
             let f = index.block_function[index.op_block[*n]];
             for binding in &contexts.of[f] {
                 assumed.used.borrow_mut().clear();
-                let instance = instance(flow, model, binding, *n, &assumed);
-                let inside = instance.offsets.is_some()
+                let Some(instance) = instance(flow, model, binding, *n, &assumed) else { continue };
+                let inside = instance.offsets.as_ref().is_some_and(Progression::bounded)
                     && instance.threads.members().all(|t| {
                         instance.starts(t).iter().all(|start| *start >= 0 && start + instance.bytes <= window)
                     });
@@ -457,12 +424,22 @@ fn conflicts_reading_variables(
     Some(Vec::new())
 }
 
-/// `n` (a load or store) under one call chain.
-fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize, assumed: &Assumed) -> Instance {
+/// `n` (a load or store) under one call chain; `None` where its pointer points outside shared
+/// memory in that chain (a helper handed a shared tile by one caller and a local by another).
+fn instance(
+    flow: &Flow,
+    model: &ThreadModel,
+    binding: &Binding,
+    n: usize,
+    assumed: &Assumed,
+) -> Option<Instance> {
     let (ctx, index) = (flow.ctx, flow.index);
     let op = index.ops[n];
     let store = Operation::get_op::<StoreOp>(op, ctx).is_some();
     let address = op.deref(ctx).get_operand(if store { 1 } else { 0 });
+    if points_elsewhere(flow, binding, address, ADDRESS_DEPTH) {
+        return None;
+    }
     let threads = match &model.reach[index.op_block[n]] {
         Some(reach) => reach.threads.clone(),
         None => Threads::none(model.block_threads),
@@ -472,7 +449,7 @@ fn instance(flow: &Flow, model: &ThreadModel, binding: &Binding, n: usize, assum
         .and_then(|_| shared_offset(flow, model, binding, assumed, address, ADDRESS_DEPTH))
         .filter(|offsets| Instance::enumerable(offsets, &threads));
     let blocked = assumed.blocked.borrow().clone().into_iter().collect();
-    Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), blocked }
+    Some(Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), blocked })
 }
 
 /// The byte offset from the dynamic shared base of the pointer `value`, per thread.
@@ -591,6 +568,8 @@ fn bindings(
                             .filter(|offset| offset.terms.is_empty());
                     if let Some(offset) = offset {
                         binding.shared.insert(*parameter, offset.base);
+                    } else if points_elsewhere(flow, &outer, *argument, ADDRESS_DEPTH) {
+                        binding.elsewhere.insert(*parameter);
                     }
                 } else {
                     binding.integers.insert(*parameter, model.eval(*argument, &outer.integers));
@@ -602,6 +581,50 @@ fn bindings(
     visiting.remove(&f);
     of[f] = Some(found.clone());
     found
+}
+
+/// Whether the pointer `value` points outside shared memory under `binding`: into a local, into
+/// what a kernel parameter points to (the host's memory: no kernel argument points into a
+/// block's shared memory), or into what a parameter the binding knows points elsewhere, through
+/// offsets, fields, pointer casts and locals holding only such pointers. Anything else (a pointer
+/// returned by a call, read from memory the pass does not follow) may point anywhere.
+fn points_elsewhere(flow: &Flow, binding: &Binding, value: Value, depth: u32) -> bool {
+    let (ctx, index) = (flow.ctx, flow.index);
+    if depth == 0 {
+        return false;
+    }
+    if pointer_type_of(ctx, value.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared) {
+        return false;
+    }
+    match value.defining_entity() {
+        DefiningEntity::Block(block) => {
+            let kernel_parameter = index
+                .block_number
+                .get(&block)
+                .is_some_and(|b| index.block_function[*b] == 0 && index.entry_block(0) == Some(*b));
+            kernel_parameter || binding.elsewhere.contains(&value)
+        }
+        DefiningEntity::Op(def) => {
+            if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
+                return true;
+            }
+            let operand = || def.deref(ctx).get_operand(0);
+            if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+                // A pointer kept in a local: every pointer stored there points elsewhere.
+                let mut budget = FLOW_BUDGET;
+                let flow = Flow { leaf: Some(value.get_type(ctx)), ..*flow };
+                return flow.pointees(operand(), &[], &mut budget).is_some_and(|stored| {
+                    !stored.is_empty()
+                        && stored.iter().all(|v| points_elsewhere(&flow, binding, *v, depth - 1))
+                });
+            }
+            let derived = Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
+                || Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
+                || Operation::get_op::<CastOp>(def, ctx)
+                    .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
+            derived && points_elsewhere(flow, binding, operand(), depth - 1)
+        }
+    }
 }
 
 /// Whether the scope reads a thread index other than `x`.

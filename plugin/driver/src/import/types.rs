@@ -9,7 +9,7 @@ use plugin::ir::types::{
     AddressSpace, AdtType, Mutability as IrMutability, PointerKind, PointerType, shorthand,
 };
 use rustc_middle::mir::{Body, Local};
-use rustc_middle::ty::{self, Instance, Ty};
+use rustc_middle::ty::{self, Instance, Ty, TypingEnv};
 
 use super::Importer;
 
@@ -43,8 +43,14 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let pointee = self.ir_type(pointee, None);
                 PointerType::get(self.ctx, space, ir_mutability(*mutability), kind, pointee).into()
             }
-            _ => AdtType::get(self.ctx, ty.to_string()).into(),
+            _ => AdtType::get(self.ctx, ty.to_string(), self.size_of(ty)).into(),
         }
+    }
+
+    /// The size in bytes of a sized type, as rustc lays it out for the target.
+    fn size_of(&self, ty: Ty<'tcx>) -> Option<u64> {
+        let layout = self.tcx.layout_of(TypingEnv::fully_monomorphized().as_query_input(ty)).ok()?;
+        layout.is_sized().then(|| layout.size.bytes())
     }
 
     pub(super) fn local_type(

@@ -190,7 +190,9 @@ impl Ratchet {
         let mut ratchet = Ratchet { unexpected, ..Ratchet::default() };
         for judgement in judgements {
             match (judgement.misjudgment, listed.contains(judgement.kernel.as_str())) {
-                (Some(misjudgment), false) => {
+                // A broken kernel accepted is never tolerated, listed or not: a listed kernel
+                // that was refused and is now accepted is the regression the list must not hide.
+                (Some(misjudgment @ Misjudgment::AcceptedBroken), _) | (Some(misjudgment), false) => {
                     ratchet.new_misjudgments.push((judgement.kernel.clone(), misjudgment))
                 }
                 (None, true) => ratchet.now_right.push(judgement.kernel.clone()),
@@ -214,11 +216,11 @@ impl Ratchet {
     pub fn explain(&self) -> String {
         let mut text = String::new();
         for (kernel, misjudgment) in &self.new_misjudgments {
-            let _ = writeln!(
-                text,
-                "{kernel}: {} (not in known-misjudged.toml: fix the verifier, or list it with why)",
-                misjudgment.name()
-            );
+            let advice = match misjudgment {
+                Misjudgment::AcceptedBroken => "never tolerated, listed or not: fix the verifier",
+                _ => "not in known-misjudged.toml: fix the verifier, or list it with why",
+            };
+            let _ = writeln!(text, "{kernel}: {} ({advice})", misjudgment.name());
         }
         for kernel in &self.now_right {
             let _ = writeln!(text, "{kernel}: now judged right; remove it from known-misjudged.toml");
@@ -372,7 +374,8 @@ why = "w"
     }
 
     #[test]
-    fn the_ratchet_fails_on_an_unlisted_misjudgment_and_on_a_listed_kernel_now_right() {
+    fn the_ratchet_fails_on_an_unlisted_misjudgment_on_a_listed_kernel_now_right_and_on_any_broken_kernel_accepted()
+     {
         let right = report(vec![
             scope("good", &[]),
             scope("broken", &["consumer-order"]),
@@ -395,8 +398,21 @@ why = "w"
         let fresh = Ratchet::of(&judgements, unexpected.clone(), &known(&[]));
         assert_eq!(fresh.new_misjudgments, [("broken".to_string(), Misjudgment::AcceptedBroken)]);
         assert!(!fresh.holds());
-        // Listed with a reason, the same misjudgment is tolerated.
-        assert!(Ratchet::of(&judgements, unexpected, &known(&["broken"])).holds());
+        // Not even listed with a reason is a broken kernel accepted: a listed kernel that was
+        // refused before and passes now is the worst regression.
+        let listed = Ratchet::of(&judgements, unexpected.clone(), &known(&["broken"]));
+        assert_eq!(listed.new_misjudgments, [("broken".to_string(), Misjudgment::AcceptedBroken)]);
+        assert!(listed.explain().contains("broken: broken kernel accepted (never tolerated"));
+
+        // Any other misjudgment, listed with a reason, is tolerated.
+        let unverified = report(vec![
+            scope("good", &[]),
+            scope("broken", &["consumer-order"]),
+            scope("broken_other", &["consumer-order"]),
+        ]);
+        let (judgements, unexpected) = judge(&corpus(), &verdicts(&unverified));
+        assert!(!Ratchet::of(&judgements, unexpected.clone(), &known(&[])).holds());
+        assert!(Ratchet::of(&judgements, unexpected, &known(&["broken_other"])).holds());
     }
 
     #[test]
