@@ -374,10 +374,24 @@ pub(super) fn param_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<Para
     let (pointee, kind, behind_reference) = match ty.kind() {
         ty::Ref(_, pointee, rustc_middle::mir::Mutability::Mut) => (*pointee, StateParam::Mut, true),
         ty::Ref(_, pointee, rustc_middle::mir::Mutability::Not) => (*pointee, StateParam::Value, true),
+        // A closure handed over by value that captured a state by `&mut` (`for_each(|t| { …;
+        // st.advance() })`) advances the caller's state wherever it runs: handed back too.
+        _ if captures_state_mutably(tcx, ty, 0) => (ty, StateParam::Mut, false),
         _ => (ty, StateParam::Value, false),
     };
     let paths = nested_states(tcx, pointee);
     (!paths.is_empty()).then_some(ParamStates { kind, paths, whole: false, behind_reference })
+}
+
+/// Whether `ty` is a closure (or a closure inside a closure's captures, as the standard library
+/// wraps one) that captured a pipeline state by `&mut`.
+pub(super) fn captures_state_mutably<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, depth: usize) -> bool {
+    let ty::Closure(_, args) = ty.kind() else { return false };
+    depth < 4
+        && args.as_closure().upvar_tys().iter().any(|capture| match capture.kind() {
+            ty::Ref(_, pointee, rustc_middle::mir::Mutability::Mut) => is_pipeline_state(tcx, *pointee),
+            _ => captures_state_mutably(tcx, capture, depth + 1),
+        })
 }
 
 /// Arrays longer than this are not looked into: their states are not followed.

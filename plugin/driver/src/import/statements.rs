@@ -19,7 +19,7 @@ use crate::scope::resolve_callee;
 use crate::spaces::field_path;
 
 use super::analysis::{Assignment, ReferenceOrigin, core_item_name, reference_origin};
-use super::state_abi::is_pipeline_state;
+use super::state_abi::{captures_state_mutably, is_pipeline_state};
 use super::types::{int_type, is_shared_pointer, pointer_pointee};
 use super::{FunctionImport, Importer, Slot, enum_field};
 
@@ -155,6 +155,16 @@ impl<'tcx> Importer<'_, 'tcx> {
                             let by_reference = operand.ty(function.body, self.tcx).is_ref();
                             if let Some(source) = operand.place().and_then(|p| function.state_of(p))
                                 && by_reference
+                                && to.1.is_empty()
+                            {
+                                function.write_back.insert((to.0, k as u32), source);
+                            }
+                            // A closure moved into this one (the standard library wrapping a
+                            // `for_each` closure) that captured a state by `&mut`: its copy
+                            // here stands for the same state, so what a call does to it is
+                            // written back to the closure it was moved from.
+                            if let Some(source) = operand.place().and_then(|p| function.state_path(p))
+                                && captures_state_mutably(self.tcx, operand.ty(function.body, self.tcx), 0)
                                 && to.1.is_empty()
                             {
                                 function.write_back.insert((to.0, k as u32), source);

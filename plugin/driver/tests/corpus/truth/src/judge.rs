@@ -169,6 +169,12 @@ impl KnownMisjudged {
     fn names(&self) -> BTreeSet<&str> {
         self.kernels.iter().map(|entry| entry.name.as_str()).collect()
     }
+
+    /// Whether `kernel` is listed as a correct kernel left unverified (its `why` starts with
+    /// the verdict, as the list is written).
+    fn listed_unverified(&self, kernel: &str) -> bool {
+        self.kernels.iter().any(|entry| entry.name == kernel && entry.why.starts_with("unverified"))
+    }
 }
 
 /// The ratchet's findings: each list must be empty for the verdict test to pass.
@@ -195,6 +201,12 @@ impl Ratchet {
                 (Some(misjudgment @ Misjudgment::AcceptedBroken), _) | (Some(misjudgment), false) => {
                     ratchet.new_misjudgments.push((judgement.kernel.clone(), misjudgment))
                 }
+                // A correct kernel listed as unverified and rejected now: a new false alarm.
+                (Some(misjudgment @ Misjudgment::RejectedCorrect), true)
+                    if known.listed_unverified(&judgement.kernel) =>
+                {
+                    ratchet.new_misjudgments.push((judgement.kernel.clone(), misjudgment))
+                }
                 (None, true) => ratchet.now_right.push(judgement.kernel.clone()),
                 _ => {}
             }
@@ -218,6 +230,9 @@ impl Ratchet {
         for (kernel, misjudgment) in &self.new_misjudgments {
             let advice = match misjudgment {
                 Misjudgment::AcceptedBroken => "never tolerated, listed or not: fix the verifier",
+                Misjudgment::RejectedCorrect => {
+                    "not in known-misjudged.toml, or listed as unverified: a new false alarm; fix the verifier"
+                }
                 _ => "not in known-misjudged.toml: fix the verifier, or list it with why",
             };
             let _ = writeln!(text, "{kernel}: {} ({advice})", misjudgment.name());
@@ -374,8 +389,7 @@ why = "w"
     }
 
     #[test]
-    fn the_ratchet_fails_on_an_unlisted_misjudgment_on_a_listed_kernel_now_right_and_on_any_broken_kernel_accepted()
-     {
+    fn the_ratchet_fails_on_new_misjudgments_on_listed_kernels_now_right_and_on_worse_verdicts() {
         let right = report(vec![
             scope("good", &[]),
             scope("broken", &["consumer-order"]),
@@ -403,6 +417,22 @@ why = "w"
         let listed = Ratchet::of(&judgements, unexpected.clone(), &known(&["broken"]));
         assert_eq!(listed.new_misjudgments, [("broken".to_string(), Misjudgment::AcceptedBroken)]);
         assert!(listed.explain().contains("broken: broken kernel accepted (never tolerated"));
+
+        // A correct kernel listed as unverified and now rejected is a new false alarm; listed
+        // as rejected, it is tolerated.
+        let rejected = report(vec![
+            scope("good", &["consumer-order"]),
+            scope("broken", &["consumer-order"]),
+            scope("broken_other", &["producer-order"]),
+        ]);
+        let (judgements, unexpected) = judge(&corpus(), &verdicts(&rejected));
+        let listed_unverified = KnownMisjudged {
+            kernels: vec![KnownEntry { name: "good".into(), why: "unverified: gaps".into() }],
+        };
+        let alarm = Ratchet::of(&judgements, unexpected.clone(), &listed_unverified);
+        assert_eq!(alarm.new_misjudgments, [("good".to_string(), Misjudgment::RejectedCorrect)]);
+        assert!(alarm.explain().contains("a new false alarm"));
+        assert!(Ratchet::of(&judgements, unexpected, &known(&["good"])).holds());
 
         // Any other misjudgment, listed with a reason, is tolerated.
         let unverified = report(vec![
