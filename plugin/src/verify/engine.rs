@@ -201,6 +201,11 @@ pub(crate) fn analyze_with(
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
     report.gaps.extend(memory.gaps);
     report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared));
+    if index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some()) {
+        // The race check asks this of scopes without a pipeline; a pipeline's roles are
+        // thread-dependent branches, and a block barrier inside one hangs the other roles.
+        report.gaps.extend(races::divergent_barrier_gap(ctx, &index));
+    }
     report.gaps.extend(layout_gaps);
     report.gaps.extend(init_gap);
     report.gaps.extend(undecided.into_iter().map(Gap::undecided));

@@ -17,6 +17,10 @@
 //! stage overwrites the next stage that consumers may still read (race); a misaligned mbarrier
 //! or bulk copy faults.
 
+use std::cell::{Cell, OnceCell};
+
+use rustc_hash::FxHashMap;
+
 use pliron::{
     basic_block::BasicBlock,
     builtin::types::{FP16Type, FP32Type, FP64Type, IntegerType},
@@ -32,7 +36,9 @@ use super::{
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{LocalStores, accessed_address, declared_constant, stage_pointer},
+    progression::{Assumed, Progression, Progressions},
     rules::Reporter,
+    thread_model::ThreadModel,
 };
 use crate::ir::{
     mir::{
@@ -77,6 +83,8 @@ const MBARRIER_ALIGN: i64 = 8;
 const BULK_COPY_ALIGN: i64 = 16;
 /// Definitions the evaluator looks through for one address.
 const DEPTH: u32 = 24;
+/// Values one thread's index may take for the evaluator to bound it.
+const MAX_INTERVAL_VALUES: usize = 4096;
 
 struct Evaluator<'a> {
     ctx: &'a Context,
@@ -86,15 +94,55 @@ struct Evaluator<'a> {
     locals: &'a LocalStores,
     /// Each function's `mir.return` operations (numbers).
     returns: &'a [Vec<usize>],
+    /// Whether an integer the forms cannot read exactly is read as the interval of its values
+    /// (only where an interval is judged as one: a stage access inside its stage).
+    intervals: bool,
+    /// The threads of the block, built on the first such integer.
+    model: OnceCell<ThreadModel<'a>>,
+    /// The block (number) of the access whose address is read as intervals: only the threads
+    /// reaching it give its integers values.
+    access_block: Cell<Option<usize>>,
 }
 
-impl Evaluator<'_> {
+impl<'a> Evaluator<'a> {
     fn stages(&self, state: StateId) -> Option<i64> {
         let op = self.index.state_op(state);
         Operation::get_op::<StateNewOp>(op, self.ctx).and_then(|new| new.stages(self.ctx)).map(i64::from)
     }
 
+    /// The form of `value`; an integer the forms cannot read exactly (a row counter, a thread's
+    /// column) is the interval of every value any thread gives it, where that is bounded.
     fn eval(&self, value: Value, depth: u32) -> Option<Affine> {
+        self.eval_exact(value, depth).or_else(|| if self.intervals { self.interval(value) } else { None })
+    }
+
+    /// `value`, an integer, as the interval `[lo, hi]` of its values over every thread of the
+    /// block and every iteration of the loops whose counters it is built from (a progression the
+    /// thread model bounds per thread: `r` of `while r < ROWS { …; r += 1 }`, `tid % 32`).
+    fn interval(&self, value: Value) -> Option<Affine> {
+        value.get_type(self.ctx).deref(self.ctx).downcast_ref::<IntegerType>()?;
+        let model = self.model.get_or_init(|| ThreadModel::new(self.ctx, self.index));
+        let progressions = Progressions {
+            ctx: self.ctx,
+            index: self.index,
+            model,
+            assumed: &Assumed::default(),
+            locals: self.locals,
+            params: &FxHashMap::default(),
+        };
+        let progression = progressions.of(value).filter(Progression::bounded)?;
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let reach = self.access_block.get().and_then(|b| model.reach[b].as_ref())?;
+        for t in reach.threads.members() {
+            for v in progression.values(t, i64::MAX, MAX_INTERVAL_VALUES)? {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+        (lo <= hi).then_some(Affine { window: 0, index: None, lo, hi })
+    }
+
+    fn eval_exact(&self, value: Value, depth: u32) -> Option<Affine> {
         if is_tracked(self.ctx, value)
             && let Some(Fact::Index(state)) = self.facts.get(value)
         {
@@ -389,7 +437,16 @@ pub(crate) fn check_layout(
     if copies.is_empty() && barrier_setups.is_empty() {
         return Vec::new();
     }
-    let evaluator = Evaluator { ctx, index, facts, locals, returns };
+    let evaluator = Evaluator {
+        ctx,
+        index,
+        facts,
+        locals,
+        returns,
+        intervals: false,
+        model: OnceCell::new(),
+        access_block: Cell::new(None),
+    };
     let stages = index
         .ops
         .iter()
@@ -606,6 +663,52 @@ pub(crate) fn check_layout(
     gaps
 }
 
+/// Whether every byte the access at `address` touches, for every thread reaching it and every
+/// loop iteration, lies inside the stage its state's index names: its address is `window +
+/// stride·index + [lo, hi]`, and for a ring of that stride (a consumer's state indexes the ring
+/// its producer's copies fill) `[lo, hi + size)` lies within the bytes the copies fill without a
+/// hole from the first stage's start. A stage read indexed by a row counter and the thread's
+/// column (`ring[index·TILE + r·32 + c]`) is placed so. An interval over-approximates, so an
+/// access it does not show inside is left to the exact rule (a gap at worst, never a rejection).
+fn inside_first_stage(
+    intervals: &Evaluator<'_>,
+    rings: &[(Extent, Option<(StateId, i64)>)],
+    address: Value,
+) -> bool {
+    let ctx = intervals.ctx;
+    let Some(size) = pointee_bytes(ctx, address.get_type(ctx)) else { return false };
+    let Some(Affine { window: 1, index: Some((_, stride)), lo, hi }) = intervals.eval(address, DEPTH) else {
+        return false;
+    };
+    // The rings of that stride (a consumer's state indexes the ring its producer's copies fill),
+    // each by the state whose copies fill it.
+    let mut states: Vec<StateId> = rings
+        .iter()
+        .filter_map(|(_, ring)| ring.filter(|(_, k)| *k == stride).map(|(state, _)| state))
+        .collect();
+    states.sort();
+    states.dedup();
+    states.into_iter().any(|state| {
+        let mut filled: Vec<&Extent> = rings
+            .iter()
+            .filter(|(_, ring)| *ring == Some((state, stride)))
+            .map(|(extent, _)| extent)
+            .collect();
+        filled.sort_by_key(|extent| extent.lo);
+        let Some(first) = filled.first().map(|extent| extent.lo) else { return false };
+        // The bytes the copies fill from the first stage's start, without a hole: every byte
+        // read there is one a copy delivered.
+        let mut end = first;
+        for extent in filled {
+            if extent.lo > end {
+                break;
+            }
+            end = end.max(extent.hi);
+        }
+        first <= lo && hi + size <= end.min(first + stride)
+    })
+}
+
 /// The symbol of the launch contract's shared-memory declaration.
 pub(crate) const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_bytes";
 
@@ -615,8 +718,10 @@ pub(crate) const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_byt
 /// count) touch a ring or the barriers. A stage pointer in other units (`index * TILE_BYTES`
 /// elements of `f32`) or with another stride reads another stage, or past the window. One that
 /// touches neither is a table of its own indexed by stage (a tag per stage), ordered by the
-/// same waits and releases. Offsets the access adds inside its stage (a column, a row) are not
-/// bounded here. A stage pointer the evaluator cannot place is a gap.
+/// same waits and releases. Offsets the access adds inside its stage to an exactly placed stage
+/// pointer (a column, a row) are not bounded here; an address whose offset inside the stage is
+/// an interval must lie inside the stage ([`inside_first_stage`]). A stage pointer the evaluator
+/// cannot place is a gap.
 fn check_stage_accesses(
     reporter: &mut Reporter,
     evaluator: &Evaluator<'_>,
@@ -637,12 +742,27 @@ fn check_stage_accesses(
     if starts.is_empty() {
         return;
     }
+    let intervals = Evaluator {
+        ctx,
+        index,
+        facts: evaluator.facts,
+        locals: evaluator.locals,
+        returns: evaluator.returns,
+        intervals: true,
+        model: OnceCell::new(),
+        access_block: Cell::new(None),
+    };
     for op in &index.ops {
         let Some(address) = accessed_address(ctx, *op) else { continue };
         let Some((_, Some(stage))) = stage_pointer(ctx, evaluator.facts, evaluator.locals, address) else {
             continue;
         };
-        match evaluator.stage_form(address, stage) {
+        let form = evaluator.stage_form(address, stage);
+        intervals.access_block.set(index.block_of_op(*op));
+        if !form.is_some_and(|form| form.lo == form.hi) && inside_first_stage(&intervals, rings, address) {
+            continue;
+        }
+        match form {
             Some(Affine { window: 1, index: Some((state, stride)), lo, hi }) if lo == hi => {
                 let last = lo + stride * (evaluator.stages(state).unwrap_or(1) - 1);
                 let span = Extent { op: *op, lo: lo.min(last), hi: lo.max(last) + 1 };

@@ -66,8 +66,11 @@ use crate::ir::{
     types::AddressSpace,
 };
 
+mod barriers;
 mod window;
 
+pub(crate) use barriers::divergent_barrier_gap;
+use barriers::{divergent_barrier, divergent_branch, functions_holding_barriers};
 use window::{declared_window, outside_window_unproven, reject_past_window};
 
 /// Barriers a scope may hold for its intervals to be walked.
@@ -167,12 +170,7 @@ pub(crate) fn shared_order_gaps(
     }
     let holds_barrier = functions_holding_barriers(ctx, index);
     if let Some(branch) = divergent_branch(ctx, index, &model, &holds_barrier) {
-        let at = at_source(ctx, index, branch);
-        return gap_all(format!(
-            "a block barrier is reached under a branch{at} whose condition may differ between threads, before \
-             the branch's paths meet again: part of the block may wait at a barrier the rest never reaches, \
-             so the intervals between barriers are not known"
-        ));
+        return gap_all(divergent_barrier(ctx, index, branch));
     }
     let barriers: Vec<usize> = (0..index.ops.len())
         .filter(|n| Operation::get_op::<BarrierOp>(index.ops[*n], ctx).is_some())
@@ -635,48 +633,6 @@ fn reads_other_dimensions(ctx: &Context, index: &ScopeIndex) -> bool {
             name.ends_with("thread_idx_y") || name.ends_with("thread_idx_z")
         })
     })
-}
-
-/// For each function, whether it holds a block barrier or calls (through the scope) one that
-/// does.
-fn functions_holding_barriers(ctx: &Context, index: &ScopeIndex) -> Vec<bool> {
-    let mut holds = vec![false; index.functions.len()];
-    for (n, op) in index.ops.iter().enumerate() {
-        if Operation::get_op::<BarrierOp>(*op, ctx).is_some() {
-            holds[index.block_function[index.op_block[n]]] = true;
-        }
-    }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (call, callee) in &index.callee_of {
-            let caller = index.block_function[index.op_block[*call]];
-            if holds[*callee] && !holds[caller] {
-                holds[caller] = true;
-                changed = true;
-            }
-        }
-    }
-    holds
-}
-
-/// Whether operation `n` is a barrier or a call of a function holding one.
-fn meets_barrier(ctx: &Context, index: &ScopeIndex, holds_barrier: &[bool], n: usize) -> bool {
-    Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some()
-        || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee])
-}
-
-/// A divergent block (`super::divergence`) that some thread reaches, holding a barrier or a call
-/// of a function holding one: the branch that makes it divergent.
-fn divergent_branch(
-    ctx: &Context,
-    index: &ScopeIndex,
-    model: &ThreadModel,
-    holds_barrier: &[bool],
-) -> Option<usize> {
-    (0..index.ops.len())
-        .filter(|n| model.reach[index.op_block[*n]].is_some() && meets_barrier(ctx, index, holds_barrier, *n))
-        .find_map(|n| model.divergent().branch_of(index.op_block[n]))
 }
 
 /// The operations reachable from `source` (the kernel's first operation or a barrier) without
