@@ -8,7 +8,9 @@
 //! A counter is a variable (a local or a part of one) stored once before its loop with a value
 //! known per thread (its *start*) and once as itself plus a step, either
 //! - a positive constant (`i += 64`, a `while` loop's counter): every `start + k · step`, `k ≥ 0`;
-//!   nothing bounds `k` but the memory an access can reach; or
+//!   nothing bounds `k` but the loop's own test `i < end` where it guards the read;
+//! - a negative constant (`i -= 1`, a count-down): every `start − k · |step|`, bounded only where
+//!   the loop's own test `i > end` guards the read (otherwise the values are not enumerated); or
 //! - `(self < end) · step`: the `next` of a counted iterator as the import writes it (`for k in
 //!   a..b`, `(a..b).step_by(s)`, see `crate::ir::mir::memory::counted`). An item `next` handed
 //!   out is read only as `Some`'s payload, so only where `start < end` held: the item is one of
@@ -278,15 +280,18 @@ impl Progressions<'_> {
             Some(_) => None,
             // A `while` counter: bounded where the loop's own test guards the read.
             None => self
-                .guarded_end(def, &place)
+                .guarded_end(def, &place, step < 0)
                 .and_then(|end| self.eval(end, DEPTH / 2))
                 .filter(|end| end.terms.is_empty())
                 .map(|end| end.base),
         };
+        // `start + k · step < end`: `k < ⌈(end − start) / step⌉`; for a count-down, `start − k ·
+        // |step| > end`: `k < ⌈(start − end) / |step|⌉` (never below `end`, so never wrapping).
+        let by = step.abs();
+        let span = |e: i64, s: i64| if step > 0 { e.checked_sub(s) } else { s.checked_sub(e) };
         let count = match end {
             Some(end @ (Val::Const(_) | Val::Threads(_))) => {
-                // `start + k · step < end`: `k < ⌈(end − start) / step⌉`.
-                match map2(end, start.clone(), |e, s| Some((e.checked_sub(s)?.max(0) + step - 1) / step)) {
+                match map2(end, start.clone(), |e, s| Some((span(e, s)?.max(0) + by - 1) / by)) {
                     Val::Const(c) => Count::Threads(Rc::new(vec![c; self.model.block_threads])),
                     Val::Threads(counts) => Count::Threads(counts),
                     _ => return None,
@@ -299,11 +304,11 @@ impl Progressions<'_> {
         Some(progression)
     }
 
-    /// The `end` of a loop test `counter < end` (or `end > counter`) that guards the read `load`
-    /// of a `while` counter: every path to `load` passes the test's true edge after the
+    /// The `end` of a loop test `counter < end` (or `end > counter`; `counter > end` for a
+    /// count-down, where `down`) that guards the read `load` of a `while` counter: every path to `load` passes the test's true edge after the
     /// counter's last store (and after the last store of any variable assumed to hold one
     /// value, which `end` may read), so the value read is one the test let through.
-    fn guarded_end(&self, load: pliron::context::Ptr<Operation>, place: &Place) -> Option<Value> {
+    fn guarded_end(&self, load: pliron::context::Ptr<Operation>, place: &Place, down: bool) -> Option<Value> {
         let (ctx, index) = (self.ctx, self.index);
         let n = *index.op_number.get(&load)?;
         let l = index.op_block[n];
@@ -319,7 +324,7 @@ impl Progressions<'_> {
             })
             .collect();
         for t in index.blocks_of[f].clone() {
-            let Some((end, taken, skipped)) = self.loop_test(t, place) else { continue };
+            let Some((end, taken, skipped)) = self.loop_test(t, place, down) else { continue };
             if t == l || stores.iter().any(|s| index.op_block[*s] == t) {
                 continue;
             }
@@ -332,9 +337,10 @@ impl Progressions<'_> {
         None
     }
 
-    /// If block `t` ends in a branch on `counter < end` (a load of `place` in `t`): `end`, and
-    /// the blocks the branch takes when the test holds and when it fails.
-    fn loop_test(&self, t: usize, place: &Place) -> Option<(Value, usize, usize)> {
+    /// If block `t` ends in a branch on `counter < end` (`counter > end` where `down`: a
+    /// count-down's test), the counter a load of `place` in `t`: `end`, and the blocks the branch
+    /// takes when the test holds and when it fails.
+    fn loop_test(&self, t: usize, place: &Place, down: bool) -> Option<(Value, usize, usize)> {
         let (ctx, index) = (self.ctx, self.index);
         let branch = index.ops[index.ops_of_block[t].end.checked_sub(1)?];
         Operation::get_op::<CondBrOp>(branch, ctx)?;
@@ -351,9 +357,9 @@ impl Progressions<'_> {
             let operation = compare.deref(ctx);
             (operation.get_operand(0), operation.get_operand(1))
         };
-        let (counter, end) = match predicate {
-            CmpPredicate::Lt => (a, b),
-            CmpPredicate::Gt => (b, a),
+        let (counter, end) = match (predicate, down) {
+            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b),
+            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a),
             _ => return None,
         };
         let read = counter.defining_op()?;
@@ -368,13 +374,18 @@ impl Progressions<'_> {
         let ctx = self.ctx;
         let def = value.defining_op()?;
         let binop = Operation::get_op::<BinOp>(def, ctx)?;
-        if binop.kind(ctx)? != BinOpKind::Add {
-            return None;
-        }
         let (a, b) = {
             let operation = def.deref(ctx);
             (operation.get_operand(0), operation.get_operand(1))
         };
+        match binop.kind(ctx)? {
+            BinOpKind::Add => {}
+            // A count-down `i -= c` (`c > 0`): a negative step, bounded only by a test `i > end`.
+            BinOpKind::Sub if reads_counter(a) && !reads_counter(b) => {
+                return constant_value(ctx, b, 4).filter(|c| *c > 0).map(|c| (-c, None));
+            }
+            _ => return None,
+        }
         let delta = match (reads_counter(a), reads_counter(b)) {
             (true, false) => b,
             (false, true) => a,
