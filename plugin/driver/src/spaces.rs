@@ -32,8 +32,8 @@ use rustc_data_structures::fx::FxHashMap;
 
 use rustc_hir::def_id::DefId;
 use rustc_middle::mir::{
-    AggregateKind, BinOp, Body, CastKind, Local, Operand, Place, ProjectionElem, Rvalue, StatementKind,
-    TerminatorKind,
+    AggregateKind, BinOp, Body, CastKind, Local, Operand, Place, PlaceElem, ProjectionElem, Rvalue,
+    StatementKind, TerminatorKind,
 };
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
 
@@ -159,50 +159,28 @@ impl<'tcx> SharedPaths<'tcx> {
 
 /// The path of a place made only of field projections.
 pub fn field_path(place: &Place<'_>) -> Option<PlacePath> {
+    fields_path(place.local, place.projection)
+}
+
+/// The path of `local` and `projection`, if it is made only of field projections.
+fn fields_path(local: Local, projection: &[PlaceElem<'_>]) -> Option<PlacePath> {
     let mut fields = Vec::new();
-    for element in place.projection.iter() {
+    for element in projection {
         match element {
             ProjectionElem::Field(field, _) => fields.push(field.as_u32()),
             _ => return None,
         }
     }
-    Some((place.local, fields))
+    Some((local, fields))
 }
 
-/// The pointer a reborrow dereferences: for `*p` (or `*p.0`), the path of `p`.
-fn reborrowed(place: &Place<'_>) -> Option<PlacePath> {
-    let (last, fields) = place.projection.split_last()?;
-    if *last != ProjectionElem::Deref {
-        return None;
-    }
-    let mut path = Vec::new();
-    for element in fields {
-        match element {
-            ProjectionElem::Field(field, _) => path.push(field.as_u32()),
-            _ => return None,
-        }
-    }
-    Some((place.local, path))
-}
-
-/// The view of a borrow of a part of what a shared pointer points to: `&(*p).f` sees the field's
-/// type, `&(*p)[i]` the element's, where `p` (a local or a field of one) has a shared view.
-fn borrowed_part<'tcx>(views: &Views<'tcx>, place: &Place<'tcx>) -> Option<Ty<'tcx>> {
+/// The view a borrow through a shared pointer sees: a reborrow (`&mut *p`, `&raw const *p`,
+/// `*p.0`) what `p` sees; a borrow of a part of what `p` points to (`&(*p).rows`, `&(*p)[i]`)
+/// the field's or the element's type. `p` is a local or a field of one.
+fn borrowed_view<'tcx>(views: &Views<'tcx>, place: &Place<'tcx>) -> Option<Ty<'tcx>> {
     let deref = place.projection.iter().position(|element| element == ProjectionElem::Deref)?;
-    let mut fields = Vec::new();
-    for element in &place.projection[..deref] {
-        match element {
-            ProjectionElem::Field(field, _) => fields.push(field.as_u32()),
-            _ => return None,
-        }
-    }
-    let pointer = (place.local, fields);
-    let mut view = *views.get(&pointer)?;
-    let after = &place.projection[deref + 1..];
-    if after.is_empty() {
-        return None;
-    }
-    for element in after {
+    let mut view = *views.get(&fields_path(place.local, &place.projection[..deref])?)?;
+    for element in &place.projection[deref + 1..] {
         view = match element {
             ProjectionElem::Field(_, ty) => *ty,
             ProjectionElem::Index(_) | ProjectionElem::ConstantIndex { .. } => view.builtin_index()?,
@@ -391,11 +369,7 @@ fn infer_body<'tcx>(
                     }
                 }
                 Rvalue::Ref(_, _, borrowed) | Rvalue::RawPtr(_, borrowed) => {
-                    // A reborrow `&mut *p` or `&raw const *p` points where `p` points; a borrow
-                    // of a part of what `p` points to (`&(*p).rows`, `&(*p)[i]`) points into it.
-                    if let Some(view) = reborrowed(borrowed).and_then(|source| set.get(&source).copied()) {
-                        set.insert(destination, view);
-                    } else if let Some(view) = borrowed_part(set, borrowed) {
+                    if let Some(view) = borrowed_view(set, borrowed) {
                         set.insert(destination, view);
                     }
                 }

@@ -16,6 +16,7 @@ use super::{
     index::{ScopeIndex, is_semantic},
     init_order, layout, operands, races, roles,
     rules::{self, Reporter},
+    thread_model::SharedThreadModel,
     threads, typestate, wgmma,
 };
 use crate::{
@@ -189,22 +190,24 @@ pub(crate) fn analyze_with(
     let operands = operands::check_operands(&mut reporter, &*store, &applies_to);
     undecided.extend(operands.not_checked);
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
-    undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines));
+    // One thread model for the rules that need one, built on the first ask.
+    let thread_model = SharedThreadModel::new(ctx, &index);
+    undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     // Read by the typestate, the layout rule and the memory accounting: built once.
     let locals = super::memory::LocalStores::of(ctx, &index);
     typestate::check_ordering(&mut reporter, &*store, &locals, &applies_to);
     let init_gap = init_order::check_init_order(&mut reporter);
     let returns = dataflow::returns_of(ctx, &index);
-    let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns);
+    let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model);
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
     report.gaps.extend(memory.gaps);
-    report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared));
+    report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared, &thread_model));
     if index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some()) {
         // The race check asks this of scopes without a pipeline; a pipeline's roles are
         // thread-dependent branches, and a block barrier inside one hangs the other roles.
-        report.gaps.extend(races::divergent_barrier_gap(ctx, &index));
+        report.gaps.extend(races::divergent_barrier_gap(ctx, &index, &thread_model));
     }
     report.gaps.extend(layout_gaps);
     report.gaps.extend(init_gap);

@@ -17,7 +17,7 @@
 //! stage overwrites the next stage that consumers may still read (race); a misaligned mbarrier
 //! or bulk copy faults.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::Cell;
 
 use rustc_hash::FxHashMap;
 
@@ -38,7 +38,7 @@ use super::{
     memory::{LocalStores, accessed_address, declared_constant, stage_pointer},
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
-    thread_model::ThreadModel,
+    thread_model::SharedThreadModel,
 };
 use crate::ir::{
     mir::{
@@ -86,7 +86,7 @@ const DEPTH: u32 = 24;
 /// Values one thread's index may take for the evaluator to bound it.
 const MAX_INTERVAL_VALUES: usize = 4096;
 
-struct Evaluator<'a> {
+struct Evaluator<'a, 'm> {
     ctx: &'a Context,
     index: &'a ScopeIndex,
     facts: &'a dyn FactStore,
@@ -97,14 +97,14 @@ struct Evaluator<'a> {
     /// Whether an integer the forms cannot read exactly is read as the interval of its values
     /// (only where an interval is judged as one: a stage access inside its stage).
     intervals: bool,
-    /// The threads of the block, built on the first such integer.
-    model: OnceCell<ThreadModel<'a>>,
+    /// The threads of the block, for such integers.
+    thread_model: &'a SharedThreadModel<'m>,
     /// The block (number) of the access whose address is read as intervals: only the threads
     /// reaching it give its integers values.
     access_block: Cell<Option<usize>>,
 }
 
-impl<'a> Evaluator<'a> {
+impl Evaluator<'_, '_> {
     fn stages(&self, state: StateId) -> Option<i64> {
         let op = self.index.state_op(state);
         Operation::get_op::<StateNewOp>(op, self.ctx).and_then(|new| new.stages(self.ctx)).map(i64::from)
@@ -121,7 +121,7 @@ impl<'a> Evaluator<'a> {
     /// thread model bounds per thread: `r` of `while r < ROWS { …; r += 1 }`, `tid % 32`).
     fn interval(&self, value: Value) -> Option<Affine> {
         value.get_type(self.ctx).deref(self.ctx).downcast_ref::<IntegerType>()?;
-        let model = self.model.get_or_init(|| ThreadModel::new(self.ctx, self.index));
+        let model = self.thread_model.get();
         let progressions = Progressions {
             ctx: self.ctx,
             index: self.index,
@@ -214,7 +214,7 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-impl Evaluator<'_> {
+impl Evaluator<'_, '_> {
     /// What every return of the helper `call` calls returns at `result`'s position.
     fn returned(&self, call: Ptr<Operation>, result: Value) -> Option<Vec<Value>> {
         let number = self.index.op_number.get(&call)?;
@@ -416,6 +416,7 @@ pub(crate) fn check_layout(
     facts: &dyn FactStore,
     locals: &LocalStores,
     returns: &[Vec<usize>],
+    thread_model: &SharedThreadModel,
 ) -> Vec<Gap> {
     let ctx = reporter.ctx;
     let index = reporter.index;
@@ -444,7 +445,7 @@ pub(crate) fn check_layout(
         locals,
         returns,
         intervals: false,
-        model: OnceCell::new(),
+        thread_model,
         access_block: Cell::new(None),
     };
     let stages = index
@@ -671,7 +672,7 @@ pub(crate) fn check_layout(
 /// column (`ring[index·TILE + r·32 + c]`) is placed so. An interval over-approximates, so an
 /// access it does not show inside is left to the exact rule (a gap at worst, never a rejection).
 fn inside_first_stage(
-    intervals: &Evaluator<'_>,
+    intervals: &Evaluator<'_, '_>,
     rings: &[(Extent, Option<(StateId, i64)>)],
     address: Value,
 ) -> bool {
@@ -724,7 +725,7 @@ pub(crate) const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_byt
 /// cannot place is a gap.
 fn check_stage_accesses(
     reporter: &mut Reporter,
-    evaluator: &Evaluator<'_>,
+    evaluator: &Evaluator<'_, '_>,
     rings: &[(Extent, Option<(StateId, i64)>)],
     occupied: &[Extent],
     gaps: &mut Vec<Gap>,
@@ -742,16 +743,7 @@ fn check_stage_accesses(
     if starts.is_empty() {
         return;
     }
-    let intervals = Evaluator {
-        ctx,
-        index,
-        facts: evaluator.facts,
-        locals: evaluator.locals,
-        returns: evaluator.returns,
-        intervals: true,
-        model: OnceCell::new(),
-        access_block: Cell::new(None),
-    };
+    let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..*evaluator };
     for op in &index.ops {
         let Some(address) = accessed_address(ctx, *op) else { continue };
         let Some((_, Some(stage))) = stage_pointer(ctx, evaluator.facts, evaluator.locals, address) else {

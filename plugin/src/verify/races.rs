@@ -51,7 +51,7 @@ use super::{
     progression::{Assumed, Place, Progression, Progressions},
     rules::Reporter,
     symbols,
-    thread_model::{ThreadModel, Val},
+    thread_model::{SharedThreadModel, ThreadModel, Val},
     thread_set::Threads,
 };
 use crate::ir::{
@@ -149,6 +149,7 @@ pub(crate) fn shared_order_gaps(
     reporter: &mut Reporter,
     locals: &LocalStores,
     candidates: &[usize],
+    thread_model: &SharedThreadModel,
 ) -> Vec<Gap> {
     let (ctx, index) = (reporter.ctx, reporter.index);
     if candidates.is_empty() {
@@ -160,7 +161,7 @@ pub(crate) fn shared_order_gaps(
             .map(|n| Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why.clone()))
             .collect()
     };
-    let model = ThreadModel::new(ctx, index);
+    let model = thread_model.get();
     if !model.declared && reads_other_dimensions(ctx, index) {
         return gap_all(
             "shared memory in a kernel that reads `thread_idx_y`/`thread_idx_z` without declaring its block \
@@ -169,7 +170,7 @@ pub(crate) fn shared_order_gaps(
         );
     }
     let holds_barrier = functions_holding_barriers(ctx, index);
-    if let Some(branch) = divergent_branch(ctx, index, &model, &holds_barrier) {
+    if let Some(branch) = divergent_branch(ctx, index, model, &holds_barrier) {
         return gap_all(divergent_barrier(ctx, index, branch));
     }
     let barriers: Vec<usize> = (0..index.ops.len())
@@ -182,7 +183,7 @@ pub(crate) fn shared_order_gaps(
         ));
     }
     let flow = Flow { ctx, index, locals, leaf: None };
-    let contexts = Contexts::of(&flow, &model);
+    let contexts = Contexts::of(&flow, model);
     // An access in a block no thread reaches (behind a branch on a constant) never runs.
     let candidates: Vec<usize> =
         candidates.iter().copied().filter(|n| model.reach[index.op_block[*n]].is_some()).collect();
@@ -192,7 +193,7 @@ pub(crate) fn shared_order_gaps(
         let f = index.block_function[index.op_block[*n]];
         let found: Vec<Instance> = contexts.of[f]
             .iter()
-            .filter_map(|binding| instance(&flow, &model, binding, *n, &Assumed::default()))
+            .filter_map(|binding| instance(&flow, model, binding, *n, &Assumed::default()))
             .collect();
         instances.insert(*n, found);
     }
@@ -226,7 +227,7 @@ pub(crate) fn shared_order_gaps(
         }
         let (conflicts, variables_read) = match conflicts_reading_variables(
             &flow,
-            &model,
+            model,
             &contexts,
             &holds_barrier,
             source,

@@ -22,7 +22,7 @@
 //! each condition is evaluated once per round, through at most [`MAX_EVAL`] operations, as `N`
 //! values; at most [`MAX_DIVERGENCE_ROUNDS`] rounds.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -135,6 +135,24 @@ pub(crate) struct ThreadModel<'a> {
     pub block_threads: usize,
     /// Whether the kernel declared its block size.
     pub declared: bool,
+}
+
+/// A scope's [`ThreadModel`] (of the declared block), built on the first `get` and shared by the
+/// rules of one run (threads, layout intervals, barriers, races): a scope pays for it once.
+pub(crate) struct SharedThreadModel<'a> {
+    ctx: &'a Context,
+    index: &'a ScopeIndex,
+    model: OnceCell<ThreadModel<'a>>,
+}
+
+impl<'a> SharedThreadModel<'a> {
+    pub(crate) fn new(ctx: &'a Context, index: &'a ScopeIndex) -> SharedThreadModel<'a> {
+        SharedThreadModel { ctx, index, model: OnceCell::new() }
+    }
+
+    pub(crate) fn get(&self) -> &ThreadModel<'a> {
+        self.model.get_or_init(|| ThreadModel::new(self.ctx, self.index))
+    }
 }
 
 impl<'a> ThreadModel<'a> {

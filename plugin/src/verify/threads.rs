@@ -45,7 +45,7 @@ use super::{
     init_order::is_pipeline_init,
     memory::constant_value,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
-    thread_model::{ThreadModel, declared_block_threads},
+    thread_model::{SharedThreadModel, declared_block_threads},
     thread_set::Threads,
 };
 use crate::ir::{mir::memory::StoreOp, semantic::pipeline::PipelineRole};
@@ -68,6 +68,7 @@ pub(crate) fn check_threads(
     reporter: &mut Reporter,
     provenance: &Provenance,
     pipelines: &BTreeMap<StateId, Value>,
+    thread_model: &SharedThreadModel,
 ) -> Vec<String> {
     let (ctx, index) = (reporter.ctx, reporter.index);
     if provenance.applies_to.is_empty() {
@@ -80,7 +81,8 @@ pub(crate) fn check_threads(
                 .to_string(),
         ];
     };
-    let model = ThreadModel::build(ctx, index, block_threads, true);
+    // Declared, so the shared model is of exactly `block_threads` threads.
+    let model = thread_model.get();
     let reach = &model.reach;
     // Per pipeline (its variable, or the state itself where none was named): the producer
     // operations, the releases and all consumer operations, with the threads reaching them.

@@ -150,23 +150,26 @@ impl<'tcx> Importer<'_, 'tcx> {
                     self.copy_states(function, builder, *source, to, at)
                 }
                 Rvalue::Aggregate(kind, operands) => {
-                    if let mir::AggregateKind::Closure(..) = **kind {
+                    if let mir::AggregateKind::Closure(..) = **kind
+                        && to.1.is_empty()
+                    {
                         for (k, operand) in operands.iter().enumerate() {
-                            let by_reference = operand.ty(function.body, self.tcx).is_ref();
-                            if let Some(source) = operand.place().and_then(|p| function.state_of(p))
-                                && by_reference
-                                && to.1.is_empty()
-                            {
-                                function.write_back.insert((to.0, k as u32), source);
-                            }
-                            // A closure moved into this one (the standard library wrapping a
-                            // `for_each` closure) that captured a state by `&mut`: its copy
-                            // here stands for the same state, so what a call does to it is
-                            // written back to the closure it was moved from.
-                            if let Some(source) = operand.place().and_then(|p| function.state_path(p))
-                                && captures_state_mutably(self.tcx, operand.ty(function.body, self.tcx), 0)
-                                && to.1.is_empty()
-                            {
+                            let ty = operand.ty(function.body, self.tcx);
+                            // What the capture stands for, written back after each call: the
+                            // state a capture by reference names, or the closure a closure
+                            // moved into this one came from, where it captured a state by
+                            // `&mut` (the standard library wrapping a `for_each` closure: its
+                            // copy here takes the advances).
+                            let source = operand.place().and_then(|p| {
+                                if ty.is_ref() {
+                                    function.state_of(p)
+                                } else if captures_state_mutably(self.tcx, ty, 0) {
+                                    function.state_path(p)
+                                } else {
+                                    None
+                                }
+                            });
+                            if let Some(source) = source {
                                 function.write_back.insert((to.0, k as u32), source);
                             }
                         }

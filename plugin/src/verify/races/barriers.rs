@@ -6,16 +6,24 @@ use pliron::{context::Context, operation::Operation};
 
 use super::at_source;
 use crate::ir::semantic::memory::BarrierOp;
-use crate::verify::{Gap, GapKind, index::ScopeIndex, thread_model::ThreadModel};
+use crate::verify::{
+    Gap, GapKind,
+    index::ScopeIndex,
+    thread_model::{SharedThreadModel, ThreadModel},
+};
 
 /// The gap of a scope that reaches a block barrier under a branch some threads take and others
 /// do not (`r14_role_consumer_block_barrier`: a barrier inside the consumers' loop of a pipeline
 /// kernel, which hangs on the H200), if it does. A scope without a barrier costs one scan.
-pub(crate) fn divergent_barrier_gap(ctx: &Context, index: &ScopeIndex) -> Option<Gap> {
+pub(crate) fn divergent_barrier_gap(
+    ctx: &Context,
+    index: &ScopeIndex,
+    thread_model: &SharedThreadModel,
+) -> Option<Gap> {
     index.ops.iter().find(|op| Operation::get_op::<BarrierOp>(**op, ctx).is_some())?;
-    let model = ThreadModel::new(ctx, index);
+    let model = thread_model.get();
     let holds_barrier = functions_holding_barriers(ctx, index);
-    let branch = divergent_branch(ctx, index, &model, &holds_barrier)?;
+    let branch = divergent_branch(ctx, index, model, &holds_barrier)?;
     Some(Gap::at(ctx, index, index.ops[branch], GapKind::SharedOrder, divergent_barrier(ctx, index, branch)))
 }
 
