@@ -35,6 +35,7 @@ extern crate rustc_interface;
 extern crate rustc_middle;
 extern crate rustc_span;
 
+mod decided_branches;
 mod device_api;
 mod diagnostics;
 mod guard;
@@ -44,6 +45,7 @@ mod opt_out;
 mod pass;
 mod scope;
 mod settings;
+mod single_assignment;
 mod spaces;
 
 use std::path::Path;

@@ -10,7 +10,8 @@
 //! functions; see [`is_followed_standard`]); the recognised device-API operations never are:
 //! those become semantic operations, not scope members.
 //! Every body is instantiated with its instance's generic arguments, so the import sees
-//! concrete types.
+//! concrete types, and the branches those arguments decide are folded before anything reads it
+//! ([`crate::decided_branches`]): calls in code that cannot run do not join the scope.
 
 use std::collections::VecDeque;
 
@@ -23,6 +24,7 @@ use rustc_middle::mir::{Body, TerminatorKind};
 use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
+use crate::decided_branches::prune_decided_branches;
 use crate::device_api::DeviceOp;
 
 /// Crates whose functions are never followed into: their bodies are the toolchain's, and
@@ -38,6 +40,8 @@ pub struct KernelScope<'tcx> {
     /// Reached functions of workspace crates whose MIR is not available, with the call that
     /// reached them; they are imported as calls without a body.
     pub without_mir: Vec<(Instance<'tcx>, Span)>,
+    /// Blocks of the bodies that the instances' constants cut off ([`prune_decided_branches`]).
+    pub pruned_blocks: usize,
 }
 
 /// A function of a scope and the body the import reads: this crate's MIR from before MIR
@@ -63,6 +67,7 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
         name: tcx.item_name(kernel.to_def_id()).to_string(),
         functions: Vec::new(),
         without_mir: Vec::new(),
+        pruned_blocks: 0,
     };
     let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::from_iter([root]);
     let mut queue = VecDeque::from([(root, tcx.def_span(kernel))]);
@@ -71,11 +76,12 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
             scope.without_mir.push((instance, reached_at));
             continue;
         };
-        let body = instance.instantiate_mir_and_normalize_erasing_regions(
+        let mut body = instance.instantiate_mir_and_normalize_erasing_regions(
             tcx,
             typing_env,
             EarlyBinder::bind(tcx, body),
         );
+        scope.pruned_blocks += prune_decided_branches(tcx, &mut body);
         for (callee, span) in followed_callees(tcx, &body) {
             if seen.insert(callee) {
                 queue.push_back((callee, span));

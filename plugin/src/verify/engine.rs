@@ -59,6 +59,32 @@ impl Run {
     pub(crate) const FULL: Run = Run { local_verification: true, fact_table: true };
 }
 
+/// How a scope uses the pipeline protocol, from one scan of its operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PipelineUse {
+    /// No state created, no pipeline operation applied.
+    None,
+    /// Pipeline operations (a bulk copy, say) but no state created in the scope.
+    OperationsOnly,
+    /// A `semantic.state_new`: a pipeline scope.
+    CreatesState,
+}
+
+impl PipelineUse {
+    fn of(ctx: &Context, index: &ScopeIndex) -> PipelineUse {
+        let mut found = PipelineUse::None;
+        for op in &index.ops {
+            if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
+                return PipelineUse::CreatesState;
+            }
+            if rules::PipelineKind::of(ctx, *op).is_some() {
+                found = PipelineUse::OperationsOnly;
+            }
+        }
+        found
+    }
+}
+
 /// Local verification of `root` (a module or a function) and everything in it: every
 /// operation's own verifier, its interfaces, attributes, types and regions, and SSA dominance
 /// (every definition dominates its uses), all pliron's own `verify_operation`. Its dominance
@@ -117,7 +143,14 @@ fn needs_verification(ctx: &Context, scope: &Scope) -> (bool, usize) {
 pub(crate) fn analyze(ctx: &Context, scope: &Scope, strategy: Strategy, run: Run) -> ScopeAnalysis {
     analyze_with(ctx, scope, strategy, run, &mut |ctx, index| {
         let mut store = IndexedFacts::default();
-        dataflow::run_worklist(ctx, index, &mut store);
+        // Facts say which pipeline state a value comes from, and only rules about states and
+        // pipeline operations ask for one (a missing fact and `Unrelated` answer them alike).
+        // A scope that creates no state and applies no pipeline operation has nothing to ask:
+        // the fixpoint is skipped unless the caller wants the table itself (the oracle's
+        // agreement check).
+        if run.fact_table || PipelineUse::of(ctx, index) != PipelineUse::None {
+            dataflow::run_worklist(ctx, index, &mut store);
+        }
         Box::new(store)
     })
 }
@@ -204,7 +237,7 @@ pub(crate) fn analyze_with(
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
     report.gaps.extend(memory.gaps);
     report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared, &thread_model));
-    if index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some()) {
+    if PipelineUse::of(ctx, &index) == PipelineUse::CreatesState {
         // The race check asks this of scopes without a pipeline; a pipeline's roles are
         // thread-dependent branches, and a block barrier inside one hangs the other roles.
         report.gaps.extend(races::divergent_barrier_gap(ctx, &index, &thread_model));

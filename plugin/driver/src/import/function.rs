@@ -15,10 +15,11 @@ use rustc_middle::mir::{BasicBlock as MirBlock, Body, Local};
 use rustc_middle::ty::Instance;
 use rustc_span::Span;
 
-use super::analysis::{assignments, built_tuples, constant_locals, single_assignment_locals};
+use super::analysis::{assignments, built_tuples, constant_locals};
 use super::counted::CountedLocals;
 use super::state_abi::{ParamStates, StateParam, is_pipeline_state, nested_states, param_states};
 use super::{FunctionImport, Importer, Slot, StatePath};
+use crate::single_assignment::single_assignment_locals;
 
 impl<'tcx> Importer<'_, 'tcx> {
     pub(super) fn location(&mut self, span: Span) -> SourceLoc {
@@ -164,18 +165,26 @@ impl<'tcx> Importer<'_, 'tcx> {
                 }
             }
         }
-        let blocks: IndexVec<MirBlock, Ptr<BasicBlock>> =
-            body.basic_blocks.indices().map(|_| builder.add_block(self.ctx, &[], &at)).collect();
-        builder.goto(self.ctx, blocks[MirBlock::ZERO], &[], &at);
-        self.stats.blocks += blocks.len() + 1;
-        // Blocks no path reaches (left by MIR building) are not imported; they still need a
-        // terminator.
+        // Blocks no path reaches (left by MIR building, or cut off by the instance's constants:
+        // `crate::decided_branches`) are not imported: they all share one `unreachable` block.
         let reachable: FxHashSet<MirBlock> = body.basic_blocks.reverse_postorder().iter().copied().collect();
-        for (block, ir_block) in blocks.iter_enumerated() {
-            if !reachable.contains(&block) {
-                builder.switch_to(*ir_block);
-                builder.unreachable(self.ctx, &at);
-            }
+        let mut unreachable = None;
+        let blocks: IndexVec<MirBlock, Ptr<BasicBlock>> = body
+            .basic_blocks
+            .indices()
+            .map(|block| {
+                if reachable.contains(&block) {
+                    builder.add_block(self.ctx, &[], &at)
+                } else {
+                    *unreachable.get_or_insert_with(|| builder.add_block(self.ctx, &[], &at))
+                }
+            })
+            .collect();
+        builder.goto(self.ctx, blocks[MirBlock::ZERO], &[], &at);
+        self.stats.blocks += reachable.len() + usize::from(unreachable.is_some()) + 1;
+        if let Some(unreachable) = unreachable {
+            builder.switch_to(unreachable);
+            builder.unreachable(self.ctx, &at);
         }
         let mut function = FunctionImport {
             instance,

@@ -1,0 +1,250 @@
+//! Branches an instance decides. Once a body is instantiated with its generic arguments, a
+//! `switchInt` on a value computed from constants alone always takes one arm: `device::unrolled!`
+//! writes `if R < ROWS` sixteen times, `R` a constant item and `ROWS` a const parameter, so a
+//! `gemv_f16_batched_1` body holds fifteen copies of its slot code that can never run. Code
+//! generation folds them away; the scope does too, before anything reads the body: the switch
+//! becomes a `goto` and every block no path reaches any more is emptied (no statements, an
+//! `unreachable` terminator). Neither the callees it named, nor the shared-memory inference, nor
+//! the import, nor the verifier then pay for code that cannot run, and nothing they prove is
+//! weakened: what they no longer see is exactly what no execution reaches.
+//!
+//! Only values the body computes from constants are folded: a constant operand, or a local
+//! assigned once (never borrowed, never a parameter) from constants by a copy, a comparison, a
+//! bitwise or wrapping arithmetic operation, a negation or an integer cast. Anything else keeps
+//! its branch.
+
+use rustc_data_structures::fx::FxHashMap;
+use rustc_index::IndexVec;
+use rustc_middle::mir::{
+    BasicBlock, BinOp, Body, CastKind, Local, Operand, Rvalue, START_BLOCK, StatementKind, TerminatorKind,
+    UnOp,
+};
+use rustc_middle::ty::{self, Ty, TyCtxt, TypingEnv};
+
+use crate::single_assignment::single_assignment_locals;
+
+/// Folds the switches `body` decides and empties the blocks they cut off; returns how many
+/// blocks were emptied.
+pub fn prune_decided_branches<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>) -> usize {
+    let decided: Vec<(BasicBlock, BasicBlock)> = {
+        let mut evaluator = Evaluator::new(tcx, body);
+        body.basic_blocks
+            .iter_enumerated()
+            .filter_map(|(block, data)| {
+                let TerminatorKind::SwitchInt { discr, targets } = &data.terminator().kind else {
+                    return None;
+                };
+                let value = evaluator.operand(discr)?;
+                Some((block, targets.target_for_value(value.bits)))
+            })
+            .collect()
+    };
+    if decided.is_empty() {
+        return 0;
+    }
+    let blocks = body.basic_blocks_mut();
+    for (block, target) in decided {
+        blocks[block].terminator_mut().kind = TerminatorKind::Goto { target };
+    }
+    let reached = reached_blocks(blocks);
+    let mut emptied = 0;
+    for (block, data) in blocks.iter_enumerated_mut() {
+        if !reached[block] && !matches!(data.terminator().kind, TerminatorKind::Unreachable) {
+            data.statements.clear();
+            data.terminator_mut().kind = TerminatorKind::Unreachable;
+            emptied += 1;
+        }
+    }
+    emptied
+}
+
+/// The blocks a path from the entry reaches.
+fn reached_blocks(
+    blocks: &IndexVec<BasicBlock, rustc_middle::mir::BasicBlockData<'_>>,
+) -> IndexVec<BasicBlock, bool> {
+    let mut reached = IndexVec::from_elem(false, blocks);
+    let mut stack = vec![START_BLOCK];
+    reached[START_BLOCK] = true;
+    while let Some(block) = stack.pop() {
+        for successor in blocks[block].terminator().successors() {
+            if !reached[successor] {
+                reached[successor] = true;
+                stack.push(successor);
+            }
+        }
+    }
+    reached
+}
+
+/// An integer or boolean value: its bits, zero-extended to the type's width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Scalar {
+    bits: u128,
+    width: u32,
+    signed: bool,
+}
+
+impl Scalar {
+    fn of(bits: u128, width: u32, signed: bool) -> Scalar {
+        let mask = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+        Scalar { bits: bits & mask, width, signed }
+    }
+
+    fn boolean(value: bool) -> Scalar {
+        Scalar { bits: value as u128, width: 1, signed: false }
+    }
+
+    /// The value as a mathematical integer (signed types sign-extended).
+    fn integer(self) -> i128 {
+        if self.signed && self.width < 128 {
+            let shift = 128 - self.width;
+            ((self.bits << shift) as i128) >> shift
+        } else {
+            self.bits as i128
+        }
+    }
+}
+
+/// Evaluates operands of one body from its constants and single-assignment locals.
+struct Evaluator<'a, 'tcx> {
+    tcx: TyCtxt<'tcx>,
+    definitions: IndexVec<Local, Option<&'a Rvalue<'tcx>>>,
+    /// Locals evaluated so far; `None` also marks one being evaluated (a cycle gives up).
+    values: FxHashMap<Local, Option<Scalar>>,
+}
+
+impl<'a, 'tcx> Evaluator<'a, 'tcx> {
+    fn new(tcx: TyCtxt<'tcx>, body: &'a Body<'tcx>) -> Self {
+        let single = single_assignment_locals(body);
+        let mut definitions = IndexVec::from_elem(None, &body.local_decls);
+        for statement in body.basic_blocks.iter().flat_map(|data| &data.statements) {
+            if let StatementKind::Assign(assign) = &statement.kind
+                && assign.0.projection.is_empty()
+                && single[assign.0.local]
+            {
+                definitions[assign.0.local] = Some(&assign.1);
+            }
+        }
+        Evaluator { tcx, definitions, values: FxHashMap::default() }
+    }
+
+    fn operand(&mut self, operand: &Operand<'tcx>) -> Option<Scalar> {
+        match operand {
+            Operand::Constant(constant) => {
+                let (width, signed) = self.shape(constant.ty())?;
+                let bits = constant.const_.try_eval_bits(self.tcx, TypingEnv::fully_monomorphized())?;
+                Some(Scalar::of(bits, width, signed))
+            }
+            Operand::Copy(place) | Operand::Move(place) if place.projection.is_empty() => {
+                self.local(place.local)
+            }
+            _ => None,
+        }
+    }
+
+    fn local(&mut self, local: Local) -> Option<Scalar> {
+        if let Some(known) = self.values.get(&local) {
+            return *known;
+        }
+        self.values.insert(local, None);
+        let value = self.definitions[local].and_then(|rvalue| self.rvalue(rvalue));
+        self.values.insert(local, value);
+        value
+    }
+
+    fn rvalue(&mut self, rvalue: &Rvalue<'tcx>) -> Option<Scalar> {
+        match rvalue {
+            Rvalue::Use(operand, ..) => self.operand(operand),
+            Rvalue::UnaryOp(op, operand) => {
+                let value = self.operand(operand)?;
+                match op {
+                    UnOp::Not if value.width == 1 => Some(Scalar::boolean(value.bits == 0)),
+                    UnOp::Not => Some(Scalar::of(!value.bits, value.width, value.signed)),
+                    UnOp::Neg => Some(Scalar::of(value.bits.wrapping_neg(), value.width, value.signed)),
+                    UnOp::PtrMetadata => None,
+                }
+            }
+            Rvalue::Cast(CastKind::IntToInt, operand, ty) => {
+                let value = self.operand(operand)?;
+                let (width, signed) = self.shape(*ty)?;
+                Some(Scalar::of(value.integer() as u128, width, signed))
+            }
+            Rvalue::BinaryOp(op, operands) => {
+                let (left, right) = (self.operand(&operands.0)?, self.operand(&operands.1)?);
+                binary(*op, left, right)
+            }
+            _ => None,
+        }
+    }
+
+    /// The width and signedness of an integer or boolean type; `None` for any other.
+    fn shape(&self, ty: Ty<'tcx>) -> Option<(u32, bool)> {
+        let pointer = self.tcx.data_layout.pointer_size().bits() as u32;
+        match ty.kind() {
+            ty::Bool => Some((1, false)),
+            ty::Int(int) => Some((int.bit_width().map_or(pointer, |bits| bits as u32), true)),
+            ty::Uint(uint) => Some((uint.bit_width().map_or(pointer, |bits| bits as u32), false)),
+            _ => None,
+        }
+    }
+}
+
+/// A binary operation on two values of one type, as MIR means it (arithmetic wraps; the
+/// checked forms, shifts and division are left undecided).
+fn binary(op: BinOp, left: Scalar, right: Scalar) -> Option<Scalar> {
+    if left.width != right.width || left.signed != right.signed {
+        return None;
+    }
+    let (a, b) = (left.integer(), right.integer());
+    let of = |bits: u128| Some(Scalar::of(bits, left.width, left.signed));
+    match op {
+        BinOp::Eq => Some(Scalar::boolean(a == b)),
+        BinOp::Ne => Some(Scalar::boolean(a != b)),
+        BinOp::Lt => Some(Scalar::boolean(a < b)),
+        BinOp::Le => Some(Scalar::boolean(a <= b)),
+        BinOp::Gt => Some(Scalar::boolean(a > b)),
+        BinOp::Ge => Some(Scalar::boolean(a >= b)),
+        BinOp::BitAnd => of(left.bits & right.bits),
+        BinOp::BitOr => of(left.bits | right.bits),
+        BinOp::BitXor => of(left.bits ^ right.bits),
+        BinOp::Add => of(left.bits.wrapping_add(right.bits)),
+        BinOp::Sub => of(left.bits.wrapping_sub(right.bits)),
+        BinOp::Mul => of(left.bits.wrapping_mul(right.bits)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_read_signed_values_as_signed() {
+        let minus_one = Scalar::of(u128::MAX, 32, true);
+        let one = Scalar::of(1, 32, true);
+        assert_eq!(binary(BinOp::Lt, minus_one, one), Some(Scalar::boolean(true)));
+        let max = Scalar::of(u32::MAX as u128, 32, false);
+        let one = Scalar::of(1, 32, false);
+        assert_eq!(binary(BinOp::Lt, max, one), Some(Scalar::boolean(false)));
+    }
+
+    #[test]
+    fn arithmetic_wraps_at_the_width() {
+        let max = Scalar::of(u8::MAX as u128, 8, false);
+        let one = Scalar::of(1, 8, false);
+        assert_eq!(binary(BinOp::Add, max, one), Some(Scalar::of(0, 8, false)));
+        assert_eq!(binary(BinOp::Sub, Scalar::of(0, 8, false), one), Some(max));
+    }
+
+    #[test]
+    fn division_and_shifts_stay_undecided() {
+        let two = Scalar::of(2, 32, false);
+        assert_eq!(binary(BinOp::Div, two, two), None);
+        assert_eq!(binary(BinOp::Shl, two, two), None);
+    }
+
+    #[test]
+    fn mixed_types_stay_undecided() {
+        assert_eq!(binary(BinOp::Eq, Scalar::of(1, 32, false), Scalar::of(1, 64, false)), None);
+    }
+}
