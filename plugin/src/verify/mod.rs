@@ -38,6 +38,7 @@ pub(crate) mod rules;
 pub(crate) mod symbols;
 pub(crate) mod thread_model;
 pub(crate) mod thread_set;
+pub(crate) mod thread_values;
 pub(crate) mod threads;
 pub(crate) mod typestate;
 pub(crate) mod uniform;

@@ -42,16 +42,19 @@ use super::{
     index::ScopeIndex,
     memory::{LocalStores, declared_constant},
     thread_set::Threads,
+    thread_values::map1,
     uniform::computes_from_arguments,
 };
 use crate::ir::mir::{
-    arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
+    arith::{BinOp, CastKind, CastOp, CmpOp, CmpPredicate},
     constant::ConstIntOp,
     control::{CallOp, CondBrOp, ReturnOp, SwitchOp, UnreachableOp},
     int_width,
     memory::{AllocaOp, LoadOp, StoreOp},
     pointer_type_of,
 };
+
+pub(crate) use super::thread_values::{Val, apply_binop, map2, wrap_to};
 
 /// The largest block the rule enumerates (the hardware's limit).
 pub(crate) const MAX_BLOCK_THREADS: i64 = 1024;
@@ -82,19 +85,6 @@ const FLOW_BUDGET: u32 = 64;
 const DEAD_STORE_ROUNDS: usize = 3;
 /// Rounds of the divergence fixpoint before every block counts as divergent.
 const MAX_DIVERGENCE_ROUNDS: usize = 8;
-
-/// A value as seen by the threads of a block.
-#[derive(Clone, Debug)]
-pub(crate) enum Val {
-    /// The same known integer in every thread.
-    Const(i64),
-    /// One integer per thread index.
-    Threads(Rc<Vec<i64>>),
-    /// The same (unknown) value in every thread.
-    Uniform,
-    /// Not known, and possibly different per thread.
-    Unknown,
-}
 
 /// The threads that can reach a block; `exact` when every branch on the way was decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,17 +175,20 @@ impl<'a> ThreadModel<'a> {
         };
         // Stores behind branches on constants (a `const` generic's `if SPLIT`) never run: left
         // out, a variable they would write may be a constant, which decides more branches.
+        let mut reach = roles.reach_all();
         for _ in 0..DEAD_STORE_ROUNDS {
-            let reach = roles.reach_all();
             let dead: FxHashSet<usize> = (0..index.blocks.len()).filter(|b| reach[*b].is_none()).collect();
-            roles.memo.clear();
             if dead == roles.dead {
                 break;
             }
             roles.dead = dead;
+            roles.memo.clear();
+            reach = roles.reach_all();
         }
-        roles.settle_divergence();
-        let mut reach = roles.reach_all();
+        // The sets stand unless the divergence changes what the conditions evaluate to.
+        if roles.settle_divergence() {
+            reach = roles.reach_all();
+        }
         // A variable set on thread-dependent paths (`matches!(tid, 32..=63)` stores `true` on
         // one path and `false` on the other) is read per thread once the first pass knows which
         // threads run each store; then the sets are computed again with it.
@@ -221,8 +214,9 @@ impl<'a> ThreadModel<'a> {
 impl Roles<'_> {
     /// The divergent blocks and the uniform variables, computed together (module doc): from no
     /// divergent block up, each round evaluating every branch condition with the variables the
-    /// round before left uniform.
-    fn settle_divergence(&mut self) {
+    /// round before left uniform. True when it changed anything.
+    fn settle_divergence(&mut self) -> bool {
+        let mut changed = false;
         for _ in 0..MAX_DIVERGENCE_ROUNDS {
             let found = divergence::divergent(self.ctx, self.index, |condition| {
                 let mut budget = MAX_EVAL;
@@ -233,16 +227,18 @@ impl Roles<'_> {
                 }
             });
             if found == self.divergent {
-                return;
+                return changed;
             }
             self.divergent = found;
             self.memo.clear();
+            changed = true;
         }
         // Not settled: every block counts as divergent.
         let everything =
             (0..self.index.blocks.len()).map(|b| (b, vec![self.index.ops_of_block[b].start])).collect();
         self.divergent = Divergent(everything);
         self.memo.clear();
+        true
     }
 
     /// The threads reaching each block of the scope: the kernel from its entry, each other
@@ -751,50 +747,4 @@ impl Roles<'_> {
             found
         }
     }
-}
-
-/// `v` as an unsigned integer of `width` bits holds it (the IR's integers wrap).
-pub(crate) fn wrap_to(width: u32, v: i64) -> i64 {
-    if width >= 64 { v } else { v & ((1i64 << width) - 1) }
-}
-
-/// `x kind y` on values already wrapped to their width (the caller wraps the result); `None`
-/// where the operation has no value (division by zero, a shift past 63).
-pub(crate) fn apply_binop(kind: BinOpKind, x: i64, y: i64) -> Option<i64> {
-    Some(match kind {
-        BinOpKind::Add => x.wrapping_add(y),
-        BinOpKind::Sub => x.wrapping_sub(y),
-        BinOpKind::Mul => x.wrapping_mul(y),
-        BinOpKind::Div => x.checked_div(y)?,
-        BinOpKind::Rem => x.checked_rem(y)?,
-        BinOpKind::BitAnd => x & y,
-        BinOpKind::BitOr => x | y,
-        BinOpKind::BitXor => x ^ y,
-        BinOpKind::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
-        BinOpKind::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
-    })
-}
-
-fn map1(a: Val, f: impl Fn(i64) -> i64) -> Val {
-    match a {
-        Val::Const(x) => Val::Const(f(x)),
-        Val::Threads(xs) => Val::Threads(Rc::new(xs.iter().map(|x| f(*x)).collect())),
-        other => other,
-    }
-}
-
-pub(crate) fn map2(a: Val, b: Val, f: impl Fn(i64, i64) -> Option<i64>) -> Val {
-    match (a, b) {
-        (Val::Unknown, _) | (_, Val::Unknown) => Val::Unknown,
-        (Val::Threads(_), Val::Uniform) | (Val::Uniform, Val::Threads(_)) => Val::Unknown,
-        (Val::Uniform, _) | (_, Val::Uniform) => Val::Uniform,
-        (Val::Const(x), Val::Const(y)) => f(x, y).map_or(Val::Unknown, Val::Const),
-        (Val::Threads(xs), Val::Const(y)) => collect(xs.iter().map(|x| f(*x, y))),
-        (Val::Const(x), Val::Threads(ys)) => collect(ys.iter().map(|y| f(x, *y))),
-        (Val::Threads(xs), Val::Threads(ys)) => collect(xs.iter().zip(ys.iter()).map(|(x, y)| f(*x, *y))),
-    }
-}
-
-fn collect(values: impl Iterator<Item = Option<i64>>) -> Val {
-    values.collect::<Option<Vec<i64>>>().map_or(Val::Unknown, |v| Val::Threads(Rc::new(v)))
 }
