@@ -5,9 +5,11 @@
 //!   barrier, tail; wait, release) must use the barriers of one pipeline: a state is a position
 //!   in one ring. The import names the pipeline by the address of the `Pipeline` value the
 //!   method is called on (`first.consumer_wait(&state)` names `&first`); two operations name
-//!   the same pipeline when that address is the same variable of the function (through
-//!   pointer casts). An address the rule cannot resolve to a variable (a reference chosen on
-//!   a path, a parameter, a field) is not judged and is counted as not checked.
+//!   the same pipeline when that address is the same variable (through pointer casts, a
+//!   reference kept in a variable stored once, and a helper's parameter that every call of the
+//!   helper binds to the same variable). An address the rule cannot resolve to one variable (a
+//!   reference chosen on a path, a parameter bound to different pipelines by different calls,
+//!   a field) is not judged and is counted as not checked.
 //! - **Copy destination.** A bulk copy writes into the stage it completes: its destination
 //!   must be the ring's base plus the state's stage index scaled by the stage size, the index
 //!   used as it is. An index offset before it is scaled (`(index + 1) * SIZE`), wrapped
@@ -19,6 +21,7 @@
 use std::collections::BTreeMap;
 
 use pliron::{
+    basic_block::BasicBlock,
     context::{Context, Ptr},
     operation::Operation,
     value::{DefiningEntity, Value},
@@ -27,16 +30,21 @@ use pliron::{
 use super::{
     Rule,
     facts::{Fact, FactStore, StateId, is_tracked},
+    index::ScopeIndex,
+    locals::LocalStores,
     memory::constant_value,
     rules::{PipelineKind, Provenance, Reporter, state_created},
 };
 use crate::ir::{
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp},
-        memory::AllocaOp,
+        memory::{AllocaOp, LoadOp},
     },
     semantic::pipeline::{StateNewOp, pipeline_operand},
 };
+
+/// Helper calls a pipeline operand is followed up through.
+const MAX_CALL_DEPTH: u32 = 4;
 
 /// What the operand rules found: each state's pipeline variable, where one was named.
 pub(crate) struct Operands {
@@ -49,10 +57,11 @@ pub(crate) struct Operands {
 pub(crate) fn check_operands(
     reporter: &mut Reporter,
     facts: &dyn FactStore,
+    locals: &LocalStores,
     provenance: &Provenance,
 ) -> Operands {
     let mut not_checked = Vec::new();
-    let (unnamed, pipelines) = check_pipeline_identity(reporter, provenance);
+    let (unnamed, pipelines) = check_pipeline_identity(reporter, locals, provenance);
     if unnamed > 0 {
         not_checked.push(format!(
             "pipeline identity of {unnamed} pipeline operations (the pipeline is not one variable of the \
@@ -79,27 +88,79 @@ fn pipeline_position(kind: PipelineKind) -> Option<usize> {
     }
 }
 
-/// The variable (its `mir.alloca`) a pipeline operand is the address of, through pointer
-/// casts; `None` when it is not one variable's address.
-fn pipeline_variable(ctx: &Context, mut address: Value) -> Option<Value> {
+/// The variable (its `mir.alloca`) a pipeline operand is the address of: through pointer casts,
+/// through a local the address was stored into once (a reference kept in a variable), and
+/// through a helper's parameter when every call of the helper in the scope hands it the same
+/// variable. `None` when it is not one variable's address, or the calls disagree.
+fn pipeline_variable(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    mut address: Value,
+    depth: u32,
+) -> Option<Value> {
     for _ in 0..16 {
-        let def = address.defining_op()?;
+        let def = match address.defining_entity() {
+            DefiningEntity::Op(def) => def,
+            DefiningEntity::Block(block) => {
+                return parameter_variable(ctx, index, locals, block, address, depth);
+            }
+        };
         if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
             return Some(address);
         }
-        let cast = Operation::get_op::<CastOp>(def, ctx)?;
-        if cast.kind(ctx) != Some(CastKind::PtrToPtr) {
+        if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
+            if cast.kind(ctx) != Some(CastKind::PtrToPtr) {
+                return None;
+            }
+            address = def.deref(ctx).get_operand(0);
+        } else if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+            let [(stored, _)] = locals.stores_into(ctx, def.deref(ctx).get_operand(0))?[..] else {
+                return None;
+            };
+            address = stored;
+        } else {
             return None;
         }
-        address = def.deref(ctx).get_operand(0);
     }
     None
+}
+
+/// The variable every call of a helper hands its parameter `value` (an argument of the entry
+/// block of `block`'s function), if they all hand the same one.
+fn parameter_variable(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    block: Ptr<BasicBlock>,
+    value: Value,
+    depth: u32,
+) -> Option<Value> {
+    let b = *index.block_number.get(&block)?;
+    let f = index.block_function[b];
+    if depth == 0 || f == 0 || index.entry_block(f) != Some(b) || index.callers[f].is_empty() {
+        return None;
+    }
+    let position = block.deref(ctx).arguments().position(|argument| argument == value)?;
+    let mut agreed = None;
+    for call in &index.callers[f] {
+        let operation = index.ops[*call].deref(ctx);
+        let argument = (position < operation.get_num_operands()).then(|| operation.get_operand(position))?;
+        let variable = pipeline_variable(ctx, index, locals, argument, depth - 1)?;
+        match agreed {
+            None => agreed = Some(variable),
+            Some(seen) if seen == variable => {}
+            Some(_) => return None,
+        }
+    }
+    agreed
 }
 
 /// Rule `pipeline-identity`; returns how many operations it could not judge, and each state's
 /// pipeline variable.
 fn check_pipeline_identity(
     reporter: &mut Reporter,
+    locals: &LocalStores,
     provenance: &Provenance,
 ) -> (usize, BTreeMap<StateId, Value>) {
     let ctx = reporter.ctx;
@@ -109,8 +170,8 @@ fn check_pipeline_identity(
     for (n, (state, kind)) in &provenance.applies_to {
         let Some(position) = pipeline_position(*kind) else { continue };
         let op = reporter.index.ops[*n];
-        let variable =
-            pipeline_operand(ctx, op, position).and_then(|address| pipeline_variable(ctx, address));
+        let variable = pipeline_operand(ctx, op, position)
+            .and_then(|address| pipeline_variable(ctx, reporter.index, locals, address, MAX_CALL_DEPTH));
         let Some(variable) = variable else {
             unnamed += 1;
             continue;
