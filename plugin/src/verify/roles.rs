@@ -53,6 +53,8 @@ const MAX_STATES: usize = 8;
 const MAX_HEADERS: usize = 4;
 /// How many operations reading one condition may look through, in all.
 const MAX_READS: u32 = 64;
+/// Blocks one search for whether a store is inside a loop, or reaches it, may visit.
+const MAX_LOOP_BLOCKS: usize = 512;
 
 /// What a linear form is made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -127,21 +129,48 @@ struct TileLoop {
 type Place = (Value, Vec<u32>);
 
 /// The variables of one function (locals and their parts) and the values stored into each.
-struct Stores {
+struct Stores<'a> {
+    index: &'a ScopeIndex,
     of: FxHashMap<Place, Vec<Value>>,
+    /// The block of each store, beside `of`.
+    blocks: FxHashMap<Place, Vec<usize>>,
     /// Places some store to an enclosing or an inner place also writes (a whole struct over its
     /// field): their own stores are not all their values.
     overlapped: FxHashSet<Place>,
     params: Vec<Value>,
 }
 
-impl Stores {
+impl Stores<'_> {
     /// Every value stored into `place`, if those are all its values.
     fn at(&self, place: &Place) -> Option<&Vec<Value>> {
         if self.overlapped.contains(place) {
             return None;
         }
         self.of.get(place)
+    }
+
+    /// The two stores of `place` that the loop headed by block `header` sees, when the variable
+    /// is stored more often (a tile counter both roles' loops step): the one store inside the
+    /// loop, and the one store outside it from which a path reaches the header. `None` unless
+    /// there is exactly one of each (paths are taken whatever the thread, so a store that runs
+    /// before the loop on another thread's path counts too, and the rule gives up).
+    fn seen_by_loop(&self, place: &Place, header: usize) -> Option<(Value, Value)> {
+        let index = self.index;
+        let mut inside = Vec::new();
+        let mut reaching = Vec::new();
+        for (value, block) in self.at(place)?.iter().zip(&self.blocks[place]) {
+            let reaches_header = index.path_exists(&[*block], header, MAX_LOOP_BLOCKS, |_| true)?;
+            let from_header = index.path_exists(&index.succs[header], *block, MAX_LOOP_BLOCKS, |_| true)?;
+            match (reaches_header, from_header) {
+                (true, true) => inside.push(*value),
+                (true, false) => reaching.push(*value),
+                _ => {}
+            }
+        }
+        match (reaching.as_slice(), inside.as_slice()) {
+            ([start], [update]) => Some((*start, *update)),
+            _ => None,
+        }
     }
 }
 
@@ -263,8 +292,9 @@ fn compare(
 }
 
 /// Every variable of function `f` with the values stored into it, and its parameters.
-fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
+fn stores_of<'a>(ctx: &Context, index: &'a ScopeIndex, f: usize) -> Stores<'a> {
     let mut of: FxHashMap<Place, Vec<Value>> = FxHashMap::default();
+    let mut blocks: FxHashMap<Place, Vec<usize>> = FxHashMap::default();
     for b in index.blocks_of[f].clone() {
         for n in index.ops_of_block[b].clone() {
             let op = index.ops[n];
@@ -274,6 +304,7 @@ fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
                     (operation.get_operand(0), operation.get_operand(1))
                 };
                 if let Some(place) = local_slot(ctx, address) {
+                    blocks.entry(place.clone()).or_default().push(b);
                     of.entry(place).or_default().push(value);
                 }
             }
@@ -297,7 +328,7 @@ fn stores_of(ctx: &Context, index: &ScopeIndex, f: usize) -> Stores {
         .next()
         .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
         .unwrap_or_default();
-    Stores { of, overlapped, params }
+    Stores { index, of, blocks, overlapped, params }
 }
 
 /// The counted loop around `advance`, if the rule can read it.
@@ -374,7 +405,7 @@ fn header(
         let operation = condition.deref(ctx);
         (operation.get_operand(0), operation.get_operand(1))
     };
-    let mut iv = Induction::default();
+    let mut iv = Induction { header: Some(b), ..Induction::default() };
     let read = |iv: &mut Induction| -> Option<TileLoop> {
         let mut budget = MAX_READS;
         let x = linear(ctx, stores, lhs, iv, &mut budget)?;
@@ -445,6 +476,8 @@ fn counted_exit_test(
 /// The induction variable found while reading a condition.
 #[derive(Default)]
 struct Induction {
+    /// The block whose branch is the loop's condition.
+    header: Option<usize>,
     slot: Option<Place>,
     start: Option<Linear>,
     step: Option<Linear>,
@@ -501,9 +534,13 @@ fn linear(
             return Some(Linear::atom(Atom::Iv));
         }
         let stored = stores.at(&slot)?;
-        return match stored.as_slice() {
-            [only] => linear(ctx, stores, *only, iv, budget),
-            [first, second] if iv.slot.is_none() => {
+        let pair = match stored.as_slice() {
+            [only] => return linear(ctx, stores, *only, iv, budget),
+            [first, second] => Some((*first, *second)),
+            _ => iv.header.and_then(|header| stores.seen_by_loop(&slot, header)),
+        };
+        return match pair {
+            Some((first, second)) if iv.slot.is_none() => {
                 iv.slot = Some(slot);
                 let read =
                     |value: Value, iv: &mut Induction, budget: &mut u32| match counted_advance(ctx, value) {
@@ -515,8 +552,8 @@ fn linear(
                         }
                         None => linear(ctx, stores, value, iv, budget),
                     };
-                let a = read(*first, iv, budget)?;
-                let b = read(*second, iv, budget)?;
+                let a = read(first, iv, budget)?;
+                let b = read(second, iv, budget)?;
                 let (start, update) = match (a.iv(), b.iv()) {
                     (0, 1) => (a, b),
                     (1, 0) => (b, a),
