@@ -21,13 +21,24 @@ use rustc_middle::mir::{
 };
 use rustc_middle::ty::{self, Ty, TyCtxt, TypingEnv};
 
-use crate::single_assignment::single_assignment_locals;
+use crate::single_assignment::{single_assignment_locals, unchanged_parameters};
 
 /// Folds the switches `body` decides and empties the blocks they cut off; returns how many
 /// blocks were emptied.
 pub fn prune_decided_branches<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>) -> usize {
+    prune_with_arguments(tcx, body, &FxHashMap::default())
+}
+
+/// [`prune_decided_branches`], with the values of some parameters known (`arguments`: those
+/// every call of the function passes alike, `crate::constant_arguments`). A parameter the body
+/// assigns or borrows is not read from it.
+pub fn prune_with_arguments<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &mut Body<'tcx>,
+    arguments: &FxHashMap<Local, Scalar>,
+) -> usize {
     let decided: Vec<(BasicBlock, BasicBlock)> = {
-        let mut evaluator = Evaluator::new(tcx, body);
+        let mut evaluator = Evaluator::new(tcx, body, arguments);
         body.basic_blocks
             .iter_enumerated()
             .filter_map(|(block, data)| {
@@ -78,7 +89,7 @@ fn reached_blocks(
 
 /// An integer or boolean value: its bits, zero-extended to the type's width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Scalar {
+pub struct Scalar {
     bits: u128,
     width: u32,
     signed: bool,
@@ -105,8 +116,9 @@ impl Scalar {
     }
 }
 
-/// Evaluates operands of one body from its constants and single-assignment locals.
-struct Evaluator<'a, 'tcx> {
+/// Evaluates operands of one body from its constants, its single-assignment locals and the
+/// parameters whose argument is known.
+pub(crate) struct Evaluator<'a, 'tcx> {
     tcx: TyCtxt<'tcx>,
     definitions: IndexVec<Local, Option<&'a Rvalue<'tcx>>>,
     /// Locals evaluated so far; `None` also marks one being evaluated (a cycle gives up).
@@ -114,7 +126,7 @@ struct Evaluator<'a, 'tcx> {
 }
 
 impl<'a, 'tcx> Evaluator<'a, 'tcx> {
-    fn new(tcx: TyCtxt<'tcx>, body: &'a Body<'tcx>) -> Self {
+    pub(crate) fn new(tcx: TyCtxt<'tcx>, body: &'a Body<'tcx>, arguments: &FxHashMap<Local, Scalar>) -> Self {
         let single = single_assignment_locals(body);
         let mut definitions = IndexVec::from_elem(None, &body.local_decls);
         for statement in body.basic_blocks.iter().flat_map(|data| &data.statements) {
@@ -125,10 +137,14 @@ impl<'a, 'tcx> Evaluator<'a, 'tcx> {
                 definitions[assign.0.local] = Some(&assign.1);
             }
         }
-        Evaluator { tcx, definitions, values: FxHashMap::default() }
+        let values = unchanged_parameters(body)
+            .into_iter()
+            .filter_map(|parameter| arguments.get(&parameter).map(|value| (parameter, Some(*value))))
+            .collect();
+        Evaluator { tcx, definitions, values }
     }
 
-    fn operand(&mut self, operand: &Operand<'tcx>) -> Option<Scalar> {
+    pub(crate) fn operand(&mut self, operand: &Operand<'tcx>) -> Option<Scalar> {
         match operand {
             Operand::Constant(constant) => {
                 let (width, signed) = self.shape(constant.ty())?;

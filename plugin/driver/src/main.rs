@@ -35,6 +35,7 @@ extern crate rustc_interface;
 extern crate rustc_middle;
 extern crate rustc_span;
 
+mod constant_arguments;
 mod decided_branches;
 mod device_api;
 mod diagnostics;

@@ -11,11 +11,13 @@
 //! those become semantic operations, not scope members.
 //! Every body is instantiated with its instance's generic arguments, so the import sees
 //! concrete types, and the branches those arguments decide are folded before anything reads it
-//! ([`crate::decided_branches`]): calls in code that cannot run do not join the scope.
+//! ([`crate::decided_branches`]): calls in code that cannot run do not join the scope. So are,
+//! once the scope is collected, the branches decided by arguments every call in the scope passes
+//! alike ([`crate::constant_arguments`]), and functions only those branches called leave it.
 
 use std::collections::VecDeque;
 
-use rustc_data_structures::fx::FxHashSet;
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 
 use rustc_abi::ExternAbi;
 use rustc_hir::def::DefKind;
@@ -24,6 +26,7 @@ use rustc_middle::mir::{Body, TerminatorKind};
 use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
+use crate::constant_arguments::prune_by_agreed_arguments;
 use crate::decided_branches::prune_decided_branches;
 use crate::device_api::DeviceOp;
 
@@ -89,7 +92,32 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
         }
         scope.functions.push(ScopeFunction { instance, body });
     }
+    let mut bodies: Vec<(Instance<'tcx>, &mut Body<'tcx>)> =
+        scope.functions.iter_mut().map(|function| (function.instance, &mut function.body)).collect();
+    let emptied = prune_by_agreed_arguments(tcx, &mut bodies, &|func_ty| resolve_callee(tcx, func_ty));
+    if emptied > 0 {
+        scope.pruned_blocks += emptied;
+        keep_called_functions(tcx, &mut scope, root);
+    }
     scope
+}
+
+/// Drops the functions no call of the scope reaches any more (their calls were cut off).
+fn keep_called_functions<'tcx>(tcx: TyCtxt<'tcx>, scope: &mut KernelScope<'tcx>, root: Instance<'tcx>) {
+    let position: FxHashMap<Instance<'tcx>, usize> =
+        scope.functions.iter().enumerate().map(|(f, function)| (function.instance, f)).collect();
+    let mut reached = FxHashSet::from_iter([root]);
+    let mut queue = VecDeque::from([0]);
+    while let Some(f) = queue.pop_front() {
+        for (callee, _) in followed_callees(tcx, &scope.functions[f].body) {
+            if let Some(&g) = position.get(&callee)
+                && reached.insert(callee)
+            {
+                queue.push_back(g);
+            }
+        }
+    }
+    scope.functions.retain(|function| reached.contains(&function.instance));
 }
 
 /// The callee of a call, resolved to the instance that runs (trait methods to their impl).
