@@ -23,7 +23,7 @@ use super::{
     facts::{FactStore, is_tracked},
     flow::Flow,
     index::ScopeIndex,
-    memory::{LocalStores, accessed_address, is_memory_view, is_view_reader, stage_of_pointer},
+    memory::{LocalStores, StageWalk, accessed_address, is_memory_view, is_view_reader, stage_of_pointer},
 };
 use crate::ir::{
     builder::SourceLoc,
@@ -241,7 +241,9 @@ impl Placer<'_> {
         }
         *budget -= 1;
         let ctx = self.ctx;
-        if stage_of_pointer(ctx, self.facts, self.locals, pointer).is_some() {
+        let walk =
+            StageWalk { facts: self.facts, locals: self.locals, index: self.index, returns: self.returns };
+        if stage_of_pointer(ctx, &walk, pointer).is_some() {
             return true;
         }
         if pointer_type_of(ctx, pointer.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared)

@@ -229,9 +229,9 @@ pub(crate) fn analyze_with(
     // One thread model for the rules that need one, built on the first ask.
     let thread_model = SharedThreadModel::new(ctx, &index);
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
-    typestate::check_ordering(&mut reporter, &*store, &locals, &applies_to);
-    let init_gap = init_order::check_init_order(&mut reporter);
     let returns = dataflow::returns_of(ctx, &index);
+    typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to);
+    let init_gap = init_order::check_init_order(&mut reporter);
     let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model);
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals));

@@ -35,7 +35,7 @@ use super::{
     facts::{Fact, FactStore, is_tracked},
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
-    memory::{LocalStores, accessed_address, declared_constant, stage_pointer},
+    memory::{LocalStores, StageWalk, accessed_address, declared_constant, stage_pointer},
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
     thread_model::SharedThreadModel,
@@ -746,7 +746,13 @@ fn check_stage_accesses(
     let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..*evaluator };
     for op in &index.ops {
         let Some(address) = accessed_address(ctx, *op) else { continue };
-        let Some((_, Some(stage))) = stage_pointer(ctx, evaluator.facts, evaluator.locals, address) else {
+        let walk = StageWalk {
+            facts: evaluator.facts,
+            locals: evaluator.locals,
+            index: evaluator.index,
+            returns: evaluator.returns,
+        };
+        let Some((_, Some(stage))) = stage_pointer(ctx, &walk, address) else {
             continue;
         };
         let form = evaluator.stage_form(address, stage);

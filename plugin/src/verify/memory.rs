@@ -139,14 +139,9 @@ pub(crate) fn accessed_address(ctx: &Context, op: Ptr<Operation>) -> Option<Valu
 /// The state whose stage an operation accesses, by the memory it touches: a `mir.load` or
 /// `mir.store` whose address points into a stage, or a call (other than a standard-library
 /// view) handed a pointer into a stage or a view of one.
-pub(crate) fn stage_access(
-    ctx: &Context,
-    facts: &dyn FactStore,
-    locals: &LocalStores,
-    op: Ptr<Operation>,
-) -> Option<StateId> {
+pub(crate) fn stage_access(ctx: &Context, walk: &StageWalk, op: Ptr<Operation>) -> Option<StateId> {
     if let Some(address) = accessed_address(ctx, op) {
-        return stage_of_pointer(ctx, facts, locals, address);
+        return stage_of_pointer(ctx, walk, address);
     }
     let call = Operation::get_op::<CallOp>(op, ctx)?;
     if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
@@ -158,7 +153,7 @@ pub(crate) fn stage_access(
     operands
         .into_iter()
         .filter(|operand| may_carry_address(ctx, operand.get_type(ctx)))
-        .find_map(|operand| stage_of_pointer(ctx, facts, locals, operand))
+        .find_map(|operand| stage_of_pointer(ctx, walk, operand))
 }
 
 /// The state whose stage `pointer` points into: it is computed from a shared-memory pointer by
@@ -167,13 +162,8 @@ pub(crate) fn stage_access(
 /// pointer and address-space casts, locals, standard-library views (slices, iterators) and
 /// elements of a pointer array selected by a stage index. The walk back visits a bounded number
 /// of definitions, so the cost per operation is constant.
-pub(crate) fn stage_of_pointer(
-    ctx: &Context,
-    facts: &dyn FactStore,
-    locals: &LocalStores,
-    pointer: Value,
-) -> Option<StateId> {
-    stage_pointer(ctx, facts, locals, pointer).map(|(state, _)| state)
+pub(crate) fn stage_of_pointer(ctx: &Context, walk: &StageWalk, pointer: Value) -> Option<StateId> {
+    stage_pointer(ctx, walk, pointer).map(|(state, _)| state)
 }
 
 /// [`stage_of_pointer`], with the pointer to the stage itself: the `mir.index_addr` on a shared
@@ -181,10 +171,10 @@ pub(crate) fn stage_of_pointer(
 /// an array of pointers), which the layout rule places in the ring.
 pub(crate) fn stage_pointer(
     ctx: &Context,
-    facts: &dyn FactStore,
-    locals: &LocalStores,
+    walk: &StageWalk,
     pointer: Value,
 ) -> Option<(StateId, Option<Value>)> {
+    let StageWalk { facts, locals, .. } = *walk;
     let mut pending = vec![pointer];
     let mut visited: FxHashSet<Value> = FxHashSet::default();
     let mut budget = 64;
@@ -227,13 +217,38 @@ pub(crate) fn stage_pointer(
                 }
             }
             pending.extend(locals.stored_over(ctx, address).unwrap_or_default());
-        } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx)
-            && call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref()))
-        {
-            pending.extend(operands);
+        } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
+            if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
+                pending.extend(operands);
+            } else if let Some(returned) = walk.returned(ctx, def, value) {
+                pending.push(returned);
+            }
         }
     }
     None
+}
+
+/// What the walk from a pointer back to its stage reads: the facts, the stores into locals,
+/// and the scope's helpers (a pointer a helper returns is what its one `return` returns).
+#[derive(Clone, Copy)]
+pub(crate) struct StageWalk<'a> {
+    pub facts: &'a dyn FactStore,
+    pub locals: &'a LocalStores,
+    pub index: &'a ScopeIndex,
+    /// Each function's `mir.return` operations (numbers).
+    pub returns: &'a [Vec<usize>],
+}
+
+impl StageWalk<'_> {
+    /// What the helper `call` calls returns at `result`'s position, when it has one `return`
+    /// (several may return different pointers).
+    fn returned(&self, ctx: &Context, call: Ptr<Operation>, result: Value) -> Option<Value> {
+        let callee = *self.index.callee_of.get(self.index.op_number.get(&call)?)?;
+        let [ret] = self.returns[callee].as_slice() else { return None };
+        let position = call.deref(ctx).results().position(|candidate| candidate == result)?;
+        let operation = self.index.ops[*ret].deref(ctx);
+        (position < operation.get_num_operands()).then(|| operation.get_operand(position))
+    }
 }
 
 /// The state an offset derives from, looking through at most `budget` arithmetic operations

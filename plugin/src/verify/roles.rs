@@ -3,6 +3,9 @@
 //! releasing threads as `init` announced) need the thread indices a branch selects and the
 //! launch's block size, which the IR does not carry: they are reported as not checked.
 //!
+//! An advance in a helper that runs it exactly once per call (on no cycle of the helper, on
+//! every path to its returns) and that the scope calls once counts at that call, up through
+//! [`MAX_LIFTS`] helpers: a producer step written as a helper is counted by the loop calling it.
 //! For each state of a function that holds both a producer and a consumer state, the loop
 //! around its `semantic.state_advance` is found (the first conditional branch after the
 //! advance with exactly one successor leading back to it), and its condition is read as
@@ -41,7 +44,7 @@ use crate::ir::{
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
         constant::ConstIntOp,
-        control::{CallOp, CondBrOp, SwitchOp},
+        control::{CallOp, CondBrOp, ReturnOp, SwitchOp},
         memory::{LoadOp, StoreOp, counted},
     },
     semantic::pipeline::PipelineRole,
@@ -55,6 +58,8 @@ const MAX_HEADERS: usize = 4;
 const MAX_READS: u32 = 64;
 /// Blocks one search for whether a store is inside a loop, or reaches it, may visit.
 const MAX_LOOP_BLOCKS: usize = 512;
+/// Helper calls an advance is followed up through to the loop that counts it.
+const MAX_LIFTS: usize = 4;
 
 /// What a linear form is made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -189,10 +194,8 @@ pub(crate) fn check_roles(
         if *kind != PipelineKind::Advance {
             continue;
         }
-        let op = index.ops[*n];
-        if let Some(f) = index.function_of_op(op) {
-            advances.entry(f).or_default().entry(*state).or_default().push(op);
-        }
+        let (f, site) = advance_site(ctx, index, index.ops[*n]);
+        advances.entry(f).or_default().entry(*state).or_default().push(site);
     }
     let mut unread = 0;
     for (f, states) in &advances {
@@ -231,6 +234,44 @@ pub(crate) fn check_roles(
         ));
     }
     lines
+}
+
+/// Where an advance counts for its loop: the advance itself, or, when it sits in a helper that
+/// runs it exactly once per call (not in a loop of the helper, on every path to its returns)
+/// and that one call of the scope makes, that call (and so on up, [`MAX_LIFTS`] calls deep).
+/// Returns the function and the operation.
+fn advance_site(ctx: &Context, index: &ScopeIndex, advance: Ptr<Operation>) -> (usize, Ptr<Operation>) {
+    let mut site = advance;
+    let Some(mut f) = index.function_of_op(site) else { return (0, site) };
+    for _ in 0..MAX_LIFTS {
+        let ([call], Some(b)) = (index.callers[f].as_slice(), index.block_of_op(site)) else { break };
+        if f == 0 || !runs_once_per_call(ctx, index, f, b) {
+            break;
+        }
+        site = index.ops[*call];
+        let Some(caller) = index.function_of_op(site) else { break };
+        f = caller;
+    }
+    (f, site)
+}
+
+/// Whether block `b` of function `f` runs exactly once on every call of `f` that returns: it is
+/// on no cycle, and no path from the entry reaches a return around it.
+fn runs_once_per_call(ctx: &Context, index: &ScopeIndex, f: usize, b: usize) -> bool {
+    let Some(entry) = index.entry_block(f) else { return false };
+    if index.path_exists(&index.succs[b], b, MAX_LOOP_BLOCKS, |_| true) != Some(false) {
+        return false;
+    }
+    if entry == b {
+        return true;
+    }
+    index.blocks_of[f].clone().all(|block| {
+        let returns = index.ops_of_block[block]
+            .clone()
+            .last()
+            .is_some_and(|n| Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some());
+        !returns || index.path_exists(&[entry], block, MAX_LOOP_BLOCKS, |next| next != b) == Some(false)
+    })
 }
 
 /// Rejects each consumer loop whose tile count differs from a producer loop's by whole steps.

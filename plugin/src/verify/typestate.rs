@@ -31,7 +31,7 @@ use super::{
     facts::{Fact, FactStore, KEEP, StateId, Versions},
     guards::{BranchGuards, branch_guards},
     index::ScopeIndex,
-    memory::{LocalStores, constant_value, stage_access},
+    memory::{LocalStores, StageWalk, constant_value, stage_access},
     protocol::{
         ACQUIRED, ALL_BITS, Bytes, COPYING, EXPECTING, READY, Step, TAILED, Typestate, WAITING,
         describe_states, entry_bytes, stale_versions, transition,
@@ -100,6 +100,7 @@ pub(crate) fn check_ordering(
     reporter: &mut Reporter,
     facts: &dyn FactStore,
     locals: &LocalStores,
+    returns: &[Vec<usize>],
     provenance: &Provenance,
 ) {
     let Provenance { applies_to, failed, .. } = provenance;
@@ -119,7 +120,8 @@ pub(crate) fn check_ordering(
             }
             None
         } else {
-            stage_access(ctx, facts, locals, *op).map(|state| (state, Step::StageAccess))
+            let walk = StageWalk { facts, locals, index, returns };
+            stage_access(ctx, &walk, *op).map(|state| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
             if let Some(f) = index.function_of_op(*op) {
