@@ -12,10 +12,8 @@
 //! `iv < bound` with linear forms over the function's parameters, constants and the results
 //! of argument-less calls (thread geometry: `block_idx_x()`, `grid_dim_x()`), through loads
 //! of variables stored once; the induction variable is the variable stored twice, once before
-//! the loop (its start) and once as itself plus a step. The loop is read only if every pass
-//! through it runs the advance (no path leaves the condition and comes back to it around the
-//! advance's block). When a producer loop and a consumer loop start alike and step alike, and
-//! their bounds differ by a whole number `k` of steps,
+//! the loop (its start) and once as itself plus a step. When a producer loop and a consumer
+//! loop start alike and step alike, and their bounds differ by a whole number `k` of steps,
 //! one side runs `k` tiles more than the other on every launch where the producer has tiles:
 //! the consumers stop early (the producer's tail waits for releases forever) or wait for a
 //! tile nobody copies. Any loop the rule cannot read this way is counted as not checked.
@@ -389,9 +387,7 @@ fn tile_loop(
     let mut tried = 0;
     while let Some(b) = queue.pop_front() {
         if let Some(found) = header(ctx, index, stores, b, from) {
-            // A loop that may pass without its advance (a step under an `if`, a `continue`
-            // around it) takes fewer tiles than it counts: unread.
-            return found.filter(|_| every_pass_runs(index, b, from));
+            return found;
         }
         if let Some(n) = index.ops_of_block[b].clone().last()
             && (Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
@@ -409,17 +405,6 @@ fn tile_loop(
         }
     }
     None
-}
-
-/// Whether every pass of the loop whose condition ends block `header` runs block `advance`: no
-/// path leaves the header and comes back to it around that block (a path back through an outer
-/// loop counts too, so a tile loop nested in another is unread).
-fn every_pass_runs(index: &ScopeIndex, header: usize, advance: usize) -> bool {
-    if header == advance {
-        return true;
-    }
-    let starts: Vec<usize> = index.succs[header].iter().copied().filter(|b| *b != advance).collect();
-    index.path_exists(&starts, header, MAX_LOOP_BLOCKS, |b| b != advance) == Some(false)
 }
 
 /// Whether block `b` ends in the loop's condition: a `mir.cond_br` on a `mir.cmp` with exactly
