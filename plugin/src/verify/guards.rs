@@ -25,9 +25,6 @@ enum Side {
     Stable(Value),
 }
 
-/// Blocks searched to show a block is outside every loop.
-const MAX_CYCLE_SEARCH: usize = 256;
-
 /// The branch conditions of one function's blocks, as the typestate follows paths by them.
 pub(crate) struct BranchGuards {
     /// Each condition that compares stable sides, mapped to the first condition comparing the
@@ -44,8 +41,6 @@ pub(crate) fn branch_guards(
     index: &ScopeIndex,
     blocks: std::ops::Range<usize>,
 ) -> BranchGuards {
-    // Whether each block is on a cycle, searched once per block.
-    let mut in_cycle: FxHashMap<usize, bool> = FxHashMap::default();
     let mut side = |value: Value| -> Option<Side> {
         if let Some(constant) = constant_value(ctx, value, 0) {
             return Some(Side::Constant(constant));
@@ -59,10 +54,7 @@ pub(crate) fn branch_guards(
             }
             DefiningEntity::Block(block) => *index.block_number.get(&block)?,
         };
-        let cyclic = *in_cycle.entry(block).or_insert_with(|| {
-            index.path_exists(&index.succs[block], block, MAX_CYCLE_SEARCH, |_| true) != Some(false)
-        });
-        (!cyclic).then_some(Side::Stable(value))
+        (!index.cycles().on_cycle(block)).then_some(Side::Stable(value))
     };
     let mut first: FxHashMap<(CmpPredicate, Side, Side), Value> = FxHashMap::default();
     let mut canon = FxHashMap::default();

@@ -17,7 +17,10 @@ use pliron::{
     value::{DefiningEntity, Value},
 };
 
-use super::facts::{StateId, ValueKey};
+use super::{
+    cycles::Cycles,
+    facts::{StateId, ValueKey},
+};
 use crate::{
     ir::mir::control::CallOp,
     scope::{Scope, function_name},
@@ -53,6 +56,9 @@ pub(crate) struct ScopeIndex {
     pub callee_of: FxHashMap<usize, usize>,
     /// Number of semantic operations.
     pub semantic_ops: usize,
+    /// The cycles of the control-flow graph, found on first use (scopes with no loop question
+    /// never pay for them).
+    cycles: std::cell::OnceCell<Cycles>,
 }
 
 impl ScopeIndex {
@@ -86,6 +92,7 @@ impl ScopeIndex {
             callers: vec![Vec::new(); scope.functions.len()],
             callee_of: FxHashMap::default(),
             semantic_ops: 0,
+            cycles: std::cell::OnceCell::new(),
         };
         for (f, func) in scope.functions.iter().enumerate() {
             let start = index.blocks.len();
@@ -183,6 +190,11 @@ impl ScopeIndex {
     /// The function (number) holding operation `op`.
     pub(crate) fn function_of_op(&self, op: Ptr<Operation>) -> Option<usize> {
         self.block_of_op(op).map(|b| self.block_function[b])
+    }
+
+    /// The cycles of the scope's control-flow graph.
+    pub(crate) fn cycles(&self) -> &Cycles {
+        self.cycles.get_or_init(|| Cycles::new(&self.succs))
     }
 
     /// Whether a path of successor edges leads from one of the blocks `starts` to block `to`

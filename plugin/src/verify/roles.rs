@@ -12,8 +12,10 @@
 //! `iv < bound` with linear forms over the function's parameters, constants and the results
 //! of argument-less calls (thread geometry: `block_idx_x()`, `grid_dim_x()`), through loads
 //! of variables stored once; the induction variable is the variable stored twice, once before
-//! the loop (its start) and once as itself plus a step. When a producer loop and a consumer
-//! loop start alike and step alike, and their bounds differ by a whole number `k` of steps,
+//! the loop (its start) and once as itself plus a step. The loop is read only if every pass
+//! through it runs the advance (no path leaves the condition and comes back to it around the
+//! advance's block). When a producer loop and a consumer loop start alike and step alike, and
+//! their bounds differ by a whole number `k` of steps,
 //! one side runs `k` tiles more than the other on every launch where the producer has tiles:
 //! the consumers stop early (the producer's tail waits for releases forever) or wait for a
 //! tile nobody copies. Any loop the rule cannot read this way is counted as not checked.
@@ -164,12 +166,11 @@ impl Stores<'_> {
         let mut inside = Vec::new();
         let mut reaching = Vec::new();
         for (value, block) in self.at(place)?.iter().zip(&self.blocks[place]) {
-            let reaches_header = index.path_exists(&[*block], header, MAX_LOOP_BLOCKS, |_| true)?;
-            let from_header = index.path_exists(&index.succs[header], *block, MAX_LOOP_BLOCKS, |_| true)?;
-            match (reaches_header, from_header) {
-                (true, true) => inside.push(*value),
-                (true, false) => reaching.push(*value),
-                _ => {}
+            if index.cycles().together(*block, header) {
+                inside.push(*value);
+            } else if index.path_exists(&[*block], header, MAX_LOOP_BLOCKS, |_| true)? {
+                // Off the loop's cycle yet reaching its condition: the header cannot reach it.
+                reaching.push(*value);
             }
         }
         match (reaching.as_slice(), inside.as_slice()) {
@@ -259,7 +260,7 @@ fn advance_site(ctx: &Context, index: &ScopeIndex, advance: Ptr<Operation>) -> (
 /// on no cycle, and no path from the entry reaches a return around it.
 fn runs_once_per_call(ctx: &Context, index: &ScopeIndex, f: usize, b: usize) -> bool {
     let Some(entry) = index.entry_block(f) else { return false };
-    if index.path_exists(&index.succs[b], b, MAX_LOOP_BLOCKS, |_| true) != Some(false) {
+    if index.cycles().on_cycle(b) {
         return false;
     }
     if entry == b {
@@ -387,7 +388,9 @@ fn tile_loop(
     let mut tried = 0;
     while let Some(b) = queue.pop_front() {
         if let Some(found) = header(ctx, index, stores, b, from) {
-            return found;
+            // A loop that may pass without its advance (a step under an `if`, a `continue`
+            // around it) takes fewer tiles than it counts: unread.
+            return found.filter(|_| every_pass_runs(index, b, from));
         }
         if let Some(n) = index.ops_of_block[b].clone().last()
             && (Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
@@ -405,6 +408,21 @@ fn tile_loop(
         }
     }
     None
+}
+
+/// Whether every pass of the loop whose condition ends block `header` runs block `advance`: no
+/// path leaves the header and comes back to it around that block (a path back through an outer
+/// loop counts too, so a tile loop nested in another is unread).
+fn every_pass_runs(index: &ScopeIndex, header: usize, advance: usize) -> bool {
+    if header == advance {
+        return true;
+    }
+    // Any way back to the header stays in the header's cycle: the search never leaves it (the
+    // code after the loop's exit is not walked).
+    let cycles = index.cycles();
+    let inside = |b: usize| b != advance && cycles.together(b, header);
+    let starts: Vec<usize> = index.succs[header].iter().copied().filter(|b| inside(*b)).collect();
+    index.path_exists(&starts, header, usize::MAX, inside) == Some(false)
 }
 
 /// Whether block `b` ends in the loop's condition: a `mir.cond_br` on a `mir.cmp` with exactly
@@ -425,13 +443,12 @@ fn header(
     } else {
         counted_exit_test(ctx, stores, branch)?
     };
+    // `advance_block` reaches `b` (the search found `b` from it), so a target reaches the
+    // advance exactly when it lies on one cycle with it.
     let inside: Vec<bool> = targets
         .iter()
         .map(|target| {
-            index
-                .block_number
-                .get(target)
-                .is_some_and(|t| index.path_exists(&[*t], advance_block, usize::MAX, |_| true) == Some(true))
+            index.block_number.get(target).is_some_and(|t| index.cycles().together(*t, advance_block))
         })
         .collect();
     let continue_when = match inside[..] {
