@@ -260,19 +260,9 @@ impl Placer<'_> {
                 if f == 0 {
                     return true;
                 }
-                let Some(position) = block.deref(ctx).arguments().position(|argument| argument == pointer)
-                else {
-                    return false;
-                };
-                let callers = &self.index.callers[f];
-                !callers.is_empty()
-                    && callers.iter().all(|&call| {
-                        let operation = self.index.ops[call].deref(ctx);
-                        let argument = (position < operation.get_num_operands())
-                            .then(|| operation.get_operand(position));
-                        drop(operation);
-                        argument.is_some_and(|argument| self.placed(argument, budget))
-                    })
+                self.index.call_arguments(ctx, pointer).is_some_and(|arguments| {
+                    arguments.into_iter().all(|argument| self.placed(argument, budget))
+                })
             }
             DefiningEntity::Op(def) => {
                 if Operation::get_op::<AllocaOp>(def, ctx).is_some() {

@@ -225,9 +225,9 @@ pub(crate) fn analyze_with(
     let locals = super::memory::LocalStores::of(ctx, &index);
     let operands = operands::check_operands(&mut reporter, &*store, &locals, &applies_to);
     undecided.extend(operands.not_checked);
-    undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines));
     // One thread model for the rules that need one, built on the first ask.
     let thread_model = SharedThreadModel::new(ctx, &index);
+    undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     let returns = dataflow::returns_of(ctx, &index);
     typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to);

@@ -22,7 +22,7 @@ use super::{
     facts::{StateId, ValueKey},
 };
 use crate::{
-    ir::mir::control::CallOp,
+    ir::mir::control::{CallOp, ReturnOp},
     scope::{Scope, function_name},
 };
 
@@ -59,6 +59,8 @@ pub(crate) struct ScopeIndex {
     /// The cycles of the control-flow graph, found on first use (scopes with no loop question
     /// never pay for them).
     cycles: std::cell::OnceCell<Cycles>,
+    /// Whether each block has a path to a return of its function, found on first use.
+    returning: std::cell::OnceCell<Vec<bool>>,
 }
 
 impl ScopeIndex {
@@ -93,6 +95,7 @@ impl ScopeIndex {
             callee_of: FxHashMap::default(),
             semantic_ops: 0,
             cycles: std::cell::OnceCell::new(),
+            returning: std::cell::OnceCell::new(),
         };
         for (f, func) in scope.functions.iter().enumerate() {
             let start = index.blocks.len();
@@ -166,6 +169,27 @@ impl ScopeIndex {
         (!range.is_empty()).then_some(range.start)
     }
 
+    /// When `value` is a parameter of a helper of the scope (an argument of its entry block, not
+    /// the kernel's) that the scope calls, the argument each of those calls passes for it, in
+    /// call order; `None` otherwise, or when a call passes too few operands. What every call
+    /// passes alike is what the helper sees, whichever call ran it.
+    pub(crate) fn call_arguments(&self, ctx: &Context, value: Value) -> Option<Vec<Value>> {
+        let DefiningEntity::Block(block) = value.defining_entity() else { return None };
+        let b = *self.block_number.get(&block)?;
+        let f = self.block_function[b];
+        if f == 0 || self.entry_block(f) != Some(b) || self.callers[f].is_empty() {
+            return None;
+        }
+        let position = block.deref(ctx).arguments().position(|argument| argument == value)?;
+        self.callers[f]
+            .iter()
+            .map(|&call| {
+                let operation = self.ops[call].deref(ctx);
+                (position < operation.get_num_operands()).then(|| operation.get_operand(position))
+            })
+            .collect()
+    }
+
     /// The canonical key of a value of this scope.
     pub(crate) fn key_of(&self, ctx: &Context, value: Value) -> Option<ValueKey> {
         match value.defining_entity() {
@@ -195,6 +219,35 @@ impl ScopeIndex {
     /// The cycles of the scope's control-flow graph.
     pub(crate) fn cycles(&self) -> &Cycles {
         self.cycles.get_or_init(|| Cycles::new(&self.succs))
+    }
+
+    /// Whether some path from block `b` returns from its function. A block without one only
+    /// leads into a panic (`mir.unreachable`, which traps and ends the whole launch) or loops
+    /// forever: no way on for a thread that goes there.
+    pub(crate) fn can_return(&self, ctx: &Context, b: usize) -> bool {
+        self.returning.get_or_init(|| {
+            let mut returning = vec![false; self.blocks.len()];
+            let mut stack: Vec<usize> = (0..self.blocks.len())
+                .filter(|b| {
+                    self.ops_of_block[*b]
+                        .clone()
+                        .last()
+                        .is_some_and(|n| Operation::get_op::<ReturnOp>(self.ops[n], ctx).is_some())
+                })
+                .collect();
+            for b in &stack {
+                returning[*b] = true;
+            }
+            while let Some(b) = stack.pop() {
+                for pred in &self.preds[b] {
+                    if !returning[*pred] {
+                        returning[*pred] = true;
+                        stack.push(*pred);
+                    }
+                }
+            }
+            returning
+        })[b]
     }
 
     /// Whether a path of successor edges leads from one of the blocks `starts` to block `to`

@@ -22,7 +22,6 @@ use std::cell::Cell;
 use rustc_hash::FxHashMap;
 
 use pliron::{
-    basic_block::BasicBlock,
     builtin::types::{FP16Type, FP32Type, FP64Type, IntegerType},
     context::{Context, Ptr},
     operation::Operation,
@@ -151,7 +150,7 @@ impl Evaluator<'_, '_> {
         }
         let def = match value.defining_entity() {
             DefiningEntity::Op(def) => def,
-            DefiningEntity::Block(block) => return self.parameter(block, value, depth),
+            DefiningEntity::Block(_) => return self.parameter(value, depth),
         };
         if let Some(constant) = Operation::get_op::<ConstIntOp>(def, self.ctx) {
             return Some(Affine::constant(constant.get_attr_int_value(self.ctx)?.value().to_u64() as i64));
@@ -293,24 +292,11 @@ impl Evaluator<'_, '_> {
     /// A parameter of a function of the scope (an argument of its entry block): the form every
     /// call of the function passes for it, when all agree (a helper handed the window address
     /// and an offset). A kernel parameter, or arguments that differ, have no form.
-    fn parameter(&self, block: Ptr<BasicBlock>, value: Value, depth: u32) -> Option<Affine> {
+    fn parameter(&self, value: Value, depth: u32) -> Option<Affine> {
         if depth == 0 {
             return None;
         }
-        let b = *self.index.block_number.get(&block)?;
-        let f = self.index.block_function[b];
-        if f == 0 || self.index.entry_block(f) != Some(b) || self.index.callers[f].is_empty() {
-            return None;
-        }
-        let position = block.deref(self.ctx).arguments().position(|argument| argument == value)?;
-        let arguments: Option<Vec<Value>> = self.index.callers[f]
-            .iter()
-            .map(|&call| {
-                let operation = self.index.ops[call].deref(self.ctx);
-                (position < operation.get_num_operands()).then(|| operation.get_operand(position))
-            })
-            .collect();
-        self.same_form(arguments?, depth - 1)
+        self.same_form(self.index.call_arguments(self.ctx, value)?, depth - 1)
     }
 }
 

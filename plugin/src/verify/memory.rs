@@ -189,8 +189,7 @@ pub(crate) fn stage_pointer(
         let Some(def) = value.defining_op() else { continue };
         let operands: Vec<Value> = def.deref(ctx).operands().collect();
         if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
-            let base_shared = pointer_type_of(ctx, operands[0].get_type(ctx))
-                .is_some_and(|ptr| ptr.space() == AddressSpace::Shared);
+            let base_shared = points_to_shared(ctx, walk, operands[0]);
             let mut offset_budget = 16;
             if base_shared && let Some(state) = offset_state(ctx, facts, operands[1], &mut offset_budget) {
                 return Some((state, Some(value)));
@@ -226,6 +225,51 @@ pub(crate) fn stage_pointer(
         }
     }
     None
+}
+
+/// Helpers a pointer is followed up through to the shared pointer every call hands it.
+const MAX_PARAMETER_DEPTH: u32 = 4;
+/// Definitions looked at to show that a pointer points into shared memory.
+const SHARED_SOURCE_BUDGET: u32 = 32;
+
+/// Whether `pointer` points into shared memory: every value it may come from is typed shared,
+/// through pointer casts, locals it was stored in, and parameters of helpers (what every call
+/// of the scope hands them: a helper taking the ring as `*const f32`, a generic pointer the
+/// import cannot type shared).
+fn points_to_shared(ctx: &Context, walk: &StageWalk, pointer: Value) -> bool {
+    let mut pending = vec![(pointer, MAX_PARAMETER_DEPTH)];
+    let mut seen: FxHashSet<Value> = FxHashSet::default();
+    let mut budget = SHARED_SOURCE_BUDGET;
+    while let Some((at, depth)) = pending.pop() {
+        if !seen.insert(at) {
+            continue;
+        }
+        if budget == 0 {
+            return false;
+        }
+        budget -= 1;
+        if pointer_type_of(ctx, at.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared) {
+            continue;
+        }
+        let sources = match at.defining_entity() {
+            DefiningEntity::Op(def)
+                if Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
+                    || Operation::get_op::<CastOp>(def, ctx)
+                        .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr)) =>
+            {
+                Some(vec![def.deref(ctx).get_operand(0)])
+            }
+            DefiningEntity::Op(def) if Operation::get_op::<LoadOp>(def, ctx).is_some() => {
+                walk.locals.stored_over(ctx, def.deref(ctx).get_operand(0))
+            }
+            DefiningEntity::Block(_) if depth > 0 => walk.index.call_arguments(ctx, at),
+            _ => None,
+        };
+        let Some(sources) = sources.filter(|sources| !sources.is_empty()) else { return false };
+        let depth = if matches!(at.defining_entity(), DefiningEntity::Block(_)) { depth - 1 } else { depth };
+        pending.extend(sources.into_iter().map(|source| (source, depth)));
+    }
+    true
 }
 
 /// What the walk from a pointer back to its stage reads: the facts, the stores into locals,

@@ -21,7 +21,6 @@
 use std::collections::BTreeMap;
 
 use pliron::{
-    basic_block::BasicBlock,
     context::{Context, Ptr},
     operation::Operation,
     value::{DefiningEntity, Value},
@@ -102,8 +101,8 @@ fn pipeline_variable(
     for _ in 0..16 {
         let def = match address.defining_entity() {
             DefiningEntity::Op(def) => def,
-            DefiningEntity::Block(block) => {
-                return parameter_variable(ctx, index, locals, block, address, depth);
+            DefiningEntity::Block(_) => {
+                return parameter_variable(ctx, index, locals, address, depth);
             }
         };
         if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
@@ -126,26 +125,20 @@ fn pipeline_variable(
     None
 }
 
-/// The variable every call of a helper hands its parameter `value` (an argument of the entry
-/// block of `block`'s function), if they all hand the same one.
+/// The variable every call of a helper hands its parameter `value`, if they all hand the same
+/// one.
 fn parameter_variable(
     ctx: &Context,
     index: &ScopeIndex,
     locals: &LocalStores,
-    block: Ptr<BasicBlock>,
     value: Value,
     depth: u32,
 ) -> Option<Value> {
-    let b = *index.block_number.get(&block)?;
-    let f = index.block_function[b];
-    if depth == 0 || f == 0 || index.entry_block(f) != Some(b) || index.callers[f].is_empty() {
+    if depth == 0 {
         return None;
     }
-    let position = block.deref(ctx).arguments().position(|argument| argument == value)?;
     let mut agreed = None;
-    for call in &index.callers[f] {
-        let operation = index.ops[*call].deref(ctx);
-        let argument = (position < operation.get_num_operands()).then(|| operation.get_operand(position))?;
+    for argument in index.call_arguments(ctx, value)? {
         let variable = pipeline_variable(ctx, index, locals, argument, depth - 1)?;
         match agreed {
             None => agreed = Some(variable),

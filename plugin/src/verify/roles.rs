@@ -10,11 +10,12 @@
 //! around its `semantic.state_advance` is found (the first conditional branch after the
 //! advance with exactly one successor leading back to it), and its condition is read as
 //! `iv < bound` with linear forms over the function's parameters, constants and the results
-//! of argument-less calls (thread geometry: `block_idx_x()`, `grid_dim_x()`), through loads
-//! of variables stored once; the induction variable is the variable stored twice, once before
-//! the loop (its start) and once as itself plus a step. The loop is read only if every pass
-//! through it runs the advance (no path leaves the condition and comes back to it around the
-//! advance's block). When a producer loop and a consumer loop start alike and step alike, and
+//! of argument-less calls the thread model shows are the same in every thread (`block_idx_x()`,
+//! `grid_dim_x()`; never `thread_idx_x()`), through loads of variables stored once; the
+//! induction variable is the variable stored twice, once before the loop (its start) and once
+//! as itself plus a step. The loop is read only if every pass through it runs the advance (no
+//! path leaves the condition and comes back to it around the advance's block) and the
+//! condition is its one way out (no `break` or `return` elsewhere in its cycle). When a producer loop and a consumer loop start alike and step alike, and
 //! their bounds differ by a whole number `k` of steps,
 //! one side runs `k` tiles more than the other on every launch where the producer has tiles:
 //! the consumers stop early (the producer's tail waits for releases forever) or wait for a
@@ -41,6 +42,8 @@ use super::{
     locals::local_slot,
     progression::counted_advance,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
+    thread_model::SharedThreadModel,
+    thread_values::Val,
 };
 use crate::ir::{
     mir::{
@@ -136,7 +139,7 @@ struct TileLoop {
 type Place = (Value, Vec<u32>);
 
 /// The variables of one function (locals and their parts) and the values stored into each.
-struct Stores<'a> {
+struct Stores<'a, 't> {
     index: &'a ScopeIndex,
     of: FxHashMap<Place, Vec<Value>>,
     /// The block of each store, beside `of`.
@@ -145,9 +148,11 @@ struct Stores<'a> {
     /// field): their own stores are not all their values.
     overlapped: FxHashSet<Place>,
     params: Vec<Value>,
+    /// The scope's thread model: an atom of a bound must be the same in every thread.
+    threads: &'a SharedThreadModel<'t>,
 }
 
-impl Stores<'_> {
+impl Stores<'_, '_> {
     /// Every value stored into `place`, if those are all its values.
     fn at(&self, place: &Place) -> Option<&Vec<Value>> {
         if self.overlapped.contains(place) {
@@ -187,6 +192,7 @@ pub(crate) fn check_roles(
     reporter: &mut Reporter,
     provenance: &Provenance,
     pipelines: &BTreeMap<StateId, Value>,
+    threads: &SharedThreadModel,
 ) -> Vec<String> {
     let (ctx, index) = (reporter.ctx, reporter.index);
     // Per function: each state's advance operations.
@@ -212,7 +218,7 @@ pub(crate) fn check_roles(
             unread += roles.len();
             continue;
         }
-        let stores = stores_of(ctx, index, *f);
+        let stores = stores_of(ctx, index, *f, threads);
         let mut loops: Vec<(StateId, PipelineRole, Option<TileLoop>)> = Vec::new();
         for (state, role) in roles {
             let Some(role) = role else { continue };
@@ -334,7 +340,12 @@ fn compare(
 }
 
 /// Every variable of function `f` with the values stored into it, and its parameters.
-fn stores_of<'a>(ctx: &Context, index: &'a ScopeIndex, f: usize) -> Stores<'a> {
+fn stores_of<'a, 't>(
+    ctx: &Context,
+    index: &'a ScopeIndex,
+    f: usize,
+    threads: &'a SharedThreadModel<'t>,
+) -> Stores<'a, 't> {
     let mut of: FxHashMap<Place, Vec<Value>> = FxHashMap::default();
     let mut blocks: FxHashMap<Place, Vec<usize>> = FxHashMap::default();
     for b in index.blocks_of[f].clone() {
@@ -370,7 +381,7 @@ fn stores_of<'a>(ctx: &Context, index: &'a ScopeIndex, f: usize) -> Stores<'a> {
         .next()
         .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
         .unwrap_or_default();
-    Stores { index, of, blocks, overlapped, params }
+    Stores { index, of, blocks, overlapped, params, threads }
 }
 
 /// The counted loop around `advance`, if the rule can read it.
@@ -389,8 +400,8 @@ fn tile_loop(
     while let Some(b) = queue.pop_front() {
         if let Some(found) = header(ctx, index, stores, b, from) {
             // A loop that may pass without its advance (a step under an `if`, a `continue`
-            // around it) takes fewer tiles than it counts: unread.
-            return found.filter(|_| every_pass_runs(index, b, from));
+            // around it) or leave before its condition says takes other tiles than it counts.
+            return found.filter(|_| passes_are_counted(ctx, index, b, from));
         }
         if let Some(n) = index.ops_of_block[b].clone().last()
             && (Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
@@ -410,19 +421,34 @@ fn tile_loop(
     None
 }
 
-/// Whether every pass of the loop whose condition ends block `header` runs block `advance`: no
-/// path leaves the header and comes back to it around that block (a path back through an outer
-/// loop counts too, so a tile loop nested in another is unread).
-fn every_pass_runs(index: &ScopeIndex, header: usize, advance: usize) -> bool {
+/// Whether the loop whose condition ends block `header` runs its advance (in block `advance`)
+/// exactly once per pass of that condition: every pass runs the advance (no path leaves the
+/// header and comes back to it around that block; a path back through an outer loop counts
+/// too, so a tile loop nested in another is unread), and the condition is the loop's only way
+/// out (a `break`, a `return` or a second, data-dependent test elsewhere in the loop ends it
+/// before its count; a way into a panic traps the launch and is no exit).
+fn passes_are_counted(ctx: &Context, index: &ScopeIndex, header: usize, advance: usize) -> bool {
+    // Every question stays within the header's cycle: the code after the loop is not walked.
+    let cycles = index.cycles();
+    let mut seen = FxHashSet::from_iter([header]);
+    let mut stack = vec![header];
+    while let Some(b) = stack.pop() {
+        for succ in index.succs[b].iter().copied() {
+            if !cycles.together(succ, header) {
+                if b != header && index.can_return(ctx, succ) {
+                    return false;
+                }
+            } else if seen.insert(succ) {
+                stack.push(succ);
+            }
+        }
+    }
     if header == advance {
         return true;
     }
-    // Any way back to the header stays in the header's cycle: the search never leaves it (the
-    // code after the loop's exit is not walked).
-    let cycles = index.cycles();
-    let inside = |b: usize| b != advance && cycles.together(b, header);
-    let starts: Vec<usize> = index.succs[header].iter().copied().filter(|b| inside(*b)).collect();
-    index.path_exists(&starts, header, usize::MAX, inside) == Some(false)
+    let around = |b: usize| b != advance && cycles.together(b, header);
+    let starts: Vec<usize> = index.succs[header].iter().copied().filter(|b| around(*b)).collect();
+    index.path_exists(&starts, header, usize::MAX, around) == Some(false)
 }
 
 /// Whether block `b` ends in the loop's condition: a `mir.cond_br` on a `mir.cmp` with exactly
@@ -584,7 +610,13 @@ fn linear(
         if !operands.is_empty() {
             return None;
         }
-        return Some(Linear::atom(Atom::Call(call.callee(ctx)?.to_string())));
+        // Both roles' loops read the atom, in different threads: equal bounds mean equal
+        // counts only if it is the same in every thread (`block_idx_x()`, not `thread_idx_x()`).
+        return match stores.threads.get().eval(value, &FxHashMap::default()) {
+            Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
+            Val::Uniform => Some(Linear::atom(Atom::Call(call.callee(ctx)?.to_string()))),
+            _ => None,
+        };
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
         let slot = local_slot(ctx, operands[0])?;
