@@ -35,16 +35,25 @@ pub(crate) fn may_carry_address(ctx: &Context, ty: TypeHandle) -> bool {
 }
 
 /// Whether an aggregate named `name` (as Rust prints a type) is made of numbers only: tuples
-/// and arrays of integers, floats, `bool` and `char` (`(f32,)`, `[u32; 4]`, `()`), which hold
-/// no address.
+/// and arrays of integers, floats, `bool` and `char` (`(f32,)`, `[u32; 4]`, `()`), and the
+/// standard library's ranges, `Option` and counting iterator adaptors over those
+/// (`core::iter::Rev<core::ops::Range<usize>>`), whose fields are their type parameters and
+/// counters: none holds an address.
 fn only_numbers(name: &str) -> bool {
     const SCALARS: &[&str] = &[
         "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f16", "f32",
         "f64", "bool", "char",
     ];
-    name.split(['(', ')', '[', ']', ',', ';', ' '])
+    // Types of `core` (no other crate can name a path there) that hold only their parameters,
+    // integers and flags.
+    const NUMBER_WRAPPERS: &[&str] =
+        &["Range", "RangeInclusive", "Option", "Rev", "StepBy", "Take", "Skip", "Enumerate", "Zip"];
+    let wrapper = |token: &str| {
+        token.starts_with("core::") && token.rsplit("::").next().is_some_and(|last| NUMBER_WRAPPERS.contains(&last))
+    };
+    name.split(['(', ')', '[', ']', ',', ';', ' ', '<', '>'])
         .filter(|token| !token.is_empty())
-        .all(|token| SCALARS.contains(&token) || token.chars().all(|c| c.is_ascii_digit()))
+        .all(|token| SCALARS.contains(&token) || token.chars().all(|c| c.is_ascii_digit()) || wrapper(token))
 }
 
 /// The width of `ty` if it is an integer type.
@@ -66,5 +75,18 @@ mod tests {
         assert!(!only_numbers("core::slice::Iter<'_, f32>"));
         assert!(!only_numbers("[&f32; 2]"));
         assert!(!only_numbers("{closure@src/lib.rs:3:5: 3:8}"));
+    }
+
+    #[test]
+    fn ranges_and_counting_adaptors_over_numbers_hold_no_address() {
+        assert!(only_numbers("core::ops::Range<usize>"));
+        assert!(only_numbers("core::iter::Rev<core::ops::Range<usize>>"));
+        assert!(only_numbers("core::iter::StepBy<core::ops::RangeInclusive<u32>>"));
+        assert!(only_numbers("core::option::Option<(u32, f32)>"));
+        // An adaptor over a slice iterator holds its pointers.
+        assert!(!only_numbers("core::iter::Rev<core::slice::Iter<'_, f32>>"));
+        assert!(!only_numbers("core::option::Option<*const f32>"));
+        // A kernel crate's own `Range` is not the standard library's.
+        assert!(!only_numbers("ring::Range<u32>"));
     }
 }
