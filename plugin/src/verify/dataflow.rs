@@ -22,7 +22,11 @@ use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use pliron::{context::Context, operation::Operation, value::Value};
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    value::Value,
+};
 
 use super::{
     facts::{Fact, FactStore, Versions, is_tracked, join_opt, version_bit},
@@ -184,6 +188,27 @@ pub(crate) fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
         }
     }
     returns
+}
+
+/// What each `return` of the scope's helper that `call` calls (given every function's `returns`,
+/// from [`returns_of`]) returns at the position of the call's `result`, in the order of the
+/// returns; `None` when `call` is no call of a scope function or a return is too short.
+pub(crate) fn returned_at(
+    ctx: &Context,
+    index: &ScopeIndex,
+    returns: &[Vec<usize>],
+    call: Ptr<Operation>,
+    result: Value,
+) -> Option<Vec<Value>> {
+    let callee = *index.callee_of.get(index.op_number.get(&call)?)?;
+    let position = call.deref(ctx).results().position(|candidate| candidate == result)?;
+    returns[callee]
+        .iter()
+        .map(|&ret| {
+            let operation = index.ops[ret].deref(ctx);
+            (position < operation.get_num_operands()).then(|| operation.get_operand(position))
+        })
+        .collect()
 }
 
 /// The step of every operation, numbering the places they name. The operations that make a

@@ -31,6 +31,7 @@ use pliron::{
 
 use super::{
     Gap, GapKind, Rule, StateId,
+    dataflow::returned_at,
     facts::{Fact, FactStore, is_tracked},
     index::ScopeIndex,
     init_order::{calls_pipeline_method, is_pipeline_init},
@@ -216,16 +217,7 @@ impl Evaluator<'_, '_> {
 impl Evaluator<'_, '_> {
     /// What every return of the helper `call` calls returns at `result`'s position.
     fn returned(&self, call: Ptr<Operation>, result: Value) -> Option<Vec<Value>> {
-        let number = self.index.op_number.get(&call)?;
-        let callee = *self.index.callee_of.get(number)?;
-        let position = call.deref(self.ctx).results().position(|candidate| candidate == result)?;
-        self.returns[callee]
-            .iter()
-            .map(|&ret| {
-                let operation = self.index.ops[ret].deref(self.ctx);
-                (position < operation.get_num_operands()).then(|| operation.get_operand(position))
-            })
-            .collect()
+        returned_at(self.ctx, self.index, self.returns, call, result)
     }
 
     /// The form of field `path` of what a load from `address` reads: the stores to that field,

@@ -12,6 +12,7 @@ use pliron::{
 };
 
 use super::{
+    dataflow::returned_at,
     facts::{Fact, FactStore, StateId, is_tracked},
     index::ScopeIndex,
 };
@@ -287,11 +288,10 @@ impl StageWalk<'_> {
     /// What the helper `call` calls returns at `result`'s position, when it has one `return`
     /// (several may return different pointers).
     fn returned(&self, ctx: &Context, call: Ptr<Operation>, result: Value) -> Option<Value> {
-        let callee = *self.index.callee_of.get(self.index.op_number.get(&call)?)?;
-        let [ret] = self.returns[callee].as_slice() else { return None };
-        let position = call.deref(ctx).results().position(|candidate| candidate == result)?;
-        let operation = self.index.ops[*ret].deref(ctx);
-        (position < operation.get_num_operands()).then(|| operation.get_operand(position))
+        match returned_at(ctx, self.index, self.returns, call, result)?.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
     }
 }
 

@@ -49,7 +49,8 @@ fn only_numbers(name: &str) -> bool {
     const NUMBER_WRAPPERS: &[&str] =
         &["Range", "RangeInclusive", "Option", "Rev", "StepBy", "Take", "Skip", "Enumerate", "Zip"];
     let wrapper = |token: &str| {
-        token.starts_with("core::") && token.rsplit("::").next().is_some_and(|last| NUMBER_WRAPPERS.contains(&last))
+        token.starts_with("core::")
+            && token.rsplit("::").next().is_some_and(|last| NUMBER_WRAPPERS.contains(&last))
     };
     name.split(['(', ')', '[', ']', ',', ';', ' ', '<', '>'])
         .filter(|token| !token.is_empty())
