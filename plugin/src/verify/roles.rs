@@ -42,7 +42,7 @@ use super::{
     locals::local_slot,
     progression::counted_advance,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
-    thread_model::SharedThreadModel,
+    thread_model::{SharedThreadModel, geometry_read},
     thread_values::Val,
 };
 use crate::ir::{
@@ -612,10 +612,16 @@ fn linear(
         }
         // Both roles' loops read the atom, in different threads: equal bounds mean equal
         // counts only if it is the same in every thread (`block_idx_x()`, not `thread_idx_x()`).
-        return match stores.threads.get().eval(value, &FxHashMap::default()) {
-            Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
-            Val::Uniform => Some(Linear::atom(Atom::Call(call.callee(ctx)?.to_string()))),
-            _ => None,
+        // The thread geometry is known by name; only a helper needs the (costly) thread model.
+        let name = call.callee(ctx)?.to_string();
+        return match geometry_read(&name) {
+            Some(true) => Some(Linear::atom(Atom::Call(name))),
+            Some(false) => None,
+            None => match stores.threads.get().eval(value, &FxHashMap::default()) {
+                Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
+                Val::Uniform => Some(Linear::atom(Atom::Call(name))),
+                _ => None,
+            },
         };
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {

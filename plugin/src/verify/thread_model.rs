@@ -79,6 +79,20 @@ const MAX_CHOICES: usize = 4;
 /// Argument-less reads of the thread geometry that every thread of a block sees alike.
 const UNIFORM_READS: [&str; 6] =
     ["block_idx_x", "block_idx_y", "block_idx_z", "grid_dim_x", "grid_dim_y", "grid_dim_z"];
+/// Whether an argument-less call of `callee` reads a value the same in every thread of a block
+/// (the block's and the grid's coordinates) or one that differs between threads (the thread's
+/// index, its lane), known from the name alone; `None` for any other callee (a helper: ask the
+/// model). Lets a rule settle the thread geometry without building the model.
+pub(crate) fn geometry_read(callee: &str) -> Option<bool> {
+    if UNIFORM_READS.iter().any(|read| callee.ends_with(read)) {
+        Some(true)
+    } else if callee.ends_with("thread_idx_x") || callee.contains("lane") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// Definitions the walk through memory may look at for one load through a pointer.
 const FLOW_BUDGET: u32 = 64;
 /// Rounds of leaving out the stores of unreached blocks.
