@@ -298,10 +298,27 @@ impl StageWalk<'_> {
 /// The state an offset derives from, looking through at most `budget` arithmetic operations
 /// and integer casts.
 fn offset_state(ctx: &Context, facts: &dyn FactStore, offset: Value, budget: &mut u32) -> Option<StateId> {
+    let source = offset_source(ctx, facts, offset, budget)?;
+    match facts.get(source) {
+        Some(Fact::Index(state) | Fact::Derived(state)) => Some(state),
+        _ => None,
+    }
+}
+
+/// The value an offset derives its state from: the first value, looking back through at most
+/// `budget` arithmetic operations and integer casts, that the facts relate to a state's index
+/// (a load of the state's index, or arithmetic on one). Its versions name the values of the
+/// state it was computed from.
+pub(crate) fn offset_source(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    offset: Value,
+    budget: &mut u32,
+) -> Option<Value> {
     if is_tracked(ctx, offset)
-        && let Some(Fact::Index(state) | Fact::Derived(state)) = facts.get(offset)
+        && let Some(Fact::Index(_) | Fact::Derived(_)) = facts.get(offset)
     {
-        return Some(state);
+        return Some(offset);
     }
     if *budget == 0 {
         return None;
@@ -315,7 +332,7 @@ fn offset_state(ctx: &Context, facts: &dyn FactStore, offset: Value, budget: &mu
         return None;
     }
     let operands: Vec<Value> = def.deref(ctx).operands().collect();
-    operands.into_iter().find_map(|operand| offset_state(ctx, facts, operand, budget))
+    operands.into_iter().find_map(|operand| offset_source(ctx, facts, operand, budget))
 }
 
 #[cfg(test)]

@@ -31,7 +31,9 @@ use super::{
     facts::{Fact, FactStore, KEEP, StateId, Versions},
     guards::{BranchGuards, branch_guards},
     index::ScopeIndex,
-    memory::{LocalStores, StageWalk, constant_value, stage_access},
+    memory::{
+        LocalStores, StageWalk, accessed_address, constant_value, offset_source, stage_access, stage_pointer,
+    },
     protocol::{
         ACQUIRED, ALL_BITS, Bytes, COPYING, EXPECTING, READY, Step, TAILED, Typestate, WAITING,
         describe_states, entry_bytes, stale_versions, transition,
@@ -68,6 +70,9 @@ struct Slots {
 struct FunctionRun<'a> {
     facts: &'a dyn FactStore,
     steps: &'a BTreeMap<usize, (StateId, Step)>,
+    /// For each load or store of a stage, the value of the state's index its stage pointer's
+    /// offset derives from: its versions say which value of the state it was taken from.
+    access_offsets: &'a FxHashMap<usize, Value>,
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
     poisons: &'a BTreeMap<usize, (usize, Option<StateId>)>,
     /// The summaries of the functions done so far (callees come first).
@@ -109,6 +114,7 @@ pub(crate) fn check_ordering(
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
     let mut poisons: BTreeMap<usize, (usize, Option<StateId>)> = BTreeMap::new();
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
+    let mut access_offsets: FxHashMap<usize, Value> = FxHashMap::default();
     for (n, op) in index.ops.iter().enumerate() {
         let step = if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
             Some((StateId(n as u32), Step::New))
@@ -121,7 +127,18 @@ pub(crate) fn check_ordering(
             None
         } else {
             let walk = StageWalk { facts, locals, index, returns };
-            stage_access(ctx, &walk, *op).map(|state| (state, Step::StageAccess))
+            let access = stage_access(ctx, &walk, *op);
+            if access.is_some()
+                && let Some(address) = accessed_address(ctx, *op)
+                && let Some((_, Some(stage))) = stage_pointer(ctx, &walk, address)
+                && let Some(element) = stage.defining_op()
+                && let Some(source) = offset_source(ctx, facts, element.deref(ctx).get_operand(1), &mut {
+                    OFFSET_SOURCE_BUDGET
+                })
+            {
+                access_offsets.insert(n, source);
+            }
+            access.map(|state| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
             if let Some(f) = index.function_of_op(*op) {
@@ -152,6 +169,7 @@ pub(crate) fn check_ordering(
         }
         let run = FunctionRun {
             facts,
+            access_offsets: &access_offsets,
             steps: &steps,
             poisons: &poisons,
             summaries: &summaries,
@@ -173,6 +191,9 @@ pub(crate) fn check_ordering(
         }
     }
 }
+
+/// Arithmetic operations and casts looked through from a stage offset to its state's index.
+const OFFSET_SOURCE_BUDGET: u32 = 16;
 
 /// Per-block in-states, shared by the runs.
 struct Scratch {
@@ -589,7 +610,7 @@ impl FunctionRun<'_> {
             };
             violation = Some((if after_tail { Rule::ProducerTail } else { rule }, message));
         }
-        let stale = live & allowed != 0 && self.stale(ctx, op, step, typestate.current);
+        let stale = live & allowed != 0 && self.stale(reporter, op, step, typestate.current);
         if stale {
             let name = reporter.op_name(op);
             let message = format!(
@@ -656,10 +677,19 @@ impl FunctionRun<'_> {
     /// Whether pipeline operation `op` works on a value of its state that may not be the
     /// current one: some version the state may be at on this path is not among the versions
     /// its stage operand may hold. Not compared when either side is unknown or overflowed.
-    fn stale(&self, ctx: &Context, op: Ptr<Operation>, step: &Step, current: Versions) -> bool {
-        let Step::Pipeline(kind) = step else { return false };
-        let (stage, _) = kind.operands();
-        stale_versions(current, self.facts.versions(op.deref(ctx).get_operand(stage)))
+    fn stale(&self, reporter: &Reporter, op: Ptr<Operation>, step: &Step, current: Versions) -> bool {
+        let operand = match step {
+            Step::Pipeline(kind) => op.deref(reporter.ctx).get_operand(kind.operands().0),
+            // A stage read through a pointer taken from an older value of the state (computed
+            // before the loop, kept from the previous tile) reads the stage that value named.
+            Step::StageAccess => {
+                let offset = reporter.index.op_number.get(&op).and_then(|n| self.access_offsets.get(n));
+                let Some(offset) = offset else { return false };
+                *offset
+            }
+            _ => return false,
+        };
+        stale_versions(current, self.facts.versions(operand))
     }
 
     /// At a `mir.return`: a producer must have run its tail, a consumer must not hold a stage.
