@@ -389,10 +389,6 @@ pub(crate) fn transfer_block(
                 if let Some(fact) = fact {
                     set(store, &mut changes, operation.get_result(0), fact);
                 }
-                // A stage offset (`state.index() * TILE`) keeps the versions of the state value
-                // it was computed from, so a stage pointer taken from an old value is stale.
-                let versions = operation.operands().fold(0, |all, v| all | store.versions(v));
-                add_versions(store, &mut changes, operation.get_result(0), versions);
             }
             Step::Cast { int_to_int } => {
                 let (result, operand) = (operation.get_result(0), operation.get_operand(0));

@@ -298,28 +298,37 @@ impl StageWalk<'_> {
 /// The state an offset derives from, looking through at most `budget` arithmetic operations
 /// and integer casts.
 fn offset_state(ctx: &Context, facts: &dyn FactStore, offset: Value, budget: &mut u32) -> Option<StateId> {
-    let source = offset_source(ctx, facts, offset, budget)?;
-    match facts.get(source) {
-        Some(Fact::Index(state) | Fact::Derived(state)) => Some(state),
-        _ => None,
+    if is_tracked(ctx, offset)
+        && let Some(Fact::Index(state) | Fact::Derived(state)) = facts.get(offset)
+    {
+        return Some(state);
     }
+    let operands = offset_operands(ctx, offset, budget)?;
+    operands.into_iter().find_map(|operand| offset_state(ctx, facts, operand, budget))
 }
 
-/// The value an offset derives its state from: the first value, looking back through at most
-/// `budget` arithmetic operations and integer casts, that the facts relate to a state's index
-/// (a load of the state's index, or arithmetic on one). Its versions name the values of the
-/// state it was computed from.
-pub(crate) fn offset_source(
+/// The state's index an offset is computed from: the value, looking back through at most
+/// `budget` arithmetic operations and integer casts, that the facts name as a state's stage
+/// index itself (not arithmetic on one). Its versions name the values of the state it was
+/// read from.
+pub(crate) fn offset_index(
     ctx: &Context,
     facts: &dyn FactStore,
     offset: Value,
     budget: &mut u32,
 ) -> Option<Value> {
     if is_tracked(ctx, offset)
-        && let Some(Fact::Index(_) | Fact::Derived(_)) = facts.get(offset)
+        && let Some(Fact::Index(_)) = facts.get(offset)
     {
         return Some(offset);
     }
+    let operands = offset_operands(ctx, offset, budget)?;
+    operands.into_iter().find_map(|operand| offset_index(ctx, facts, operand, budget))
+}
+
+/// The operands an offset is computed from, when it is arithmetic or an integer cast and the
+/// `budget` of such steps is not spent.
+fn offset_operands(ctx: &Context, offset: Value, budget: &mut u32) -> Option<Vec<Value>> {
     if *budget == 0 {
         return None;
     }
@@ -328,11 +337,7 @@ pub(crate) fn offset_source(
     let walk = Operation::get_op::<BinOp>(def, ctx).is_some()
         || Operation::get_op::<CastOp>(def, ctx)
             .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt));
-    if !walk {
-        return None;
-    }
-    let operands: Vec<Value> = def.deref(ctx).operands().collect();
-    operands.into_iter().find_map(|operand| offset_source(ctx, facts, operand, budget))
+    walk.then(|| def.deref(ctx).operands().collect())
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use super::{
     guards::{BranchGuards, branch_guards},
     index::ScopeIndex,
     memory::{
-        LocalStores, StageWalk, accessed_address, constant_value, offset_source, stage_access, stage_pointer,
+        LocalStores, StageWalk, accessed_address, constant_value, offset_index, stage_access, stage_pointer,
     },
     protocol::{
         ACQUIRED, ALL_BITS, Bytes, COPYING, EXPECTING, READY, Step, TAILED, Typestate, WAITING,
@@ -132,9 +132,8 @@ pub(crate) fn check_ordering(
                 && let Some(address) = accessed_address(ctx, *op)
                 && let Some((_, Some(stage))) = stage_pointer(ctx, &walk, address)
                 && let Some(element) = stage.defining_op()
-                && let Some(source) = offset_source(ctx, facts, element.deref(ctx).get_operand(1), &mut {
-                    OFFSET_SOURCE_BUDGET
-                })
+                && let Some(source) =
+                    offset_index(ctx, facts, element.deref(ctx).get_operand(1), &mut { OFFSET_SOURCE_BUDGET })
             {
                 access_offsets.insert(n, source);
             }
