@@ -127,17 +127,24 @@ pub(crate) fn check_ordering(
             None
         } else {
             let walk = StageWalk { facts, locals, index, returns };
-            let access = stage_access(ctx, &walk, *op);
-            if access.is_some()
-                && let Some(address) = accessed_address(ctx, *op)
-                && let Some((_, Some(stage))) = stage_pointer(ctx, &walk, address)
-                && let Some(element) = stage.defining_op()
-                && let Some(source) =
-                    offset_index(ctx, facts, element.deref(ctx).get_operand(1), &mut { OFFSET_SOURCE_BUDGET })
-            {
-                access_offsets.insert(n, source);
+            match accessed_address(ctx, *op) {
+                // A load or store: one walk to its stage pointer gives the state and the index
+                // the pointer's offset was computed from.
+                Some(address) => {
+                    let found = stage_pointer(ctx, &walk, address);
+                    if let Some((_, Some(stage))) = found
+                        && let Some(element) = stage.defining_op()
+                        && let Some(source) =
+                            offset_index(ctx, facts, element.deref(ctx).get_operand(1), &mut {
+                                OFFSET_INDEX_BUDGET
+                            })
+                    {
+                        access_offsets.insert(n, source);
+                    }
+                    found.map(|(state, _)| (state, Step::StageAccess))
+                }
+                None => stage_access(ctx, &walk, *op).map(|state| (state, Step::StageAccess)),
             }
-            access.map(|state| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
             if let Some(f) = index.function_of_op(*op) {
@@ -192,7 +199,7 @@ pub(crate) fn check_ordering(
 }
 
 /// Arithmetic operations and casts looked through from a stage offset to its state's index.
-const OFFSET_SOURCE_BUDGET: u32 = 16;
+const OFFSET_INDEX_BUDGET: u32 = 16;
 
 /// Per-block in-states, shared by the runs.
 struct Scratch {
