@@ -74,7 +74,7 @@ impl FactStore for ScannedFacts {
 fn run_rounds(ctx: &Context, index: &ScopeIndex) -> ScannedFacts {
     let mut store = ScannedFacts::default();
     let mut flow = dataflow::FlowState::new(ctx, index);
-    dataflow::seed(ctx, index, &mut store);
+    dataflow::seed(ctx, index, &flow, &mut store);
     loop {
         let mut changed = false;
         for b in 0..index.blocks.len() {

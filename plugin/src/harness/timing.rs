@@ -9,8 +9,10 @@
 //! verifies enough scopes (different seeds) to cover the same number of blocks, so that every
 //! size meets the caches alike: without that, small scopes verified over and over stay in the
 //! processor's caches while large ones do not, and a fit would see the cache sizes (about
-//! N^0.15) on top of the algorithm. Every verification checks its verdict: a timing of a wrong
-//! answer would mean nothing.
+//! N^0.15) on top of the algorithm. What it cannot even out is one scope's own working set: a
+//! scope small enough to fit the last-level cache is verified faster per block than one that is
+//! not, so the regression times only sizes past that point (`regress/tests/verifier_timing.rs`).
+//! Every verification checks its verdict: a timing of a wrong answer would mean nothing.
 
 use std::time::{Duration, Instant};
 

@@ -22,7 +22,7 @@ use pliron::{
 use super::{
     facts::{FactStore, is_tracked},
     flow::Flow,
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
     memory::{LocalStores, StageWalk, accessed_address, is_memory_view, is_view_reader, stage_of_pointer},
 };
 use crate::ir::{
@@ -173,10 +173,15 @@ pub(crate) fn memory_gaps(
     locals: &LocalStores,
     returns: &[Vec<usize>],
 ) -> MemoryGaps {
-    let pipeline_scope = index.ops.iter().any(|op| Operation::get_op::<StateNewOp>(*op, ctx).is_some());
+    let pipeline_scope = index
+        .ops_of_class(OpClass::Semantic)
+        .any(|(_, op)| Operation::get_op::<StateNewOp>(op, ctx).is_some());
     let placer = Placer { ctx, index, facts, locals, returns, placed: RefCell::default() };
     let mut found = MemoryGaps::default();
     for (number, op) in index.ops.iter().enumerate() {
+        if !index.op_class[number].accesses_memory() {
+            continue;
+        }
         let Some(address) = accessed_address(ctx, *op) else { continue };
         let mut budget = PLACEMENT_BUDGET;
         if placer.placed(address, &mut budget) {
@@ -312,8 +317,8 @@ impl Placer<'_> {
 /// inline assembly), in scope order: the scope guard reads them.
 pub(crate) fn operation_gaps(ctx: &Context, index: &ScopeIndex) -> Vec<Gap> {
     let mut gaps = Vec::new();
-    for (number, op) in index.ops.iter().enumerate() {
-        let Some((kind, message)) = opaque_gap(ctx, *op) else { continue };
+    for (number, op) in index.ops_of_class(OpClass::Opaque) {
+        let Some((kind, message)) = opaque_gap(ctx, op) else { continue };
         gaps.push(gap_at(ctx, index, number, kind, message));
     }
     gaps
@@ -333,11 +338,11 @@ pub(crate) fn call_gaps(
     locals: &LocalStores,
 ) -> Vec<Gap> {
     let mut gaps = Vec::new();
-    for (number, op) in index.ops.iter().enumerate() {
+    for (number, op) in index.ops_of_class(OpClass::Call) {
         if index.callee_of.contains_key(&number) {
             continue;
         }
-        let Some(call) = Operation::get_op::<CallOp>(*op, ctx) else { continue };
+        let Some(call) = Operation::get_op::<CallOp>(op, ctx) else { continue };
         let callee = call.callee(ctx).map(|name| name.to_string()).unwrap_or_default();
         if is_memory_view(&callee) {
             continue;

@@ -364,6 +364,9 @@ pub(crate) fn transfer_block(
         };
     let places = &flow.places;
     for n in index.ops_of_block[b].clone() {
+        if matches!(flow.steps[n], Step::Other | Step::Store(None)) {
+            continue;
+        }
         let op = index.ops[n];
         let operation = op.deref(ctx);
         match &flow.steps[n] {
@@ -495,12 +498,8 @@ pub(crate) fn transfer_block(
                     );
                 }
             }
-            Step::Other => {
-                // Nothing here comes from a pipeline state.
-                for result in operation.results() {
-                    set(store, &mut changes, result, Fact::Unrelated);
-                }
-            }
+            // Its results were seeded (see `seed`).
+            Step::Other => {}
         }
     }
     for &succ in &index.succs[b] {
@@ -543,12 +542,23 @@ fn pass_arguments(
     }
 }
 
-/// Seeds the facts nothing flows into: the kernel's parameters are `Unrelated`.
-pub(crate) fn seed(ctx: &Context, index: &ScopeIndex, store: &mut dyn FactStore) {
+/// Seeds the facts nothing flows into: the kernel's parameters, and the results of operations
+/// that compute nothing from a pipeline state ([`Step::Other`]), are `Unrelated`. Set once here,
+/// those results need no visit of their operation in the fixpoint.
+pub(crate) fn seed(ctx: &Context, index: &ScopeIndex, flow: &FlowState, store: &mut dyn FactStore) {
     if let Some(entry) = index.entry_block(0) {
         for arg in index.blocks[entry].deref(ctx).arguments() {
             if is_tracked(ctx, arg) {
                 store.join(arg, Fact::Unrelated);
+            }
+        }
+    }
+    for (n, step) in flow.steps.iter().enumerate() {
+        if matches!(step, Step::Other) {
+            for result in index.ops[n].deref(ctx).results() {
+                if is_tracked(ctx, result) {
+                    store.join(result, Fact::Unrelated);
+                }
             }
         }
     }
@@ -557,7 +567,7 @@ pub(crate) fn seed(ctx: &Context, index: &ScopeIndex, store: &mut dyn FactStore)
 /// The indexed fixpoint: every block once, then only blocks whose inputs changed.
 pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex, store: &mut dyn FactStore) -> FlowState {
     let mut flow = FlowState::new(ctx, index);
-    seed(ctx, index, store);
+    seed(ctx, index, &flow, store);
     let mut queued = vec![true; index.blocks.len()];
     let mut worklist: VecDeque<usize> = (0..index.blocks.len()).collect();
     while let Some(b) = worklist.pop_front() {

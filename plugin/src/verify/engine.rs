@@ -13,7 +13,7 @@ use pliron::{
 use super::{
     Gap, GapKind, Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, accounting, dataflow,
     facts::{DISTINCT_VERSIONS, FactStore, FactTable, IndexedFacts},
-    index::{ScopeIndex, is_semantic},
+    index::{OpClass, ScopeIndex, is_semantic},
     init_order, layout, operands, races, roles,
     rules::{self, Reporter},
     thread_model::SharedThreadModel,
@@ -73,11 +73,11 @@ enum PipelineUse {
 impl PipelineUse {
     fn of(ctx: &Context, index: &ScopeIndex) -> PipelineUse {
         let mut found = PipelineUse::None;
-        for op in &index.ops {
-            if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
+        for (_, op) in index.ops_of_class(OpClass::Semantic) {
+            if Operation::get_op::<StateNewOp>(op, ctx).is_some() {
                 return PipelineUse::CreatesState;
             }
-            if rules::PipelineKind::of(ctx, *op).is_some() {
+            if rules::PipelineKind::of(ctx, op).is_some() {
                 found = PipelineUse::OperationsOnly;
             }
         }
@@ -264,10 +264,10 @@ fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
     let mut lines = Vec::new();
     let mut versions = 0;
     let mut variable_bytes = 0;
-    for op in &index.ops {
-        let bytes_operand = if Operation::get_op::<ProducerExpectTxOp>(*op, ctx).is_some() {
+    for (_, op) in index.ops_of_class(OpClass::Semantic) {
+        let bytes_operand = if Operation::get_op::<ProducerExpectTxOp>(op, ctx).is_some() {
             Some(1)
-        } else if Operation::get_op::<BulkCopyOp>(*op, ctx).is_some() {
+        } else if Operation::get_op::<BulkCopyOp>(op, ctx).is_some() {
             Some(2)
         } else {
             None
@@ -278,8 +278,8 @@ fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
                 variable_bytes += 1;
             }
         }
-        if Operation::get_op::<StateNewOp>(*op, ctx).is_some()
-            || Operation::get_op::<StateAdvanceOp>(*op, ctx).is_some()
+        if Operation::get_op::<StateNewOp>(op, ctx).is_some()
+            || Operation::get_op::<StateAdvanceOp>(op, ctx).is_some()
         {
             versions += 1;
         }

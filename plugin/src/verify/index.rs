@@ -22,7 +22,12 @@ use super::{
     facts::{StateId, ValueKey},
 };
 use crate::{
-    ir::mir::control::{CallOp, ReturnOp},
+    ir::mir::{
+        arith::AddrSpaceCastOp,
+        control::{CallOp, ReturnOp},
+        memory::{AllocaOp, LoadOp, StoreOp},
+        opaque::OpaqueOp,
+    },
     scope::{Scope, function_name},
 };
 
@@ -56,6 +61,11 @@ pub(crate) struct ScopeIndex {
     pub callee_of: FxHashMap<usize, usize>,
     /// Number of semantic operations.
     pub semantic_ops: usize,
+    /// What kind of operation each one (number) is, read once here: a pass looking for a few
+    /// kinds filters on this instead of dereferencing every operation again (in a scope of tens
+    /// of thousands of operations, each dereference is a cache miss, and the misses made the
+    /// verifier's time grow faster than the scope).
+    pub op_class: Vec<OpClass>,
     /// The cycles of the control-flow graph, found on first use (scopes with no loop question
     /// never pay for them).
     cycles: std::cell::OnceCell<Cycles>,
@@ -94,6 +104,7 @@ impl ScopeIndex {
             callers: vec![Vec::new(); scope.functions.len()],
             callee_of: FxHashMap::default(),
             semantic_ops: 0,
+            op_class: Vec::new(),
             cycles: std::cell::OnceCell::new(),
             returning: std::cell::OnceCell::new(),
         };
@@ -110,9 +121,11 @@ impl ScopeIndex {
                         index.op_number.insert(op, n);
                         index.ops.push(op);
                         index.op_block.push(index.blocks.len() - 1);
-                        if is_semantic(ctx, op) {
+                        let class = OpClass::of(ctx, op);
+                        if class == OpClass::Semantic {
                             index.semantic_ops += 1;
                         }
+                        index.op_class.push(class);
                         if let Some(call) = Operation::get_op::<CallOp>(op, ctx)
                             && let Some(callee) =
                                 call.callee(ctx).and_then(|name| by_name.get(&name).copied())
@@ -206,6 +219,11 @@ impl ScopeIndex {
         }
     }
 
+    /// The operations (number, operation) of one class, in scope order.
+    pub(crate) fn ops_of_class(&self, class: OpClass) -> impl Iterator<Item = (usize, Ptr<Operation>)> + '_ {
+        self.op_class.iter().enumerate().filter(move |(_, c)| **c == class).map(|(n, _)| (n, self.ops[n]))
+    }
+
     /// The `semantic.state_new` operation of a state.
     pub(crate) fn state_op(&self, state: StateId) -> Ptr<Operation> {
         self.ops[state.0 as usize]
@@ -277,6 +295,51 @@ impl ScopeIndex {
             }
         }
         Some(false)
+    }
+}
+
+/// The kinds of operation the verifier's passes look for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpClass {
+    /// An operation of the semantic dialect (pipeline, barrier, bulk copy, wgmma, ...).
+    Semantic,
+    Load,
+    Store,
+    Alloca,
+    Call,
+    /// `mir.opaque`: an operation the importer could not model.
+    Opaque,
+    AddrSpaceCast,
+    Return,
+    Other,
+}
+
+impl OpClass {
+    fn of(ctx: &Context, op: Ptr<Operation>) -> OpClass {
+        if is_semantic(ctx, op) {
+            OpClass::Semantic
+        } else if Operation::is_op::<LoadOp>(op, ctx) {
+            OpClass::Load
+        } else if Operation::is_op::<StoreOp>(op, ctx) {
+            OpClass::Store
+        } else if Operation::is_op::<AllocaOp>(op, ctx) {
+            OpClass::Alloca
+        } else if Operation::is_op::<CallOp>(op, ctx) {
+            OpClass::Call
+        } else if Operation::is_op::<OpaqueOp>(op, ctx) {
+            OpClass::Opaque
+        } else if Operation::is_op::<AddrSpaceCastOp>(op, ctx) {
+            OpClass::AddrSpaceCast
+        } else if Operation::is_op::<ReturnOp>(op, ctx) {
+            OpClass::Return
+        } else {
+            OpClass::Other
+        }
+    }
+
+    /// Whether the operation reads or writes memory through an address operand.
+    pub(crate) fn accesses_memory(self) -> bool {
+        matches!(self, OpClass::Load | OpClass::Store)
     }
 }
 

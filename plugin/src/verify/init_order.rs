@@ -21,7 +21,7 @@ use pliron::{
 
 use super::{
     Gap, Rule,
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
     rules::{PipelineKind, Reporter},
     typestate::callee_first,
 };
@@ -75,15 +75,16 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
     let ctx = reporter.ctx;
     let index = reporter.index;
     let uses_pipelines = index
-        .ops
-        .iter()
-        .any(|op| PipelineKind::of(ctx, *op).is_some_and(|kind| kind != PipelineKind::Advance));
+        .ops_of_class(OpClass::Semantic)
+        .any(|(_, op)| PipelineKind::of(ctx, op).is_some_and(|kind| kind != PipelineKind::Advance));
     if !uses_pipelines {
         return None;
     }
     // Without an init, or without any block barrier, there is no order to judge: not proven.
-    let barriers = index.ops.iter().any(|op| Operation::get_op::<BarrierOp>(*op, ctx).is_some());
-    if !barriers || !index.ops.iter().any(|op| is_pipeline_init(ctx, *op)) {
+    let barriers = index
+        .ops_of_class(OpClass::Semantic)
+        .any(|(_, op)| Operation::get_op::<BarrierOp>(op, ctx).is_some());
+    if !barriers || !index.ops_of_class(OpClass::Call).any(|(_, op)| is_pipeline_init(ctx, op)) {
         return Some(Gap::undecided(
             "the initialisation of the pipelines' barriers (no `Pipeline::init`, or no block barrier, in the scope)",
         ));
@@ -197,6 +198,10 @@ fn transfer(
     mut at_calls: Option<&mut Vec<(usize, Bits)>>,
 ) -> Bits {
     for number in index.ops_of_block[b].clone() {
+        // Only calls and semantic operations move the bits.
+        if !matches!(index.op_class[number], OpClass::Call | OpClass::Semantic) {
+            continue;
+        }
         let op = index.ops[number];
         if is_pipeline_init(ctx, op) {
             bits.may_init = true;

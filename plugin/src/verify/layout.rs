@@ -33,7 +33,7 @@ use super::{
     Gap, GapKind, Rule, StateId,
     dataflow::returned_at,
     facts::{Fact, FactStore, is_tracked},
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{LocalStores, StageWalk, accessed_address, declared_constant, stage_pointer},
     progression::{Assumed, Progression, Progressions},
@@ -398,16 +398,18 @@ pub(crate) fn check_layout(
 ) -> Vec<Gap> {
     let ctx = reporter.ctx;
     let index = reporter.index;
-    let copies: Vec<Ptr<Operation>> =
-        index.ops.iter().copied().filter(|op| Operation::get_op::<BulkCopyOp>(*op, ctx).is_some()).collect();
+    let copies: Vec<Ptr<Operation>> = index
+        .ops_of_class(OpClass::Semantic)
+        .map(|(_, op)| op)
+        .filter(|op| Operation::get_op::<BulkCopyOp>(*op, ctx).is_some())
+        .collect();
     let barrier_setups: Vec<(Ptr<Operation>, bool)> = index
-        .ops
-        .iter()
-        .filter_map(|op| {
-            if is_pipeline_init(ctx, *op) {
-                Some((*op, true))
-            } else if calls_pipeline_method(ctx, *op, "attach") {
-                Some((*op, false))
+        .ops_of_class(OpClass::Call)
+        .filter_map(|(_, op)| {
+            if is_pipeline_init(ctx, op) {
+                Some((op, true))
+            } else if calls_pipeline_method(ctx, op, "attach") {
+                Some((op, false))
             } else {
                 None
             }
@@ -722,7 +724,10 @@ fn check_stage_accesses(
         return;
     }
     let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..*evaluator };
-    for op in &index.ops {
+    for (n, op) in index.ops.iter().enumerate() {
+        if !index.op_class[n].accesses_memory() {
+            continue;
+        }
         let Some(address) = accessed_address(ctx, *op) else { continue };
         let walk = StageWalk {
             facts: evaluator.facts,

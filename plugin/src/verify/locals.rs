@@ -23,7 +23,7 @@ use pliron::{
     value::{DefiningEntity, Value},
 };
 
-use super::index::ScopeIndex;
+use super::index::{OpClass, ScopeIndex};
 use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastOp},
@@ -72,6 +72,9 @@ impl LocalStores {
             unresolved_aggregate: false,
         };
         for (n, op) in index.ops.iter().enumerate() {
+            if !matches!(index.op_class[n], OpClass::Alloca | OpClass::Store) {
+                continue;
+            }
             if Operation::get_op::<AllocaOp>(*op, ctx).is_some() {
                 let local = op.deref(ctx).get_result(0);
                 stores.follow_address_uses(ctx, index, local, local, 0);

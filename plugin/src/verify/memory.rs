@@ -14,7 +14,7 @@ use pliron::{
 use super::{
     dataflow::returned_at,
     facts::{Fact, FactStore, StateId, is_tracked},
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
 };
 use crate::ir::{
     mir::{
@@ -114,11 +114,15 @@ pub fn is_view_reader(callee: &str) -> bool {
 /// instruction; it is read here.
 pub(crate) fn declared_constant(ctx: &Context, index: &ScopeIndex, symbol: &str) -> Option<i64> {
     let kernel = index.blocks_of.first()?.clone();
-    let op = kernel.flat_map(|b| index.ops_of_block[b].clone()).map(|n| index.ops[n]).find(|op| {
-        Operation::get_op::<CallOp>(*op, ctx)
-            .and_then(|call| call.callee(ctx))
-            .is_some_and(|name| AsRef::<str>::as_ref(&name) == symbol)
-    })?;
+    let op = kernel
+        .flat_map(|b| index.ops_of_block[b].clone())
+        .filter(|n| index.op_class[*n] == OpClass::Call)
+        .map(|n| index.ops[n])
+        .find(|op| {
+            Operation::get_op::<CallOp>(*op, ctx)
+                .and_then(|call| call.callee(ctx))
+                .is_some_and(|name| AsRef::<str>::as_ref(&name) == symbol)
+        })?;
     let operation = op.deref(ctx);
     if operation.get_num_operands() != 1 {
         return None;

@@ -44,7 +44,7 @@ use pliron::{
 use super::{
     Gap, GapKind,
     flow::Flow,
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
     layout::pointee_bytes,
     locals::loads_place,
     memory::LocalStores,
@@ -628,8 +628,8 @@ fn points_elsewhere(flow: &Flow, binding: &Binding, value: Value, depth: u32) ->
 
 /// Whether the scope reads a thread index other than `x`.
 fn reads_other_dimensions(ctx: &Context, index: &ScopeIndex) -> bool {
-    index.ops.iter().any(|op| {
-        Operation::get_op::<CallOp>(*op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|callee| {
+    index.ops_of_class(OpClass::Call).any(|(_, op)| {
+        Operation::get_op::<CallOp>(op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|callee| {
             let name = callee.to_string();
             name.ends_with("thread_idx_y") || name.ends_with("thread_idx_z")
         })

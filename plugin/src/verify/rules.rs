@@ -17,7 +17,7 @@ use pliron::{
 use super::{
     Rejection, Related, Rule,
     facts::{Fact, FactStore, StateId},
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
 };
 use crate::ir::{
     builder::SourceLoc,
@@ -182,8 +182,8 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
     let mut applies_to = BTreeMap::new();
     let mut failed = BTreeMap::new();
     let mut lost_per_call = 0;
-    for (n, op) in index.ops.iter().enumerate() {
-        let Some(kind) = PipelineKind::of(ctx, *op) else { continue };
+    for (n, op) in index.ops_of_class(OpClass::Semantic) {
+        let Some(kind) = PipelineKind::of(ctx, op) else { continue };
         let (index_operand, phase_operand) = kind.operands();
         let (stage, phase) = {
             let operation = op.deref(ctx);
@@ -198,7 +198,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             continue;
         }
         let Some(Fact::Index(state)) = stage_fact else {
-            let name = reporter.op_name(*op);
+            let name = reporter.op_name(op);
             let mut related = Vec::new();
             if let Some(def) = defining_op(ctx, stage) {
                 related.push(reporter.related("the stage index operand is defined here", def));
@@ -208,14 +208,14 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
                  but it is {}",
                 describe_fact(stage_fact)
             );
-            reporter.reject(Rule::StateProvenance, *op, message, related);
+            reporter.reject(Rule::StateProvenance, op, message, related);
             failed.insert(n, stage_fact.and_then(Fact::state));
             continue;
         };
         if let (Some(phase), Some(phase_operand)) = (phase, phase_operand) {
             let phase_fact = facts.get(phase);
             if phase_fact != Some(Fact::Phase(state)) {
-                let name = reporter.op_name(*op);
+                let name = reporter.op_name(op);
                 let mut related = vec![state_created(reporter, state)];
                 if let Some(def) = defining_op(ctx, phase) {
                     related.push(reporter.related("the phase operand is defined here", def));
@@ -225,7 +225,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
                      stage index comes from, but it is {}",
                     describe_fact(phase_fact)
                 );
-                reporter.reject(Rule::StateProvenance, *op, message, related);
+                reporter.reject(Rule::StateProvenance, op, message, related);
                 failed.insert(n, Some(state));
                 continue;
             }
@@ -233,11 +233,11 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
         if let Some(role) = kind.role()
             && role_of(ctx, index, state) != Some(role)
         {
-            let name = reporter.op_name(*op);
+            let name = reporter.op_name(op);
             let message =
                 format!("`{name}` is a {role:?} operation, applied to a state that is not a {role:?} state");
             let related = vec![state_created(reporter, state)];
-            reporter.reject(Rule::StateProvenance, *op, message, related);
+            reporter.reject(Rule::StateProvenance, op, message, related);
             failed.insert(n, Some(state));
             continue;
         }
@@ -246,7 +246,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
         if let Some(destination) = destination {
             let destination_fact = facts.get(destination);
             if !matches!(destination_fact, Some(Fact::Index(s) | Fact::Derived(s)) if s == state) {
-                let name = reporter.op_name(*op);
+                let name = reporter.op_name(op);
                 let mut related = vec![state_created(reporter, state)];
                 if let Some(def) = defining_op(ctx, destination) {
                     related.push(reporter.related("the destination address is computed here", def));
@@ -256,7 +256,7 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
                      whose barrier it completes, but it is {}",
                     describe_fact(destination_fact)
                 );
-                reporter.reject(Rule::StateProvenance, *op, message, related);
+                reporter.reject(Rule::StateProvenance, op, message, related);
                 failed.insert(n, Some(state));
                 continue;
             }
@@ -274,17 +274,17 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
 pub(crate) fn check_pointers(reporter: &mut Reporter) {
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut checked_casts = FxHashSet::default();
-    for op in &index.ops {
-        let Some(call) = Operation::get_op::<CallOp>(*op, ctx) else { continue };
+    for (_, op) in index.ops_of_class(OpClass::Call) {
+        let Some(call) = Operation::get_op::<CallOp>(op, ctx) else { continue };
         let Some((params, _)) = call.callee_signature(ctx) else { continue };
         let callee = call.callee(ctx).map(|c| c.to_string()).unwrap_or_default();
         let args: Vec<Value> = op.deref(ctx).operands().collect();
         for (i, (arg, param)) in args.iter().zip(&params).enumerate() {
-            check_argument(reporter, *op, &callee, i, *arg, *param, &mut checked_casts);
+            check_argument(reporter, op, &callee, i, *arg, *param, &mut checked_casts);
         }
     }
-    for op in &index.ops {
-        if checked_casts.contains(op) || Operation::get_op::<AddrSpaceCastOp>(*op, ctx).is_none() {
+    for (_, op) in index.ops_of_class(OpClass::AddrSpaceCast) {
+        if checked_casts.contains(&op) {
             continue;
         }
         let (source, target) = {
@@ -297,7 +297,7 @@ pub(crate) fn check_pointers(reporter: &mut Reporter) {
                 reporter.describe_type(source),
                 reporter.describe_type(target)
             );
-            reporter.reject(Rule::PointerAdaptation, *op, message, vec![]);
+            reporter.reject(Rule::PointerAdaptation, op, message, vec![]);
         }
     }
 }

@@ -30,7 +30,7 @@ use super::{
     Rule,
     facts::{Fact, FactStore, KEEP, StateId, Versions},
     guards::{BranchGuards, branch_guards},
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
     memory::{
         LocalStores, StageWalk, accessed_address, constant_value, offset_index, stage_access, stage_pointer,
     },
@@ -41,7 +41,7 @@ use super::{
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
 };
 use crate::ir::{
-    mir::control::{CondBrOp, ReturnOp},
+    mir::control::CondBrOp,
     semantic::pipeline::{PipelineRole, StateNewOp},
 };
 
@@ -69,12 +69,13 @@ struct Slots {
 /// The analysis of one function: its steps, guards and slots.
 struct FunctionRun<'a> {
     facts: &'a dyn FactStore,
-    steps: &'a BTreeMap<usize, (StateId, Step)>,
+    /// Each operation's step (by number), if it is one: a dense table, read in scope order.
+    steps: &'a [Option<(StateId, Step)>],
     /// For each load or store of a stage, the value of the state's index its stage pointer's
     /// offset derives from: its versions say which value of the state it was taken from.
     access_offsets: &'a FxHashMap<usize, Value>,
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
-    poisons: &'a BTreeMap<usize, (usize, Option<StateId>)>,
+    poisons: &'a [Option<(usize, Option<StateId>)>],
     /// The summaries of the functions done so far (callees come first).
     summaries: &'a [Option<Summary>],
     /// Calls closing a cycle of calls: not followed (the states they touch end there).
@@ -110,20 +111,24 @@ pub(crate) fn check_ordering(
 ) {
     let Provenance { applies_to, failed, .. } = provenance;
     let (ctx, index) = (reporter.ctx, reporter.index);
-    let mut steps: BTreeMap<usize, (StateId, Step)> = BTreeMap::new();
+    let mut steps: Vec<Option<(StateId, Step)>> = (0..index.ops.len()).map(|_| None).collect();
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
-    let mut poisons: BTreeMap<usize, (usize, Option<StateId>)> = BTreeMap::new();
+    let mut poisons: Vec<Option<(usize, Option<StateId>)>> = vec![None; index.ops.len()];
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
     let mut access_offsets: FxHashMap<usize, Value> = FxHashMap::default();
     for (n, op) in index.ops.iter().enumerate() {
-        let step = if Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
+        // Steps are pipeline operations, stage accesses and calls handed a stage.
+        if !matches!(index.op_class[n], OpClass::Semantic | OpClass::Load | OpClass::Store | OpClass::Call) {
+            continue;
+        }
+        let function = index.block_function[index.op_block[n]];
+        let semantic = index.op_class[n] == OpClass::Semantic;
+        let step = if semantic && Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
             Some((StateId(n as u32), Step::New))
-        } else if let Some((state, kind)) = applies_to.get(&n) {
+        } else if let Some((state, kind)) = applies_to.get(&n).filter(|_| semantic) {
             Some((*state, Step::Pipeline(*kind)))
-        } else if let Some(state) = failed.get(&n) {
-            if let Some(f) = index.function_of_op(*op) {
-                poisons.insert(n, (f, *state));
-            }
+        } else if let Some(state) = failed.get(&n).filter(|_| semantic) {
+            poisons[n] = Some((function, *state));
             None
         } else {
             let walk = StageWalk { facts, locals, index, returns };
@@ -147,10 +152,8 @@ pub(crate) fn check_ordering(
             }
         };
         if let Some((state, step)) = step {
-            if let Some(f) = index.function_of_op(*op) {
-                touched[f].insert(state);
-            }
-            steps.insert(n, (state, step));
+            touched[function].insert(state);
+            steps[n] = Some((state, step));
         }
     }
     // Functions in callee-first order; calls closing a cycle are not followed.
@@ -503,7 +506,7 @@ impl FunctionRun<'_> {
                     }
                 }
             }
-            if Operation::get_op::<ReturnOp>(op, ctx).is_some() {
+            if index.op_class[n] == OpClass::Return {
                 match mode {
                     Mode::Root => {
                         if let Some(report) = report.as_deref_mut() {
@@ -525,7 +528,7 @@ impl FunctionRun<'_> {
             if let Some(callee) = index.callee_of.get(&n) {
                 // A stage (or a view of it) handed to a helper is accessed there: the access
                 // is checked at the call, before the helper's own effect on the states.
-                if let Some((s, step)) = self.steps.get(&n)
+                if let Some((s, step)) = &self.steps[n]
                     && let Some(i) = self.slots.of.get(s).copied()
                 {
                     let producer = self.slots.producer[i];
@@ -545,7 +548,7 @@ impl FunctionRun<'_> {
                 }
                 continue;
             }
-            if let Some((_, named)) = self.poisons.get(&n) {
+            if let Some((_, named)) = &self.poisons[n] {
                 for (s, i) in &self.slots.of {
                     if named.is_none_or(|named| named == *s) {
                         path.row[*i].bits = 0;
@@ -553,7 +556,7 @@ impl FunctionRun<'_> {
                 }
                 continue;
             }
-            let Some((s, step)) = self.steps.get(&n) else { continue };
+            let Some((s, step)) = &self.steps[n] else { continue };
             let Some(i) = self.slots.of.get(s).copied() else { continue };
             let producer = self.slots.producer[i];
             if let Some((rule, message)) = self.step(reporter, op, step, producer, &mut path.row[i])
@@ -740,8 +743,9 @@ impl FunctionRun<'_> {
         let mut pending: Vec<usize> = self
             .steps
             .iter()
-            .filter(|(_, (s, _))| *s == state)
-            .filter_map(|(n, _)| index.block_of_op(index.ops[*n]))
+            .enumerate()
+            .filter(|(_, step)| step.as_ref().is_some_and(|(s, _)| *s == state))
+            .map(|(n, _)| index.op_block[n])
             // Steps on the state in other functions (a helper's advance) are not blocks of
             // this one; the walk stays inside the returning function.
             .filter(|b| function.contains(b))

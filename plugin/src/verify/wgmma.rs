@@ -30,7 +30,12 @@ use pliron::{
     value::Value,
 };
 
-use super::{Rule, index::ScopeIndex, memory::constant_value, rules::Reporter};
+use super::{
+    Rule,
+    index::{OpClass, ScopeIndex},
+    memory::constant_value,
+    rules::Reporter,
+};
 use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastOp},
@@ -153,10 +158,10 @@ fn root_of(ctx: &Context, slots: &FxHashMap<Value, Option<Value>>, mut value: Va
 fn pointer_slots(ctx: &Context, index: &ScopeIndex, f: usize) -> FxHashMap<Value, Option<Value>> {
     let mut slots: FxHashMap<Value, Option<Value>> = FxHashMap::default();
     for n in index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()) {
-        let op = index.ops[n];
-        if Operation::get_op::<StoreOp>(op, ctx).is_none() {
+        if index.op_class[n] != OpClass::Store {
             continue;
         }
+        let op = index.ops[n];
         let (stored, slot) = (op.deref(ctx).get_operand(0), op.deref(ctx).get_operand(1));
         if pointer_type_of(ctx, stored.get_type(ctx)).is_none() {
             continue;
@@ -205,7 +210,12 @@ struct FunctionModel {
 }
 
 fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel {
-    let ops = || index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone());
+    // Every effect below is a semantic operation, a memory access, a call or a return.
+    let ops = || {
+        index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()).filter(|n| {
+            !matches!(index.op_class[*n], OpClass::Other | OpClass::Alloca | OpClass::AddrSpaceCast)
+        })
+    };
     let accumulator_operand = |op: Ptr<Operation>| {
         if Operation::get_op::<WgmmaMmaOp>(op, ctx).is_some()
             || Operation::get_op::<WgmmaFenceOp>(op, ctx).is_some()
@@ -440,6 +450,21 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
     let ctx = reporter.ctx;
     let index = reporter.index;
     for f in 0..index.functions.len() {
+        // Most functions hold none of the work: skip them before modelling their operations.
+        let holds_work = index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()).any(|n| {
+            index.op_class[n] == OpClass::Semantic && {
+                let op = index.ops[n];
+                Operation::is_op::<WgmmaFenceOp>(op, ctx)
+                    || Operation::is_op::<WgmmaMmaOp>(op, ctx)
+                    || Operation::is_op::<WgmmaCommitOp>(op, ctx)
+                    || Operation::is_op::<WgmmaWaitOp>(op, ctx)
+                    || Operation::is_op::<ProxyFenceOp>(op, ctx)
+                    || Operation::is_op::<BulkCopyOp>(op, ctx)
+            }
+        });
+        if !holds_work {
+            continue;
+        }
         let model = model_function(ctx, index, f);
         let relevant = model.effects.values().any(|effect| {
             matches!(

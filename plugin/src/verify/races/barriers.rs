@@ -8,7 +8,7 @@ use super::at_source;
 use crate::ir::semantic::memory::BarrierOp;
 use crate::verify::{
     Gap, GapKind,
-    index::ScopeIndex,
+    index::{OpClass, ScopeIndex},
     thread_model::{SharedThreadModel, ThreadModel},
 };
 
@@ -20,7 +20,7 @@ pub(crate) fn divergent_barrier_gap(
     index: &ScopeIndex,
     thread_model: &SharedThreadModel,
 ) -> Option<Gap> {
-    index.ops.iter().find(|op| Operation::get_op::<BarrierOp>(**op, ctx).is_some())?;
+    index.ops_of_class(OpClass::Semantic).find(|(_, op)| Operation::is_op::<BarrierOp>(*op, ctx))?;
     let model = thread_model.get();
     let holds_barrier = functions_holding_barriers(ctx, index);
     let branch = divergent_branch(ctx, index, model, &holds_barrier)?;
@@ -41,8 +41,8 @@ pub(super) fn divergent_barrier(ctx: &Context, index: &ScopeIndex, branch: usize
 /// does.
 pub(super) fn functions_holding_barriers(ctx: &Context, index: &ScopeIndex) -> Vec<bool> {
     let mut holds = vec![false; index.functions.len()];
-    for (n, op) in index.ops.iter().enumerate() {
-        if Operation::get_op::<BarrierOp>(*op, ctx).is_some() {
+    for (n, op) in index.ops_of_class(OpClass::Semantic) {
+        if Operation::is_op::<BarrierOp>(op, ctx) {
             holds[index.block_function[index.op_block[n]]] = true;
         }
     }
@@ -62,7 +62,7 @@ pub(super) fn functions_holding_barriers(ctx: &Context, index: &ScopeIndex) -> V
 
 /// Whether operation `n` is a barrier or a call of a function holding one.
 fn meets_barrier(ctx: &Context, index: &ScopeIndex, holds_barrier: &[bool], n: usize) -> bool {
-    Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some()
+    (index.op_class[n] == OpClass::Semantic && Operation::is_op::<BarrierOp>(index.ops[n], ctx))
         || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee])
 }
 
