@@ -42,8 +42,9 @@ use super::{
     locals::local_slot,
     progression::counted_advance,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
-    thread_model::{SharedThreadModel, geometry_read},
+    thread_model::SharedThreadModel,
     thread_values::Val,
+    uniform::{computes_from_arguments, geometry_read},
 };
 use crate::ir::{
     mir::{
@@ -65,6 +66,9 @@ const MAX_READS: u32 = 64;
 const MAX_LOOP_BLOCKS: usize = 512;
 /// Helper calls an advance is followed up through to the loop that counts it.
 const MAX_LIFTS: usize = 4;
+/// Calls a helper of a bound (`Atom::Applied`) may make, nested, and still count as computing
+/// from its arguments.
+const HELPER_DEPTH: u32 = 4;
 
 /// What a linear form is made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -75,10 +79,15 @@ enum Atom {
     Param(usize),
     /// The result of an argument-less call of this callee.
     Call(String),
+    /// The result of a call of scope function `function` with these arguments (none of them the
+    /// induction variable), when it computes its result from its arguments and the block's
+    /// coordinates alone (`uniform::computes_from_arguments`): the same value in every thread
+    /// of the block, and at every call with equal arguments (`owned_tiles(tiles)`).
+    Applied { function: usize, arguments: Vec<Linear> },
 }
 
 /// `Σ coefficient · atom + constant`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Linear {
     terms: BTreeMap<Atom, i64>,
     constant: i64,
@@ -608,7 +617,18 @@ fn linear(
     }
     if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
         if !operands.is_empty() {
-            return None;
+            let index = stores.index;
+            let function = *index.callee_of.get(index.op_number.get(&def)?)?;
+            let mut arguments = Vec::with_capacity(operands.len());
+            for operand in &operands {
+                let argument = linear(ctx, stores, *operand, iv, budget)?;
+                if argument.iv() != 0 {
+                    return None;
+                }
+                arguments.push(argument);
+            }
+            return computes_from_arguments(ctx, index, function, HELPER_DEPTH)
+                .then(|| Linear::atom(Atom::Applied { function, arguments }));
         }
         // Both roles' loops read the atom, in different threads: equal bounds mean equal
         // counts only if it is the same in every thread (`block_idx_x()`, not `thread_idx_x()`).

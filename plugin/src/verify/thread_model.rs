@@ -43,7 +43,7 @@ use super::{
     memory::{LocalStores, declared_constant},
     thread_set::Threads,
     thread_values::map1,
-    uniform::computes_from_arguments,
+    uniform::{computes_from_arguments, geometry_read},
 };
 use crate::ir::mir::{
     arith::{BinOp, CastKind, CastOp, CmpOp, CmpPredicate},
@@ -76,22 +76,6 @@ const MAX_HEADER_CHAIN: usize = 4;
 const MAX_CALL_DEPTH: u32 = 4;
 /// The most stores of one variable whose per-thread value is worked out.
 const MAX_CHOICES: usize = 4;
-/// Argument-less reads of the thread geometry that every thread of a block sees alike.
-const UNIFORM_READS: [&str; 6] =
-    ["block_idx_x", "block_idx_y", "block_idx_z", "grid_dim_x", "grid_dim_y", "grid_dim_z"];
-/// Whether an argument-less call of `callee` reads a value the same in every thread of a block
-/// (the block's and the grid's coordinates) or one that differs between threads (the thread's
-/// index, its lane), known from the name alone; `None` for any other callee (a helper: ask the
-/// model). Lets a rule settle the thread geometry without building the model.
-pub(crate) fn geometry_read(callee: &str) -> Option<bool> {
-    if UNIFORM_READS.iter().any(|read| callee.ends_with(read)) {
-        Some(true)
-    } else if callee.ends_with("thread_idx_x") || callee.contains("lane") {
-        Some(false)
-    } else {
-        None
-    }
-}
 
 /// Definitions the walk through memory may look at for one load through a pointer.
 const FLOW_BUDGET: u32 = 64;
@@ -689,7 +673,7 @@ impl Roles<'_> {
                 return if self.declared { Val::Const(self.block_threads as i64) } else { Val::Uniform };
             }
             // The block's and the grid's coordinates are the same in every thread of a block.
-            if UNIFORM_READS.iter().any(|read| name.ends_with(read)) {
+            if geometry_read(&name) == Some(true) {
                 return Val::Uniform;
             }
         }

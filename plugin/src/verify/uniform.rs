@@ -5,9 +5,11 @@
 //! own `mir.alloca` places), it calls only helpers that qualify or functions outside the scope
 //! handed no pointer (`usize::is_multiple_of`, `u32::min`: functions of their operands), and it
 //! holds no inline assembly, no semantic operation (a barrier, a pipeline operation) and no read
-//! of the thread geometry (a call outside the scope with no operand, such as
-//! `core::arch::nvptx::_thread_idx_x`, is a read of a special register, not a function of its
-//! arguments).
+//! of the thread geometry that differs between threads (a call outside the scope with no
+//! operand, such as `core::arch::nvptx::_thread_idx_x`, is a read of a special register, not a
+//! function of its arguments). Reads of the block's and the grid's coordinates
+//! (`_block_idx_x`, `_grid_dim_x`) are the same in every thread of a block, which is all the
+//! rules ask of such a helper: its threads are one block's.
 
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
 
@@ -31,10 +33,12 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
         if let Some(callee) = index.callee_of.get(&n) {
             return computes_from_arguments(ctx, index, *callee, depth - 1);
         }
-        if Operation::get_op::<CallOp>(op, ctx).is_some() {
+        if let Some(call) = Operation::get_op::<CallOp>(op, ctx) {
             let operands: Vec<Value> = op.deref(ctx).operands().collect();
-            return !operands.is_empty()
-                && operands.iter().all(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_none());
+            if operands.is_empty() {
+                return call.callee(ctx).is_some_and(|name| geometry_read(name.as_ref()) == Some(true));
+            }
+            return operands.iter().all(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_none());
         }
         if Operation::get_op::<LoadOp>(op, ctx).is_some() {
             return is_own_local(ctx, op.deref(ctx).get_operand(0));
@@ -59,6 +63,24 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
             || Operation::get_op::<CastOp>(op, ctx).is_some();
         control || address || name.starts_with("mir.const") || name == "mir.binop" || name == "mir.cmp"
     })
+}
+
+/// Argument-less reads of the thread geometry that every thread of a block sees alike.
+const UNIFORM_READS: [&str; 6] =
+    ["block_idx_x", "block_idx_y", "block_idx_z", "grid_dim_x", "grid_dim_y", "grid_dim_z"];
+
+/// Whether an argument-less call of `callee` reads a value the same in every thread of a block
+/// (the block's and the grid's coordinates) or one that differs between threads (the thread's
+/// index, its lane), known from the name alone; `None` for any other callee (a helper: ask the
+/// thread model). Lets a rule settle the thread geometry without building the model.
+pub(crate) fn geometry_read(callee: &str) -> Option<bool> {
+    if UNIFORM_READS.iter().any(|read| callee.ends_with(read)) {
+        Some(true)
+    } else if callee.ends_with("thread_idx_x") || callee.contains("lane") {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Whether `address` is a place of the function's own locals: a `mir.alloca`, or a field or
