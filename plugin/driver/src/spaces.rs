@@ -210,15 +210,28 @@ fn copy_paths<'tcx>(views: &mut Views<'tcx>, source: &PlacePath, destination: &P
 }
 
 /// The view after a cast of a pointer viewing `view` to a pointer of type `to`: a byte view
-/// takes the new pointee, and so does a cast to an array of the viewed type; any other typed
-/// view keeps its own.
+/// takes the new pointee, and so does a cast to an array of the viewed type, or an array of
+/// such arrays (rows of a tile); any other typed view keeps its own.
 pub fn cast_view<'tcx>(view: Ty<'tcx>, to: Ty<'tcx>) -> Ty<'tcx> {
     match (view.kind(), to.builtin_deref(true)) {
         (ty::Uint(ty::UintTy::U8) | ty::Int(ty::IntTy::I8), Some(pointee)) => pointee,
-        // An array of the viewed type is the same memory, seen a tile at a time.
-        (_, Some(pointee)) if matches!(pointee.kind(), ty::Array(element, _) if *element == view) => pointee,
+        // An array of the viewed type is the same memory, seen a tile (or a row) at a time.
+        (_, Some(pointee)) if is_array_of(pointee, view) => pointee,
         _ => view,
     }
+}
+
+/// Whether `ty` is an array whose elements, through nested arrays, are `element`
+/// (`[f32; 256]` and `[[f32; 32]; 8]` over `f32`).
+fn is_array_of<'tcx>(ty: Ty<'tcx>, element: Ty<'tcx>) -> bool {
+    let mut current = ty;
+    while let ty::Array(inner, _) = current.kind() {
+        if *inner == element {
+            return true;
+        }
+        current = *inner;
+    }
+    false
 }
 
 /// The view through a pointer coerced to `to`: an array seen as a slice of its elements
