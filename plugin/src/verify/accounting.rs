@@ -178,11 +178,8 @@ pub(crate) fn memory_gaps(
         .any(|(_, op)| Operation::get_op::<StateNewOp>(op, ctx).is_some());
     let placer = Placer { ctx, index, facts, locals, returns, placed: RefCell::default() };
     let mut found = MemoryGaps::default();
-    for (number, op) in index.ops.iter().enumerate() {
-        if !index.op_class[number].accesses_memory() {
-            continue;
-        }
-        let Some(address) = accessed_address(ctx, *op) else { continue };
+    for (number, op) in index.ops_where(OpClass::accesses_memory) {
+        let Some(address) = accessed_address(ctx, op) else { continue };
         let mut budget = PLACEMENT_BUDGET;
         if placer.placed(address, &mut budget) {
             continue;
@@ -191,7 +188,7 @@ pub(crate) fn memory_gaps(
             found.shared.push(number);
             continue;
         }
-        let what = if Operation::get_op::<LoadOp>(*op, ctx).is_some() { "a load" } else { "a store" };
+        let what = if Operation::get_op::<LoadOp>(op, ctx).is_some() { "a load" } else { "a store" };
         let message = format!(
             "{what} through a pointer the model cannot place: not a stage of a ring (judged by the pipeline \
              rules), nor a local or a kernel parameter"

@@ -221,7 +221,16 @@ impl ScopeIndex {
 
     /// The operations (number, operation) of one class, in scope order.
     pub(crate) fn ops_of_class(&self, class: OpClass) -> impl Iterator<Item = (usize, Ptr<Operation>)> + '_ {
-        self.op_class.iter().enumerate().filter(move |(_, c)| **c == class).map(|(n, _)| (n, self.ops[n]))
+        self.ops_where(move |c| c == class)
+    }
+
+    /// The operations (number, operation) whose class `keep` accepts, in scope order; no other
+    /// operation is dereferenced.
+    pub(crate) fn ops_where(
+        &self,
+        keep: impl Fn(OpClass) -> bool + 'static,
+    ) -> impl Iterator<Item = (usize, Ptr<Operation>)> + '_ {
+        self.op_class.iter().enumerate().filter(move |(_, c)| keep(**c)).map(|(n, _)| (n, self.ops[n]))
     }
 
     /// The `semantic.state_new` operation of a state.

@@ -724,11 +724,8 @@ fn check_stage_accesses(
         return;
     }
     let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..*evaluator };
-    for (n, op) in index.ops.iter().enumerate() {
-        if !index.op_class[n].accesses_memory() {
-            continue;
-        }
-        let Some(address) = accessed_address(ctx, *op) else { continue };
+    for (n, op) in index.ops_where(OpClass::accesses_memory) {
+        let Some(address) = accessed_address(ctx, op) else { continue };
         let walk = StageWalk {
             facts: evaluator.facts,
             locals: evaluator.locals,
@@ -739,14 +736,14 @@ fn check_stage_accesses(
             continue;
         };
         let form = evaluator.stage_form(address, stage);
-        intervals.access_block.set(index.block_of_op(*op));
+        intervals.access_block.set(Some(index.op_block[n]));
         if !form.is_some_and(|form| form.lo == form.hi) && inside_first_stage(&intervals, rings, address) {
             continue;
         }
         match form {
             Some(Affine { window: 1, index: Some((state, stride)), lo, hi }) if lo == hi => {
                 let last = lo + stride * (evaluator.stages(state).unwrap_or(1) - 1);
-                let span = Extent { op: *op, lo: lo.min(last), hi: lo.max(last) + 1 };
+                let span = Extent { op, lo: lo.min(last), hi: lo.max(last) + 1 };
                 let touches = occupied.iter().any(|extent| overlaps(extent, &span));
                 if touches && !starts.contains(&(lo, stride)) {
                     let rings = starts
@@ -756,7 +753,7 @@ fn check_stage_accesses(
                         .join(", ");
                     reporter.reject(
                         Rule::SharedLayout,
-                        *op,
+                        op,
                         format!(
                             "this access's stage pointer is at window byte {lo} + {stride}·index, but the copies fill \
                              stages at {rings}: it reads another stage, or past the ring"
@@ -768,7 +765,7 @@ fn check_stage_accesses(
             _ => gaps.push(Gap::at(
                 ctx,
                 index,
-                *op,
+                op,
                 GapKind::Undecided,
                 "the shared-memory layout: a stage access whose stage pointer is not a constant offset plus a \
                  multiple of the stage index from the dynamic shared base"

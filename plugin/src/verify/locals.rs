@@ -71,16 +71,13 @@ impl LocalStores {
             unresolved_types: FxHashSet::default(),
             unresolved_aggregate: false,
         };
-        for (n, op) in index.ops.iter().enumerate() {
-            if !matches!(index.op_class[n], OpClass::Alloca | OpClass::Store) {
-                continue;
-            }
-            if Operation::get_op::<AllocaOp>(*op, ctx).is_some() {
+        for (n, op) in index.ops_where(|class| matches!(class, OpClass::Alloca | OpClass::Store)) {
+            if Operation::get_op::<AllocaOp>(op, ctx).is_some() {
                 let local = op.deref(ctx).get_result(0);
                 stores.follow_address_uses(ctx, index, local, local, 0);
                 continue;
             }
-            if Operation::get_op::<StoreOp>(*op, ctx).is_none() {
+            if Operation::get_op::<StoreOp>(op, ctx).is_none() {
                 continue;
             }
             let (value, address) = {

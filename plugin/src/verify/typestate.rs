@@ -73,7 +73,7 @@ struct FunctionRun<'a> {
     steps: &'a [Option<(StateId, Step)>],
     /// For each load or store of a stage, the value of the state's index its stage pointer's
     /// offset derives from: its versions say which value of the state it was taken from.
-    access_offsets: &'a FxHashMap<usize, Value>,
+    access_offsets: &'a [Option<Value>],
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
     poisons: &'a [Option<(usize, Option<StateId>)>],
     /// The summaries of the functions done so far (callees come first).
@@ -115,15 +115,14 @@ pub(crate) fn check_ordering(
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
     let mut poisons: Vec<Option<(usize, Option<StateId>)>> = vec![None; index.ops.len()];
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
-    let mut access_offsets: FxHashMap<usize, Value> = FxHashMap::default();
-    for (n, op) in index.ops.iter().enumerate() {
-        // Steps are pipeline operations, stage accesses and calls handed a stage.
-        if !matches!(index.op_class[n], OpClass::Semantic | OpClass::Load | OpClass::Store | OpClass::Call) {
-            continue;
-        }
+    let mut access_offsets: Vec<Option<Value>> = vec![None; index.ops.len()];
+    // Steps are pipeline operations, stage accesses and calls handed a stage.
+    let may_step =
+        |class| matches!(class, OpClass::Semantic | OpClass::Load | OpClass::Store | OpClass::Call);
+    for (n, op) in index.ops_where(may_step) {
         let function = index.block_function[index.op_block[n]];
         let semantic = index.op_class[n] == OpClass::Semantic;
-        let step = if semantic && Operation::get_op::<StateNewOp>(*op, ctx).is_some() {
+        let step = if semantic && Operation::get_op::<StateNewOp>(op, ctx).is_some() {
             Some((StateId(n as u32), Step::New))
         } else if let Some((state, kind)) = applies_to.get(&n).filter(|_| semantic) {
             Some((*state, Step::Pipeline(*kind)))
@@ -132,7 +131,7 @@ pub(crate) fn check_ordering(
             None
         } else {
             let walk = StageWalk { facts, locals, index, returns };
-            match accessed_address(ctx, *op) {
+            match accessed_address(ctx, op) {
                 // A load or store: one walk to its stage pointer gives the state and the index
                 // the pointer's offset was computed from.
                 Some(address) => {
@@ -144,11 +143,11 @@ pub(crate) fn check_ordering(
                                 OFFSET_INDEX_BUDGET
                             })
                     {
-                        access_offsets.insert(n, source);
+                        access_offsets[n] = Some(source);
                     }
                     found.map(|(state, _)| (state, Step::StageAccess))
                 }
-                None => stage_access(ctx, &walk, *op).map(|state| (state, Step::StageAccess)),
+                None => stage_access(ctx, &walk, op).map(|state| (state, Step::StageAccess)),
             }
         };
         if let Some((state, step)) = step {
@@ -532,7 +531,7 @@ impl FunctionRun<'_> {
                     && let Some(i) = self.slots.of.get(s).copied()
                 {
                     let producer = self.slots.producer[i];
-                    if let Some((rule, message)) = self.step(reporter, op, step, producer, &mut path.row[i])
+                    if let Some((rule, message)) = self.step(reporter, n, step, producer, &mut path.row[i])
                         && let Some(report) = report.as_deref_mut()
                     {
                         report.push((rule, op, message, *s, None));
@@ -559,7 +558,7 @@ impl FunctionRun<'_> {
             let Some((s, step)) = &self.steps[n] else { continue };
             let Some(i) = self.slots.of.get(s).copied() else { continue };
             let producer = self.slots.producer[i];
-            if let Some((rule, message)) = self.step(reporter, op, step, producer, &mut path.row[i])
+            if let Some((rule, message)) = self.step(reporter, n, step, producer, &mut path.row[i])
                 && let Some(report) = report.as_deref_mut()
             {
                 report.push((rule, op, message, *s, None));
@@ -592,16 +591,17 @@ impl FunctionRun<'_> {
         index.succs[b].iter().map(|succ| (*succ, path.clone())).collect()
     }
 
-    /// Applies one step to a state's typestate; returns the violation, if any.
+    /// Applies the step of operation `n` to a state's typestate; returns the violation, if any.
     fn step(
         &self,
         reporter: &Reporter,
-        op: Ptr<Operation>,
+        n: usize,
         step: &Step,
         producer: bool,
         typestate: &mut Typestate,
     ) -> Option<(Rule, String)> {
         let ctx = reporter.ctx;
+        let op = reporter.index.ops[n];
         let live = typestate.bits;
         let (allowed, next, rule, what) = transition(step, producer);
         let bad = live & !allowed;
@@ -619,7 +619,7 @@ impl FunctionRun<'_> {
             };
             violation = Some((if after_tail { Rule::ProducerTail } else { rule }, message));
         }
-        let stale = live & allowed != 0 && self.stale(reporter, op, step, typestate.current);
+        let stale = live & allowed != 0 && self.stale(reporter, n, step, typestate.current);
         if stale {
             let name = reporter.op_name(op);
             let message = format!(
@@ -683,18 +683,17 @@ impl FunctionRun<'_> {
         violation
     }
 
-    /// Whether pipeline operation `op` works on a value of its state that may not be the
+    /// Whether pipeline operation `n` works on a value of its state that may not be the
     /// current one: some version the state may be at on this path is not among the versions
     /// its stage operand may hold. Not compared when either side is unknown or overflowed.
-    fn stale(&self, reporter: &Reporter, op: Ptr<Operation>, step: &Step, current: Versions) -> bool {
+    fn stale(&self, reporter: &Reporter, n: usize, step: &Step, current: Versions) -> bool {
         let operand = match step {
-            Step::Pipeline(kind) => op.deref(reporter.ctx).get_operand(kind.operands().0),
+            Step::Pipeline(kind) => reporter.index.ops[n].deref(reporter.ctx).get_operand(kind.operands().0),
             // A stage read through a pointer taken from an older value of the state (computed
             // before the loop, kept from the previous tile) reads the stage that value named.
             Step::StageAccess => {
-                let offset = reporter.index.op_number.get(&op).and_then(|n| self.access_offsets.get(n));
-                let Some(offset) = offset else { return false };
-                *offset
+                let Some(offset) = self.access_offsets[n] else { return false };
+                offset
             }
             _ => return false,
         };
