@@ -45,7 +45,7 @@ prune-backends *ARGS:
 bump-pin BACKEND +CHANGES:
     cargo xtask bump-pin {{BACKEND}} {{CHANGES}}
 
-# PTX shapes of every kernel against regress/ptx-shapes.tsv; `--update --reason "…"` re-pins moved rows.
+# PTX shapes of every kernel against regress/ptx-shapes.tsv (`--backend cuda-oxide`: regress/ptx-shapes-cuda-oxide.tsv); `--update --reason "…"` re-pins moved rows.
 [positional-arguments]
 shapes *ARGS:
     cargo xtask shapes "$@"
@@ -55,7 +55,7 @@ shapes *ARGS:
 canon-check *ARGS:
     cargo xtask canon-check "$@"
 
-# Write one self-contained HTML page (target/report/index.html): canon-check, verifier timing and GPU charts, shapes and pins.
+# Write one self-contained HTML page (target/report/index.html): canon-check, verifier timing and GPU charts, default vs cuda-oxide, shapes and pins.
 [positional-arguments]
 report *ARGS:
     cargo xtask report "$@"

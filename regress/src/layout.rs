@@ -101,6 +101,12 @@ impl Layout {
         self.root.join("regress").join("ptxas-sm90-cuda-oxide.tsv")
     }
 
+    /// The pinned PTX shapes of the cuda-oxide kernels' entries (the default backend's are in
+    /// [`Self::shapes_table`]).
+    pub fn oxide_shapes_table(&self) -> PathBuf {
+        self.root.join("regress").join("ptx-shapes-cuda-oxide.tsv")
+    }
+
     /// Where setup installs [`CUDA_TOOL_PACKAGES`] (a `pip install --target` folder).
     pub fn cuda_tools_dir(&self) -> PathBuf {
         self.root.join("target/tools").join(CUDA_TOOLS_DIR)

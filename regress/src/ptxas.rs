@@ -153,6 +153,59 @@ pub fn to_tsv(functions: &[FunctionReport]) -> String {
     out
 }
 
+/// A line of a ptxas TSV that does not read as a row of [`TSV_HEADER`]'s columns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct TsvError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Reads a TSV written by [`to_tsv`] back into its functions (the report and other readers of
+/// a pinned table).
+pub fn from_tsv(text: &str) -> Result<Vec<FunctionReport>, TsvError> {
+    let mut lines = text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty());
+    match lines.next() {
+        Some((_, header)) if header == TSV_HEADER => {}
+        found => {
+            return Err(TsvError {
+                line: found.map_or(1, |(index, _)| index + 1),
+                message: format!("the header must be `{}`", TSV_HEADER.replace('\t', " ")),
+            });
+        }
+    }
+    lines
+        .map(|(index, line)| {
+            let error = |message: String| TsvError { line: index + 1, message };
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [name, kind, registers, barriers, stores, loads, stack, sm] = fields[..] else {
+                return Err(error(format!("{} fields where the header has 8", fields.len())));
+            };
+            let number = |what: &str, text: &str| -> Result<u32, TsvError> {
+                text.parse().map_err(|_| error(format!("{what} `{text}` is not a number")))
+            };
+            let figure = |what: &str, text: &str| -> Result<Option<u32>, TsvError> {
+                if text == "-" { Ok(None) } else { number(what, text).map(Some) }
+            };
+            let kind = match kind {
+                "entry" => FunctionKind::Entry,
+                "func" => FunctionKind::Function,
+                other => return Err(error(format!("kind `{other}` is neither `entry` nor `func`"))),
+            };
+            Ok(FunctionReport {
+                name: name.to_owned(),
+                kind,
+                sm: sm.to_owned(),
+                registers: figure("registers", registers)?,
+                barriers: figure("barriers", barriers)?,
+                spill_store_bytes: number("spill_store_bytes", stores)?,
+                spill_load_bytes: number("spill_load_bytes", loads)?,
+                stack_frame_bytes: number("stack_frame_bytes", stack)?,
+            })
+        })
+        .collect()
+}
+
 /// The functions whose figures in `now` differ from the pinned TSV `pinned`, one line each
 /// (`name: registers 40 -> 42, spill stores 0 -> 8`), with functions new to or gone from it.
 pub fn moved(pinned: &str, now: &[FunctionReport]) -> Vec<String> {
@@ -273,6 +326,20 @@ mod tests {
             parse("    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n").unwrap_err();
         assert_eq!(orphan.message, "properties before any function");
         assert!(parse("ptxas info    : Compiling entry function k for 'sm_90'\n").is_err());
+    }
+
+    #[test]
+    fn a_tsv_reads_back_into_its_functions_and_a_bad_line_is_named() {
+        let functions = parse(CAPTURED).unwrap();
+        let mut sorted = functions.clone();
+        sorted.sort_by(|a, b| (a.kind.as_str(), &a.name).cmp(&(b.kind.as_str(), &b.name)));
+        assert_eq!(from_tsv(&to_tsv(&functions)).unwrap(), sorted);
+        let bad =
+            format!("{TSV_HEADER}\nk\tentry\t40\t1\t0\t0\t0\tsm_90a\nj\tentry\tmany\t1\t0\t0\t0\tsm_90a\n");
+        let error = from_tsv(&bad).unwrap_err();
+        assert_eq!(error.line, 3, "{error}");
+        assert!(error.to_string().contains("registers `many`"), "{error}");
+        assert_eq!(from_tsv("name\tregisters\n").unwrap_err().line, 1);
     }
 
     #[test]

@@ -1,7 +1,15 @@
 //! PTX shapes: per kernel entry (with every function it calls), registers by class, local
-//! bytes, local loads and stores, instruction counts by family and calls; and the table
-//! `regress/ptx-shapes.tsv` that pins them, one row per kernel, each with its
-//! `PIN(YYYY-MM-DD): reason`.
+//! bytes, local loads and stores, instruction counts by family and calls; and the table that
+//! pins them, one row per kernel, each with its `PIN(YYYY-MM-DD): reason`. Each backend's PTX
+//! has its own table (`regress/ptx-shapes.tsv` for the default backend,
+//! `regress/ptx-shapes-cuda-oxide.tsv` for cuda-oxide's): the two compilers give the same
+//! kernels different shapes, and a row must move only when its own compiler's output does.
+//!
+//! The families are read from the opcode and its state-space modifier, not from register names
+//! or spelling, so they hold for both compilers' PTX: rustc's LLVM (`ld.param::entry`, generic
+//! accesses to a shared window) and cuda-oxide's LLVM 22 (`ld.shared`, `st.shared::cluster`
+//! inside inline-asm scopes, `mbarrier.init` on a symbol, `cp.async.bulk`); a unit test holds
+//! the families to counts made from cuda-oxide's committed snapshots.
 //!
 //! Data flow: [`crate::ptx::program::Program`] → [`Shape::of`] per entry → compared with the
 //! pinned [`ShapeTable`] by [`ShapeTable::check`] (the suite) or merged into it by
@@ -214,12 +222,18 @@ impl std::fmt::Display for Finding {
     }
 }
 
-const HEADER_COMMENT: &str = "\
-# PTX shapes of every kernel entry, with the functions it calls (see regress/src/shapes.rs).
-# The suite fails when a kernel's shape moves from its row. After an intended change:
-#   just shapes --update --reason \"why the shape moved\"
-# which rewrites the moved rows with PIN(<today>): <reason>.
-";
+/// The command that checks and re-pins the default backend's table.
+pub const SHAPES_COMMAND: &str = "just shapes";
+
+/// The comment a table starts with: what it is and how `shapes_command` re-pins it.
+fn header_comment(shapes_command: &str) -> String {
+    format!(
+        "# PTX shapes of every kernel entry, with the functions it calls (see regress/src/shapes.rs).\n\
+         # The suite fails when a kernel's shape moves from its row. After an intended change:\n\
+         #   {shapes_command} --update --reason \"why the shape moved\"\n\
+         # which rewrites the moved rows with PIN(<today>): <reason>.\n"
+    )
+}
 
 impl ShapeTable {
     /// An empty table with the PTX columns.
@@ -280,9 +294,15 @@ impl ShapeTable {
         Ok(ShapeTable { columns, rows })
     }
 
-    /// The table as TSV text, with its explanatory comment.
+    /// The table as TSV text, with its explanatory comment naming [`SHAPES_COMMAND`].
     pub fn render(&self) -> String {
-        let mut text = HEADER_COMMENT.to_string();
+        self.render_for(SHAPES_COMMAND)
+    }
+
+    /// The table as TSV text, its comment naming `shapes_command` as the way to re-pin it
+    /// (`just shapes --backend cuda-oxide` for cuda-oxide's table).
+    pub fn render_for(&self, shapes_command: &str) -> String {
+        let mut text = header_comment(shapes_command);
         let header: Vec<&str> = std::iter::once(KERNEL_COLUMN)
             .chain(self.columns.iter().map(String::as_str))
             .chain([PIN_COLUMN])

@@ -81,8 +81,12 @@ enum Task {
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
     },
-    /// PTX shapes of every kernel entry against their pins in regress/ptx-shapes.tsv.
+    /// PTX shapes of every kernel entry against their pins in regress/ptx-shapes.tsv (the
+    /// cuda-oxide kernels' in regress/ptx-shapes-cuda-oxide.tsv with `--backend cuda-oxide`).
     Shapes {
+        /// Whose PTX to build and check, against that backend's table.
+        #[arg(long, value_enum, default_value_t = xtask::shapes::ShapesBackend::Default)]
+        backend: xtask::shapes::ShapesBackend,
         /// Re-pin moved, new and removed kernels' rows (asks for the reason on a terminal).
         #[arg(long)]
         update: bool,
@@ -280,8 +284,8 @@ fn run(task: Task) -> Result<()> {
         Task::BumpKernels { backend, out, project } => {
             xtask::bump::bump_kernels(&project_layout(project.as_deref())?, &backend, &out)
         }
-        Task::Shapes { update, reason, sm } => {
-            xtask::shapes::shapes(&layout, &xtask::shapes::ShapesOptions { update, reason, sm })
+        Task::Shapes { backend, update, reason, sm } => {
+            xtask::shapes::shapes(&layout, &xtask::shapes::ShapesOptions { update, reason, sm, backend })
         }
         Task::CanonCheck { old, new, json } => xtask::canon_check::canon_check(&layout, &old, &new, json),
         Task::Report { canon, timing, gpu_run, gpu_compare } => {

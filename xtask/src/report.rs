@@ -3,7 +3,10 @@
 //! entries per class, sortable tables), the verifier timing curves on log-log axes with their
 //! fitted exponents (patched and pristine pliron, and the oracle), the last GPU run as bars
 //! (% of copy bandwidth, ratio to PyTorch) and the last `gpu-runner --compare` as a per-kernel
-//! ratio chart; then the pinned PTX shapes with their pins and reasons.
+//! ratio chart; then "default vs cuda-oxide", canon-check's class of each entry both backends
+//! build with both sides' ptxas registers and spills, computed from the two PTX files on disk
+//! each time the page is written (`backends`); then the pinned PTX shapes with their pins and
+//! reasons.
 //!
 //! Data flow: [`Inputs::load`] reads each input's last result (or the file given for it), a
 //! missing one becoming a section that says which command produces it; [`render`] draws the
@@ -11,6 +14,7 @@
 //! from which the page's script builds the rows (so a headless browser that shows the rows
 //! has also run the script). `#sort=<column>` in the address sorts the shapes table on load.
 
+mod backends;
 mod charts;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +28,7 @@ use regress::shapes::ShapeTable;
 use regress::timing_record::TimingRecord;
 use serde_json::{Value, json};
 
+pub use backends::{BackendComparison, Backends};
 pub use charts::{BAR, BAR_FLAGGED, SERIES, count_filled};
 
 use crate::atomic::write_file;
@@ -56,6 +61,9 @@ pub struct Inputs {
     pub timing: Option<Loaded<TimingRecord>>,
     pub gpu_run: Option<Loaded<RunDocument>>,
     pub gpu_compare: Option<Loaded<Comparison>>,
+    /// The default backend's PTX against cuda-oxide's; `None` where not read (a page made from
+    /// given inputs only), which the section shows as both builds missing.
+    pub backends: Option<Backends>,
 }
 
 /// What produces each input, for the sections whose input is missing.
@@ -64,6 +72,7 @@ const HOW_TIMING: &str = "just test (its verifier timing step writes target/timi
 const HOW_GPU_RUN: &str = "just gpu (on a GPU machine; from a bundle: just report --gpu-run last-run.json)";
 const HOW_GPU_COMPARE: &str =
     "just gpu --compare OLD.ptx NEW.ptx (from a bundle: just report --gpu-compare compare.json)";
+const HOW_BACKENDS: &str = "just kernels; just kernels-oxide";
 
 /// Reads `path` with `read`, or `None` if it does not exist (the section then says so).
 fn optional<T>(
@@ -84,7 +93,8 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<
 }
 
 impl Inputs {
-    /// The last results (or `sources`' files): a file named in `sources` must exist.
+    /// The last results (or `sources`' files): a file named in `sources` must exist. The two
+    /// backends' PTX are always the ones on disk.
     pub fn load(layout: &Layout, sources: &Sources) -> Result<Inputs> {
         let pick = |given: &Option<PathBuf>, default: PathBuf| -> Result<PathBuf> {
             match given {
@@ -105,6 +115,7 @@ impl Inputs {
             timing: optional(layout, &timing, |p| TimingRecord::read(p).map_err(anyhow::Error::msg))?,
             gpu_run: optional(layout, &gpu_run, |p| read_json(p, "a gpu-runner --json document"))?,
             gpu_compare: optional(layout, &gpu_compare, |p| read_json(p, "a gpu-runner --compare document"))?,
+            backends: Some(backends::read(layout)?),
         })
     }
 }
@@ -122,6 +133,11 @@ pub fn report(layout: &Layout, sources: &Sources) -> Result<()> {
     ] {
         if !present {
             eprintln!("==> no {what} result yet (`{how}`): the page says so");
+        }
+    }
+    if let Some(Backends::Missing(missing)) = &inputs.backends {
+        for (path, how) in missing {
+            eprintln!("==> no default vs cuda-oxide table: {path} is missing (`{how}`): the page says so");
         }
     }
     let shown = table_path.strip_prefix(layout.root()).unwrap_or(&table_path);
@@ -170,7 +186,20 @@ pub fn page_data(table: &ShapeTable, table_name: &str, inputs: &Inputs) -> Value
             ])).collect::<Vec<_>>(),
         })
     });
-    json!({ "table": table_name, "columns": columns, "rows": rows, "canon": canon, "compare": compare })
+    let backends = match &inputs.backends {
+        Some(Backends::Compared(b)) => json!({
+            "columns": backends::COLUMNS,
+            "rows": b.rows(),
+            "diffs": b.diffs().iter().map(|(entry, diff)| json!([entry, diff])).collect::<Vec<_>>(),
+            "only_default": b.canon.only_old,
+            "only_oxide": b.canon.only_new,
+        }),
+        _ => Value::Null,
+    };
+    json!({
+        "table": table_name, "columns": columns, "rows": rows, "canon": canon, "compare": compare,
+        "backends": backends,
+    })
 }
 
 /// Text for HTML content and attribute values.
@@ -216,6 +245,21 @@ fn canon_section(canon: Option<&Loaded<CanonReport>>) -> Result<String> {
         source_line(&loaded.source),
         escape(&report.summary_line())
     ))
+}
+
+fn backends_section(backends: Option<&Backends>) -> String {
+    match backends {
+        None => missing("backends", "PTX of the two backends", HOW_BACKENDS),
+        Some(Backends::Missing(files)) => {
+            files.iter().map(|(path, how)| missing("backends", path, how)).collect()
+        }
+        Some(Backends::Compared(b)) => format!(
+            r#"<p class="note">From <code>{}</code> and <code>{}</code>, compared when this page was written; registers and spills from <code>regress/ptxas-sm90.tsv</code> and <code>regress/ptxas-sm90-cuda-oxide.tsv</code>; each diff in full: <code>just canon-check {0} {1}</code>.</p><p class="summary" id="backends-summary">{}</p><table id="backends-table"><thead></thead><tbody></tbody></table>"#,
+            escape(&b.canon.old),
+            escape(&b.canon.new),
+            escape(&b.summary())
+        ),
+    }
 }
 
 fn timing_section(timing: Option<&Loaded<TimingRecord>>) -> Result<String> {
@@ -355,6 +399,7 @@ pub fn render(table: &ShapeTable, table_name: &str, inputs: &Inputs) -> Result<S
         .replace("<!--TIMING-->", &timing_section(inputs.timing.as_ref())?)
         .replace("<!--GPU-RUN-->", &gpu_run_section(inputs.gpu_run.as_ref())?)
         .replace("<!--GPU-COMPARE-->", &compare_section(inputs.gpu_compare.as_ref())?)
+        .replace("<!--BACKENDS-->", &backends_section(inputs.backends.as_ref()))
         .replace("/*DATA*/", &data))
 }
 
@@ -400,6 +445,8 @@ const PAGE: &str = r#"<!DOCTYPE html>
 <section id="gpu-compare"><!--GPU-COMPARE--></section>
 <h2>canon-check entries</h2>
 <div id="canon"></div>
+<h2>default vs cuda-oxide</h2>
+<section id="backends"><!--BACKENDS--></section>
 <h2>Shapes and pins (<span id="table-name"></span>)</h2>
 <div class="scroll"><table id="shapes"><thead></thead><tbody></tbody></table></div>
 <script type="application/json" id="data">/*DATA*/</script>
@@ -436,6 +483,30 @@ function fill(table, columns, rows, keyName) {
     body.appendChild(tr);
   });
   table.numeric = numeric;
+}
+
+// Each `other` entry's diff, folded: a bump can have hundreds.
+function folded(parent, diffs) {
+  diffs.forEach(([entry, diff]) => {
+    const details = document.createElement("details");
+    const summary = document.createElement("summary");
+    summary.textContent = "other: " + entry;
+    const pre = document.createElement("pre");
+    pre.textContent = diff;
+    details.append(summary, pre);
+    parent.appendChild(details);
+  });
+}
+
+// A paragraph per non-empty list of names: [label, names].
+function listed(parent, lists) {
+  lists.forEach(([label, names]) => {
+    if (names.length > 0) {
+      const p = document.createElement("p");
+      p.textContent = label + ": " + names.join(", ");
+      parent.appendChild(p);
+    }
+  });
 }
 
 function sortBy(table, index, numeric, ascending) {
@@ -482,23 +553,16 @@ if (data.canon !== null) {
   entries.innerHTML = "<thead></thead><tbody></tbody>";
   fill(entries, ["entry", "class"], c.entries, "entry");
   canon.appendChild(entries);
-  // Each `other` entry's diff, folded: a bump can have hundreds.
-  c.diffs.forEach(([entry, diff]) => {
-    const details = document.createElement("details");
-    const summary = document.createElement("summary");
-    summary.textContent = "other: " + entry;
-    const pre = document.createElement("pre");
-    pre.textContent = diff;
-    details.append(summary, pre);
-    canon.appendChild(details);
-  });
-  [["only in old", c.only_old], ["only in new", c.only_new]].forEach(([label, names]) => {
-    if (names.length > 0) {
-      const p = document.createElement("p");
-      p.textContent = label + ": " + names.join(", ");
-      canon.appendChild(p);
-    }
-  });
+  folded(canon, c.diffs);
+  listed(canon, [["only in old", c.only_old], ["only in new", c.only_new]]);
+}
+
+if (data.backends !== null) {
+  const b = data.backends;
+  fill(document.getElementById("backends-table"), b.columns, b.rows, "backendEntry");
+  const section = document.getElementById("backends");
+  folded(section, b.diffs);
+  listed(section, [["only in default", b.only_default], ["only in cuda-oxide", b.only_oxide]]);
 }
 
 // `#sort=<column>`: sort the shapes table on load, numbers descending.

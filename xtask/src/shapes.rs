@@ -1,11 +1,16 @@
-//! `just shapes [--update [--reason "…"]]`: the PTX shapes of every kernel entry against their
-//! pinned rows in `regress/ptx-shapes.tsv`, and the re-pinning of moved rows.
+//! `just shapes [--backend B] [--update [--reason "…"]]`: the PTX shapes of every kernel entry
+//! of one backend's PTX against their pinned rows, and the re-pinning of moved rows. The
+//! default backend's table is `regress/ptx-shapes.tsv`; `--backend cuda-oxide` builds the
+//! cuda-oxide kernels (`cargo xtask kernels-oxide`) and checks `regress/ptx-shapes-cuda-oxide.tsv`.
+//! One table per backend, because the two compilers give the same kernels different shapes and
+//! each row should move only with its own compiler's output.
 //!
 //! Re-pinning is never silent: the reason comes from `--reason`, or is asked for on a terminal;
 //! without either the command refuses (exit 70) before building anything. Where `ptxas` is on
 //! the PATH, its `-v` report for the chosen sm is kept beside the build and its figures
-//! (registers, barriers, spills, stack frame per function) are written to
-//! `regress/ptxas-<sm>.tsv`, the table `cargo xtask ptxas-tsv` makes from a captured report.
+//! (registers, barriers, spills, stack frame per function) are written to the backend's
+//! `regress/ptxas-<sm>[-cuda-oxide].tsv`, the table `cargo xtask ptxas-tsv` makes from a
+//! captured report.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -14,11 +19,78 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use regress::layout::Layout;
 use regress::ptx::program::Program;
-use regress::shapes::{Finding, Pin, Shape, ShapeTable, today};
+use regress::shapes::{Finding, Pin, SHAPES_COMMAND, Shape, ShapeTable, today};
 
 use crate::atomic::write_file;
+use crate::backend::{DEFAULT_BACKEND, OXIDE_BACKEND};
 use crate::kernels::KernelBuild;
 use crate::refusal::Refused;
+
+/// Which backend's PTX `shapes` builds and checks, each against its own table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShapesBackend {
+    /// rustc's nvptx backend: `kernels.ptx` against `regress/ptx-shapes.tsv`.
+    #[default]
+    Default,
+    /// cuda-oxide: `kernels_oxide.ptx` against `regress/ptx-shapes-cuda-oxide.tsv`.
+    CudaOxide,
+}
+
+impl ShapesBackend {
+    /// The backend's name in backends.toml and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShapesBackend::Default => DEFAULT_BACKEND,
+            ShapesBackend::CudaOxide => OXIDE_BACKEND,
+        }
+    }
+
+    /// The table of the backend's pinned shapes.
+    pub fn table(self, layout: &Layout) -> PathBuf {
+        match self {
+            ShapesBackend::Default => layout.shapes_table(),
+            ShapesBackend::CudaOxide => layout.oxide_shapes_table(),
+        }
+    }
+
+    /// The command that checks this backend's table (`--update --reason` re-pins it).
+    pub fn command(self) -> String {
+        match self {
+            ShapesBackend::Default => SHAPES_COMMAND.to_owned(),
+            other => format!("{SHAPES_COMMAND} --backend {}", other.name()),
+        }
+    }
+
+    /// Builds the backend's kernels and returns their PTX.
+    fn build(self, layout: &Layout) -> Result<PathBuf> {
+        match self {
+            ShapesBackend::Default => KernelBuild::of_repository(layout)?.run(),
+            ShapesBackend::CudaOxide => crate::kernels_oxide::kernels_oxide(layout),
+        }
+    }
+
+    /// Where ptxas's `-v` report on the backend's PTX is kept.
+    fn ptxas_report_dir(self, layout: &Layout) -> PathBuf {
+        let dir = layout.root().join("target").join("shapes");
+        match self {
+            ShapesBackend::Default => dir,
+            other => dir.join(other.name()),
+        }
+    }
+
+    /// The backend's table of ptxas figures for `sm`: `regress/ptxas-sm90.tsv` for the default
+    /// backend, `regress/ptxas-sm90-cuda-oxide.tsv` for cuda-oxide.
+    pub fn ptxas_table(self, layout: &Layout, sm: &str) -> PathBuf {
+        let default = crate::gpu::ptxas_tsv_for(layout, sm);
+        match self {
+            ShapesBackend::Default => default,
+            other => {
+                let stem = default.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                default.with_file_name(format!("{stem}-{}.tsv", other.name()))
+            }
+        }
+    }
+}
 
 /// What `cargo xtask shapes` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -27,33 +99,35 @@ pub struct ShapesOptions {
     pub reason: Option<String>,
     /// The sm ptxas compiles for, where ptxas is on the PATH (`sm_90`).
     pub sm: String,
+    pub backend: ShapesBackend,
 }
 
 pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
-    let table_path = layout.shapes_table();
+    let backend = options.backend;
+    let table_path = backend.table(layout);
+    let command = backend.command();
     let shown = table_path.strip_prefix(layout.root()).unwrap_or(&table_path).display().to_string();
     let mut reason = options.reason.clone().filter(|r| !r.trim().is_empty());
     if options.update && reason.is_none() && !std::io::stdin().is_terminal() {
         return Err(Refused(format!(
-            "`shapes --update` re-pins rows of {shown} and needs the reason to write into each PIN line; \
+            "`{command} --update` re-pins rows of {shown} and needs the reason to write into each PIN line; \
              there is no terminal to ask on: pass `--reason \"why the shapes moved\"`"
         ))
         .into());
     }
 
-    eprintln!("==> building the kernels");
-    let ptx = KernelBuild::of_repository(layout)?.run()?;
+    eprintln!("==> building the kernels ({} backend)", backend.name());
+    let ptx = backend.build(layout)?;
     let text = std::fs::read_to_string(&ptx).with_context(|| format!("reading {}", ptx.display()))?;
     let program = Program::read(&text).with_context(|| format!("{} is not readable PTX", ptx.display()))?;
     let shapes = Shape::all(&program);
     let table = if table_path.exists() { read_table(&table_path)? } else { ShapeTable::empty() };
     let findings = table.check(&shapes);
     print_status(&shapes, &table, &findings);
-    let ptxas_dir = layout.root().join("target").join("shapes");
-    match record_ptxas(&ptxas_dir, on_path("ptxas").as_deref(), &ptx, &options.sm)? {
+    match record_ptxas(&backend.ptxas_report_dir(layout), on_path("ptxas").as_deref(), &ptx, &options.sm)? {
         Some(saved) => {
             eprintln!("==> ptxas report for {}: {}", options.sm, saved.display());
-            crate::gpu::write_ptxas_tsv(&saved, &crate::gpu::ptxas_tsv_for(layout, &options.sm))?;
+            crate::gpu::write_ptxas_tsv(&saved, &backend.ptxas_table(layout, &options.sm))?;
         }
         None => eprintln!(
             "==> ptxas is not on the PATH: no register, spill or stack-frame figures from ptxas here \
@@ -68,7 +142,7 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     if !options.update {
         bail!(
             "{} of {} kernel entries differ from {shown}; if intended, re-pin them with \
-             `just shapes --update --reason \"why\"`",
+             `{command} --update --reason \"why\"`",
             findings.len(),
             shapes.len()
         );
@@ -78,7 +152,7 @@ pub fn shapes(layout: &Layout, options: &ShapesOptions) -> Result<()> {
     }
     let pin = Pin { date: today(), reason: reason.unwrap_or_default().trim().replace(['\t', '\n'], " ") };
     let updated = table.update(&shapes, &pin);
-    write_file(&table_path, &updated.render())?;
+    write_file(&table_path, &updated.render_for(&command))?;
     eprintln!("==> re-pinned {} rows of {shown} with {pin}", findings.len());
     Ok(())
 }
@@ -179,6 +253,19 @@ mod tests {
             "ptxas info    : Used 22 registers (-arch=sm_90 -v)\n"
         );
         assert_eq!(record_ptxas(&out, None, Path::new("k.ptx"), "sm_90").unwrap(), None);
+    }
+
+    #[test]
+    fn each_backend_has_its_own_tables_and_command() {
+        let layout = Layout::at("/repo");
+        let (default, oxide) = (ShapesBackend::Default, ShapesBackend::CudaOxide);
+        assert_eq!(default.table(&layout), layout.shapes_table());
+        assert_eq!(oxide.table(&layout), layout.oxide_shapes_table());
+        assert_eq!(default.ptxas_table(&layout, "sm_90a"), layout.ptxas_table());
+        assert_eq!(oxide.ptxas_table(&layout, "sm_90a"), layout.oxide_ptxas_table());
+        assert_ne!(default.ptxas_report_dir(&layout), oxide.ptxas_report_dir(&layout));
+        assert_eq!(default.command(), "just shapes");
+        assert_eq!(oxide.command(), "just shapes --backend cuda-oxide");
     }
 
     #[test]

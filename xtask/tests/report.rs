@@ -1,6 +1,7 @@
 //! The report renders in a real browser: headless Chromium loads the page from a file, runs
 //! its script, and the dumped DOM holds one row per pinned kernel (built by the script from the
-//! page's data), the canon-check counts, the order `#sort=` asks for, and the four charts drawn
+//! page's data), the canon-check counts, the default-vs-cuda-oxide table's rows, the order
+//! `#sort=` asks for, and the four charts drawn
 //! from the committed inputs in `tests/fixtures/report/` (every bar and point of each); a
 //! screenshot is taken. Where Chromium is not installed those tests skip through
 //! `xtask::skips`, so `just test` counts them as skipped; a test here shows that it does.
@@ -14,9 +15,10 @@ use gpu_runner::module_compare::Comparison;
 use gpu_runner::report::RunDocument;
 use regress::canon::{self, CanonReport};
 use regress::layout::Layout;
+use regress::ptxas::{FunctionKind, FunctionReport};
 use regress::shapes::ShapeTable;
 use regress::timing_record::TimingRecord;
-use xtask::report::{BAR, BAR_FLAGGED, Inputs, SERIES, Sources, count_filled};
+use xtask::report::{BAR, BAR_FLAGGED, BackendComparison, Backends, Inputs, SERIES, Sources, count_filled};
 
 const CHROMIUM_VAR: &str = "KERNELS_CHROMIUM";
 const WHY_SKIPPED: &str = "Chromium is not installed (/usr/bin/chromium, or KERNELS_CHROMIUM); install it with `apt-get install chromium`";
@@ -94,6 +96,7 @@ fn the_report_renders_its_tables_in_headless_chromium() {
     let page = dir.path().join("index.html");
     let inputs = Inputs {
         canon: Some(xtask::report::Loaded { source: "test".into(), data: result }),
+        backends: Some(Backends::Compared(small_backends())),
         ..Inputs::default()
     };
     xtask::report::write(&page, &table, "regress/ptx-shapes.tsv", &inputs).unwrap();
@@ -110,6 +113,13 @@ fn the_report_renders_its_tables_in_headless_chromium() {
     assert!(dom.contains(r#"<tr data-entry="k">"#), "{dom}");
     assert!(dom.contains("old &lt;/script&gt; side"), "text is shown as text:\n{dom}");
     assert!(dom.contains("+  sub.s32"), "the diff of the `other` entry:\n{dom}");
+    for entry in ["k", "same"] {
+        assert!(
+            dom.contains(&format!(r#"<tr data-backend-entry="{entry}">"#)),
+            "backends row {entry}:\n{dom}"
+        );
+    }
+    assert!(dom.contains("only in default: only_default"), "{dom}");
 
     // Sorted by reg_32 on load, largest first: the rows' order in the DOM follows the values.
     let reg_32 = |kernel: &str| -> u64 { table.row(kernel).unwrap().values["reg_32"].parse().unwrap() };
@@ -180,7 +190,9 @@ fn the_report_draws_its_four_charts_in_headless_chromium() {
     xtask::report::write(&page, &table, "regress/ptx-shapes.tsv", &inputs).unwrap();
     let dom = dump_dom(&browser, &page, "");
     assert!(dom.contains(r#"<body data-rendered="yes">"#), "the script ran to its end");
-    assert!(!dom.contains("data-missing"), "every input was given");
+    for id in ["canon", "timing", "gpu-run", "gpu-compare"] {
+        assert!(!dom.contains(&format!(r#"data-missing="{id}""#)), "the input of {id} was given");
+    }
     assert_eq!(dom.matches("<svg data-chart=").count(), 4, "four charts");
 
     // The canon-check: one bar per class and per unmatched side, `other` in red.
@@ -272,6 +284,7 @@ fn without_inputs_each_section_says_which_command_produces_it() {
         ("timing", "just test"),
         ("gpu-run", "just gpu"),
         ("gpu-compare", "just gpu --compare OLD.ptx NEW.ptx"),
+        ("backends", "just kernels; just kernels-oxide"),
     ] {
         let at = page.find(&format!(r#"data-missing="{id}""#)).unwrap_or_else(|| panic!("section {id}"));
         let paragraph = &page[at..at + page[at..].find("</p>").unwrap()];
@@ -287,4 +300,72 @@ fn a_named_input_that_does_not_exist_is_an_error_naming_it() {
     let sources = Sources { gpu_compare: Some("no/such/compare.json".into()), ..Sources::default() };
     let error = Inputs::load(&layout, &sources).unwrap_err().to_string();
     assert!(error.contains("no/such/compare.json") && error.contains("does not exist"), "{error}");
+}
+
+/// Two small modules as the two backends' PTX: `k` differs, `same` does not, `only_default`
+/// is the default backend's alone; ptxas figures for both sides of `k` and one of `same`.
+fn small_backends() -> BackendComparison {
+    let default = ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\tadd.s32 %r1, %r2, 1;\n\tret;\n}\n\
+                   .visible .entry same()\n{\n\tret;\n}\n.visible .entry only_default()\n{\n\tret;\n}\n";
+    let oxide = ".visible .entry same()\n{\n\tret;\n}\n\
+                 .visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\tsub.s32 %r1, %r2, 1;\n\tret;\n}\n";
+    let entry = |name: &str, registers: u32, spills: (u32, u32)| FunctionReport {
+        name: name.into(),
+        kind: FunctionKind::Entry,
+        sm: "sm_90a".into(),
+        registers: Some(registers),
+        barriers: Some(0),
+        spill_store_bytes: spills.0,
+        spill_load_bytes: spills.1,
+        stack_frame_bytes: 0,
+    };
+    BackendComparison::of(
+        ("kernels.ptx", default),
+        ("kernels_oxide.ptx", oxide),
+        vec![entry("k", 40, (0, 0)), entry("same", 8, (16, 8))],
+        vec![entry("k", 48, (4, 4))],
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_backends_section_holds_a_row_per_shared_entry_or_names_the_missing_build() {
+    let table = ShapeTable::empty();
+    let inputs = Inputs { backends: Some(Backends::Compared(small_backends())), ..Inputs::default() };
+    let page = xtask::report::render(&table, "t.tsv", &inputs).unwrap();
+    assert!(!page.contains(r#"data-missing="backends""#));
+    assert!(
+        page.contains(
+            r#"id="backends-summary">default vs cuda-oxide: 2 entries in both (1 identical, 1 other); 1 only in default</p>"#
+        ),
+        "{page}"
+    );
+    assert!(page.contains("just canon-check kernels.ptx kernels_oxide.ptx"), "the command for the diffs");
+    let data = xtask::report::page_data(&table, "t.tsv", &inputs);
+    let backends = &data["backends"];
+    assert_eq!(backends["columns"][2], "default registers");
+    assert_eq!(
+        backends["rows"],
+        serde_json::json!([
+            ["k", "other", "40", "0/0", "48", "4/4"],
+            ["same", "identical", "8", "16/8", "—", "—"]
+        ])
+    );
+    assert_eq!(backends["only_default"], serde_json::json!(["only_default"]));
+    assert_eq!(backends["diffs"][0][0], "k");
+    assert!(backends["diffs"][0][1].as_str().unwrap().contains("+  sub.s32"), "the diff of `k`");
+
+    let missing =
+        Backends::Missing(vec![("kernels/oxide/target/ptx/kernels_oxide.ptx".into(), "just kernels-oxide")]);
+    let inputs = Inputs { backends: Some(missing), ..Inputs::default() };
+    let page = xtask::report::render(&table, "t.tsv", &inputs).unwrap();
+    let at = page.find(r#"data-missing="backends""#).expect("the section says what is missing");
+    let paragraph = &page[at..at + page[at..].find("</p>").unwrap()];
+    assert!(
+        paragraph.contains("kernels/oxide/target/ptx/kernels_oxide.ptx")
+            && paragraph.contains("just kernels-oxide"),
+        "{paragraph}"
+    );
+    assert_eq!(page.matches(r#"data-missing="backends""#).count(), 1, "only the missing side is named");
+    assert_eq!(xtask::report::page_data(&table, "t.tsv", &inputs)["backends"], serde_json::Value::Null);
 }

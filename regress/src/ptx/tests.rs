@@ -295,10 +295,17 @@ fn an_entry_reaches_a_function_it_only_names_as_a_pointer() {
 
 /// The PTX inside each committed snapshot: real output of the kernels build.
 pub(crate) fn committed_snapshot_ptx() -> Vec<(String, String)> {
-    let dir = crate::layout::Layout::from_build().snapshot_dir();
+    let found = committed_snapshot_ptx_in(&crate::layout::Layout::from_build().snapshot_dir());
+    assert!(found.len() >= 10, "expected the kernels' snapshots in ptx-snapshots/");
+    found
+}
+
+/// The PTX of every committed snapshot in `dir` (not its subfolders), as (entry, PTX text),
+/// sorted by entry.
+pub(crate) fn committed_snapshot_ptx_in(dir: &std::path::Path) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let numbered = regex::Regex::new(r"<crate-hash-([0-9]+)>").unwrap();
-    for entry in std::fs::read_dir(&dir).unwrap() {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|x| x == "snap") {
             let text = std::fs::read_to_string(&path).unwrap();
@@ -310,7 +317,6 @@ pub(crate) fn committed_snapshot_ptx() -> Vec<(String, String)> {
         }
     }
     found.sort();
-    assert!(found.len() >= 10, "expected the kernels' snapshots in {}", dir.display());
     found
 }
 

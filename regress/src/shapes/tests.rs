@@ -185,3 +185,42 @@ fn the_check_fires_on_real_ptx_whose_registers_or_local_bytes_move() {
         )]
     );
 }
+
+#[test]
+fn cuda_oxides_ptx_is_counted_in_its_families() {
+    // cuda-oxide's PTX (LLVM 22) spells the same operations otherwise than rustc's: `ld.shared`
+    // on a symbol, `st.shared::cluster` and `mbarrier.try_wait` inside inline-asm scopes,
+    // `mbarrier.init` on `symbol+offset`. Counted from the committed snapshots' text, apart
+    // from the classifier, every family gets its instructions and `other` only what is neither
+    // memory, barrier, warp nor arithmetic (`mapa`, `griddepcontrol`).
+    let dir = crate::layout::Layout::from_build().oxide_snapshot_dir();
+    let snapshots = crate::ptx::tests::committed_snapshot_ptx_in(&dir);
+    assert!(snapshots.len() >= 6, "the cuda-oxide kernels' snapshots in {}", dir.display());
+    let count = |text: &str, pattern: &str| -> u64 {
+        let pattern = regex::Regex::new(pattern).unwrap();
+        text.lines().map(|line| pattern.find_iter(line.split("//").next().unwrap_or("")).count() as u64).sum()
+    };
+    let expected: &[(&str, &str)] = &[
+        ("mem_shared", r"\b(ld|st)\.shared"),
+        ("mem_global", r"\b(ld|st)\.global"),
+        ("mem_param", r"\b(ld|st)\.param"),
+        ("mbarrier", r"\bmbarrier\.[a-z]"),
+        ("async_copy", r"\bcp\.async\.bulk"),
+        ("barrier", r"\b(bar\.sync|barrier\.cluster|fence\.proxy)"),
+        ("warp", r"\bshfl\.sync"),
+        ("other", r"\b(mapa|griddepcontrol)\."),
+        ("mem_generic", r"\b(ld|st)\.[bfsu][0-9]"),
+    ];
+    let mut totals: BTreeMap<&str, u64> = BTreeMap::new();
+    for (entry, text) in &snapshots {
+        let program = Program::read(text).unwrap_or_else(|e| panic!("{entry}: {e}"));
+        let shape = Shape::of(&program, program.function(entry).unwrap());
+        for (column, pattern) in expected {
+            assert_eq!(shape.values[column], count(text, pattern), "{entry}: column {column}");
+            *totals.entry(column).or_default() += shape.values[column];
+        }
+    }
+    for column in ["mem_shared", "mem_global", "mbarrier", "async_copy", "barrier", "warp", "other"] {
+        assert!(totals[column] > 0, "the snapshots exercise {column}: {totals:?}");
+    }
+}
