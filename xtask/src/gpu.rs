@@ -55,13 +55,19 @@ pub fn gpu(
         (Some(folder), Some(pair), _) => steps
             .step("bundle for a GPU machine", || bundle_compare(layout, &layout.resolve(folder), pair))?,
         (Some(folder), None, Some(ptx)) => steps.step("bundle for a GPU machine", || {
-            let files = [
-                (runner.as_path(), "gpu-runner"),
-                (ptx.as_path(), "kernels.ptx"),
-                (peer.as_path(), "peer_timings.py"),
+            let mut files = vec![
+                (runner.clone(), "gpu-runner".to_owned()),
+                (ptx.clone(), "kernels.ptx".to_owned()),
+                (peer.clone(), "peer_timings.py".to_owned()),
             ];
-            let command = "./gpu-runner --ptx kernels.ptx --peer-script peer_timings.py --json last-run.json";
-            write_bundle(&layout.resolve(folder), &files, command)
+            files.extend(verify_report_files(&layout.verify_reports_dir(), BUNDLED_VERIFY_REPORTS)?);
+            let files: Vec<(&Path, &str)> =
+                files.iter().map(|(from, to)| (from.as_path(), to.as_str())).collect();
+            let command = format!(
+                "./gpu-runner --ptx kernels.ptx --peer-script peer_timings.py \
+                 --verify-reports {BUNDLED_VERIFY_REPORTS} --json last-run.json"
+            );
+            write_bundle(&layout.resolve(folder), &files, &command)
         })?,
         (None, Some(pair), _) => steps.step("both modules on the GPU (needs an NVIDIA GPU)", || {
             let mut command = std::process::Command::new(&runner);
@@ -72,6 +78,9 @@ pub fn gpu(
         (None, None, Some(ptx)) => steps.step("every kernel on the GPU (needs an NVIDIA GPU)", || {
             let mut command = std::process::Command::new(&runner);
             command.arg("--ptx").arg(ptx).arg("--peer-script").arg(&peer);
+            if !runner_args.iter().any(|a| a.starts_with("--verify-reports")) {
+                command.arg("--verify-reports").arg(layout.verify_reports_dir());
+            }
             with_json(&mut command, layout.last_gpu_run(), runner_args)?;
             process::run(command.args(runner_args), "the GPU run")
         })?,
@@ -79,6 +88,32 @@ pub fn gpu(
     }
     steps.finish("gpu");
     Ok(())
+}
+
+/// The folder of a bundle that holds the kernels build's verify reports.
+const BUNDLED_VERIFY_REPORTS: &str = "verify-reports";
+
+/// Each verify report (`*.json`) of the kernels build in `dir`, with its name under `into`: what
+/// a bundle carries so that the runner prints the verifier's verdicts beside the GEMM sweep.
+fn verify_report_files(dir: &Path, into: &str) -> Result<Vec<(PathBuf, String)>> {
+    let listing = std::fs::read_dir(dir).with_context(|| {
+        format!("no verify reports at {}: build the kernels with `just kernels`", dir.display())
+    })?;
+    let mut files = Vec::new();
+    for entry in listing {
+        let path = entry.with_context(|| format!("listing {}", dir.display()))?.path();
+        if let Some(name) = path.file_name().and_then(|n| n.to_str()).filter(|n| n.ends_with(".json")) {
+            files.push((path.clone(), format!("{into}/{name}")));
+        }
+    }
+    if files.is_empty() {
+        anyhow::bail!(
+            "no verify report (*.json) in {}: build the kernels with `just kernels`",
+            dir.display()
+        );
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// `cargo build --release -p gpu-runner`.
@@ -122,6 +157,9 @@ pub fn bundle_compare(layout: &Layout, folder: &Path, pair: &ModulePair) -> Resu
 fn write_bundle(folder: &Path, files: &[(&Path, &str)], command: &str) -> Result<()> {
     std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     for (from, name) in files {
+        if let Some(parent) = folder.join(name).parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
         std::fs::copy(from, folder.join(name))
             .with_context(|| format!("copying {} into {}", from.display(), folder.display()))?;
     }
@@ -178,6 +216,23 @@ mod tests {
         let error = bundle_compare(&layout, &dir.path().join("bundle"), &pair).unwrap_err().to_string();
         assert!(error.contains("missing.ptx") && error.contains("two .ptx files"), "{error}");
         assert!(!dir.path().join("bundle").exists(), "nothing is left behind");
+    }
+
+    #[test]
+    fn a_bundle_carries_the_verify_reports_or_names_the_build_that_writes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let reports = dir.path().join("verify-reports");
+        let error = verify_report_files(&reports, "verify-reports").unwrap_err().to_string();
+        assert!(error.contains("verify-reports") && error.contains("just kernels"), "{error}");
+        std::fs::create_dir_all(&reports).unwrap();
+        std::fs::write(reports.join("notes.txt"), "").unwrap();
+        assert!(verify_report_files(&reports, "verify-reports").is_err(), "no report among the files");
+        std::fs::write(reports.join("kernels.json"), "{}").unwrap();
+        let files = verify_report_files(&reports, "verify-reports").unwrap();
+        assert_eq!(files, [(reports.join("kernels.json"), "verify-reports/kernels.json".to_owned())]);
+        let folder = dir.path().join("bundle");
+        write_bundle(&folder, &[(files[0].0.as_path(), files[0].1.as_str())], "true").unwrap();
+        assert!(folder.join("verify-reports/kernels.json").is_file());
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! with what a reviewer of a pin bump needs: the last canon-check (summary line, a chart of
 //! entries per class, sortable tables), the verifier timing curves on log-log axes with their
 //! fitted exponents (patched and pristine pliron, and the oracle), the last GPU run as bars
-//! (% of copy bandwidth, ratio to PyTorch) and the last `gpu-runner --compare` as a per-kernel
-//! ratio chart; then "default vs cuda-oxide", canon-check's class of each entry both backends
-//! build with both sides' ptxas registers and spills, computed from the two PTX files on disk
-//! each time the page is written (`backends`); then the pinned PTX shapes with their pins and
-//! reasons.
+//! (% of copy bandwidth, ratio to PyTorch), its GEMM shape sweep against cuBLAS with the
+//! verifier's verdict on each wgmma entry (`sweep`), and the last `gpu-runner --compare` as a
+//! per-kernel ratio chart; then "default vs cuda-oxide", canon-check's class of each entry
+//! both backends build with both sides' ptxas registers and spills, computed from the two PTX
+//! files on disk each time the page is written (`backends`); then the pinned PTX shapes with
+//! their pins and reasons.
 //!
 //! Data flow: [`Inputs::load`] reads each input's last result (or the file given for it), a
 //! missing one becoming a section that says which command produces it; [`render`] draws the
@@ -16,10 +17,12 @@
 
 mod backends;
 mod charts;
+mod sweep;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use gpu_runner::gemm_sweep::VerifierVerdicts;
 use gpu_runner::module_compare::Comparison;
 use gpu_runner::report::RunDocument;
 use regress::canon::{CanonReport, Class};
@@ -61,6 +64,9 @@ pub struct Inputs {
     pub timing: Option<Loaded<TimingRecord>>,
     pub gpu_run: Option<Loaded<RunDocument>>,
     pub gpu_compare: Option<Loaded<Comparison>>,
+    /// The wgmma entries' verdicts in the local kernels build's verify reports: shown beside the
+    /// GEMM sweep when the run recorded none of its own.
+    pub gemm_verdicts: Option<Loaded<VerifierVerdicts>>,
     /// The default backend's PTX against cuda-oxide's; `None` where not read (a page made from
     /// given inputs only), which the section shows as both builds missing.
     pub backends: Option<Backends>,
@@ -115,6 +121,11 @@ impl Inputs {
             timing: optional(layout, &timing, |p| TimingRecord::read(p).map_err(anyhow::Error::msg))?,
             gpu_run: optional(layout, &gpu_run, |p| read_json(p, "a gpu-runner --json document"))?,
             gpu_compare: optional(layout, &gpu_compare, |p| read_json(p, "a gpu-runner --compare document"))?,
+            gemm_verdicts: optional(
+                layout,
+                &layout.verify_reports_dir(),
+                gpu_runner::gemm_sweep::read_verdicts,
+            )?,
             backends: Some(backends::read(layout)?),
         })
     }
@@ -130,6 +141,11 @@ pub fn report(layout: &Layout, sources: &Sources) -> Result<()> {
         (inputs.timing.is_some(), "verifier timing", HOW_TIMING),
         (inputs.gpu_run.is_some(), "GPU run", HOW_GPU_RUN),
         (inputs.gpu_compare.is_some(), "GPU comparison", HOW_GPU_COMPARE),
+        (
+            inputs.gpu_run.as_ref().is_some_and(|r| r.data.gemm_sweep.is_some()),
+            "GEMM shape sweep",
+            sweep::HOW_GEMM_SWEEP,
+        ),
     ] {
         if !present {
             eprintln!("==> no {what} result yet (`{how}`): the page says so");
@@ -398,6 +414,10 @@ pub fn render(table: &ShapeTable, table_name: &str, inputs: &Inputs) -> Result<S
         .replace("<!--CANON-->", &canon_section(inputs.canon.as_ref())?)
         .replace("<!--TIMING-->", &timing_section(inputs.timing.as_ref())?)
         .replace("<!--GPU-RUN-->", &gpu_run_section(inputs.gpu_run.as_ref())?)
+        .replace(
+            "<!--GEMM-SWEEP-->",
+            &sweep::section(inputs.gpu_run.as_ref(), inputs.gemm_verdicts.as_ref())?,
+        )
         .replace("<!--GPU-COMPARE-->", &compare_section(inputs.gpu_compare.as_ref())?)
         .replace("<!--BACKENDS-->", &backends_section(inputs.backends.as_ref()))
         .replace("/*DATA*/", &data))
@@ -441,6 +461,8 @@ const PAGE: &str = r#"<!DOCTYPE html>
 <section id="timing"><!--TIMING--></section>
 <h2>Last GPU run</h2>
 <section id="gpu-run"><!--GPU-RUN--></section>
+<h2>GEMM vs cuBLAS, shape sweep</h2>
+<section id="gemm-sweep"><!--GEMM-SWEEP--></section>
 <h2>Last GPU comparison (gpu-runner --compare)</h2>
 <section id="gpu-compare"><!--GPU-COMPARE--></section>
 <h2>canon-check entries</h2>

@@ -285,6 +285,7 @@ fn without_inputs_each_section_says_which_command_produces_it() {
         ("gpu-run", "just gpu"),
         ("gpu-compare", "just gpu --compare OLD.ptx NEW.ptx"),
         ("backends", "just kernels; just kernels-oxide"),
+        ("gemm-sweep", "just gpu (gemm_bf16_wgmma_bf16 among the kernels"),
     ] {
         let at = page.find(&format!(r#"data-missing="{id}""#)).unwrap_or_else(|| panic!("section {id}"));
         let paragraph = &page[at..at + page[at..].find("</p>").unwrap()];

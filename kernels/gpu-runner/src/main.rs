@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use gpu_runner::cases::{self, Case, CaseId, Kernel};
 use gpu_runner::compare::{compare, written_past_end};
+use gpu_runner::gemm_sweep::{self, VerifierVerdicts};
 use gpu_runner::gpu::Gpu;
 use gpu_runner::module_compare::{CaseComparison, Comparison, Medians};
 use gpu_runner::peer;
@@ -51,6 +52,10 @@ struct Cli {
     /// Also write every row and verdict as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// The kernels build's verify reports (`kernels/target/verify-reports`): the verifier's
+    /// verdict on each wgmma entry is printed and recorded beside the GEMM shape sweep.
+    #[arg(long, conflicts_with = "compare")]
+    verify_reports: Option<PathBuf>,
 }
 
 fn main() -> Result<()> {
@@ -73,6 +78,9 @@ fn main() -> Result<()> {
         return compare_modules(&cli, &pair[0], &pair[1], &kernels, seed);
     }
     let ptx = cli.ptx.as_deref().context("--ptx or --compare is required")?;
+    // Read before the GPU work, so that a wrong folder fails the run at once.
+    let verifier: Option<VerifierVerdicts> =
+        cli.verify_reports.as_deref().map(gemm_sweep::read_verdicts).transpose()?;
     let gpu = Gpu::open(ptx, &kernels)?;
     println!(
         "device: {} ({} multiprocessors, {} MiB L2); PTX: {}; seed {seed}",
@@ -84,6 +92,8 @@ fn main() -> Result<()> {
     let mut rng = fastrand::Rng::with_seed(seed);
 
     let launch_once = cli.correctness_only || cli.profile_launches;
+    // The GEMM shape sweep against cuBLAS runs in timed runs of its entry.
+    let sweep = !launch_once && kernels.contains(&gemm_sweep::ENTRY);
     let copy = if launch_once {
         None
     } else {
@@ -113,6 +123,10 @@ fn main() -> Result<()> {
         let correctness = cases.len();
         if !cli.correctness_only {
             cases.extend(cases::timing_cases(kernel, gpu.multiprocessors));
+        }
+        if sweep && kernel == gemm_sweep::ENTRY {
+            let extra = sweep_cases_beyond(&cases[correctness..])?;
+            cases.extend(extra);
         }
         let large = cases.len();
         if !cli.correctness_only {
@@ -188,7 +202,7 @@ fn main() -> Result<()> {
 
     let peers = match (&cli.peer_script, launch_once) {
         (Some(script), false) if peer::torch_available() => {
-            let requests: Vec<_> = peer_shapes(&kernels, gpu.multiprocessors);
+            let requests: Vec<_> = peer_shapes(&kernels, gpu.multiprocessors, sweep)?;
             eprintln!("peer: timing PyTorch on {} shapes ({})", requests.len(), script.display());
             match peer::run(script, &requests) {
                 Ok(timings) => timings,
@@ -216,6 +230,10 @@ fn main() -> Result<()> {
             println!("peer {} {:?}: {} {:.4} ms", timing.kernel, timing.dims, timing.call, timing.median_ms);
         }
     }
+    let gemm_sweep = sweep.then(|| report::sweep_of(&gemm_sweep::SWEEP, &rows, &peers, verifier));
+    if let Some(sweep) = &gemm_sweep {
+        print!("{}", report::sweep_table(sweep));
+    }
     if let Some(path) = &cli.json {
         let document = RunDocument {
             run: RunOn { device: gpu.name.clone(), seed },
@@ -224,6 +242,7 @@ fn main() -> Result<()> {
             rows,
             verdicts,
             peers,
+            gemm_sweep,
         };
         write_json(path, &serde_json::to_value(&document)?)?;
         eprintln!("wrote {}", path.display());
@@ -579,12 +598,24 @@ fn untimed_row(case: &Case, kind: CaseKind, shape: String, passed: bool, result:
     }
 }
 
-/// One peer request per kernel and timing shape, timed over as many calls per replay as our
-/// kernel is on that shape.
-fn peer_shapes(kernels: &[Kernel], sms: usize) -> Vec<peer::PeerRequest> {
+/// The GEMM sweep's cases ([`gemm_sweep::SWEEP`]) whose shapes `timed` (the entry's
+/// catalogue timing cases) lacks: timed as large cases beside them.
+fn sweep_cases_beyond(timed: &[Case]) -> Result<Vec<Case>> {
+    let cases = gemm_sweep::cases(&gemm_sweep::SWEEP).map_err(anyhow::Error::msg)?;
+    Ok(cases.into_iter().filter(|case| !timed.iter().any(|t| t.shape == case.shape)).collect())
+}
+
+/// One peer request per kernel and timing shape (with `sweep`, the GEMM sweep's shapes too),
+/// timed over as many calls per replay as our kernel is on that shape.
+fn peer_shapes(kernels: &[Kernel], sms: usize, sweep: bool) -> Result<Vec<peer::PeerRequest>> {
     let mut requests = Vec::new();
     for &kernel in kernels {
-        let large = cases::timing_cases(kernel, sms).into_iter().map(|case| (case, timing::LARGE_LAUNCHES));
+        let mut timed = cases::timing_cases(kernel, sms);
+        if sweep && kernel == gemm_sweep::ENTRY {
+            let extra = sweep_cases_beyond(&timed)?;
+            timed.extend(extra);
+        }
+        let large = timed.into_iter().map(|case| (case, timing::LARGE_LAUNCHES));
         let decode = cases::decode_cases(kernel).into_iter().map(|case| (case, timing::DECODE_LAUNCHES));
         for (case, launches) in large.chain(decode) {
             if let Some(request) = peer::request(kernel, case.shape, launches)
@@ -594,7 +625,7 @@ fn peer_shapes(kernels: &[Kernel], sms: usize) -> Vec<peer::PeerRequest> {
             }
         }
     }
-    requests
+    Ok(requests)
 }
 
 /// Writes `document` to `path` beside its destination and renames it, so a reader never sees

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::cases::{CaseId, Kernel, Roofline, Work};
+use crate::gemm_sweep::{self, GemmSweep, SweepPoint, SweepShape, VerifierVerdicts};
 use crate::peer::{PeerTiming, peer_dims};
 use crate::timing::{Method, fraction_of_same_copy};
 
@@ -29,6 +30,10 @@ pub struct RunDocument {
     pub rows: Vec<Row>,
     pub verdicts: Vec<Verdict>,
     pub peers: Vec<PeerTiming>,
+    /// The GEMM shape sweep against cuBLAS ([`gemm_sweep`]); none in a run without
+    /// `gemm_bf16_wgmma_bf16`, a launch-once run, or a file from before the sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemm_sweep: Option<GemmSweep>,
 }
 
 /// JSON has no NaN: serde_json writes an untimed case's NaN median as `null`, read back as NaN.
@@ -259,6 +264,96 @@ pub fn summary_table(verdicts: &[Verdict]) -> String {
     render("summary: large shapes against the targets", &lines)
 }
 
+/// The sweep of `shapes` as the run measured it: per shape, the fastest timed row of
+/// [`gemm_sweep::ENTRY`] (its check passed only if every row of the shape passed) and the
+/// peer's time on the same dimensions.
+pub fn sweep_of(
+    shapes: &[SweepShape],
+    rows: &[Row],
+    peers: &[PeerTiming],
+    verifier: Option<VerifierVerdicts>,
+) -> GemmSweep {
+    let entry = gemm_sweep::ENTRY.entry();
+    let mut peer_call = None;
+    let points = shapes
+        .iter()
+        .map(|shape| {
+            let of_shape: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.case.kernel == entry && r.timing_shape && r.dims == shape.dims())
+                .collect();
+            let fastest = of_shape
+                .iter()
+                .filter(|r| r.median_ms.is_finite())
+                .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
+            let peer = fastest.and_then(|row| peer_for(row, peers));
+            if let Some(peer) = peer {
+                peer_call.get_or_insert_with(|| peer.call.clone());
+            }
+            SweepPoint {
+                category: shape.category,
+                m: shape.m,
+                n: shape.n,
+                k: shape.k,
+                ours_ms: fastest.map(|r| r.median_ms),
+                cublas_ms: peer.map(|p| p.median_ms),
+                passed: !of_shape.is_empty() && of_shape.iter().all(|r| r.passed),
+            }
+        })
+        .collect();
+    GemmSweep { entry: entry.to_owned(), peer_call, points, verifier }
+}
+
+/// The sweep's table (shape, ours and cuBLAS in ms and TFLOP/s, the speed ratio), its minimum
+/// and the verifier's verdict on each wgmma entry.
+pub fn sweep_table(sweep: &GemmSweep) -> String {
+    let header = ["shape", "kind", "ours", "cuBLAS", "ours TFLOP/s", "cuBLAS TFLOP/s", "ratio", "check"];
+    let mut lines: Vec<[String; 8]> = vec![header.map(str::to_owned)];
+    let ms = |t: Option<f64>| t.map_or("—".to_owned(), |t| format!("{t:.4} ms"));
+    for p in &sweep.points {
+        let rate = |t: Option<f64>| t.map_or("—".to_owned(), |t| format!("{:.1}", p.tflops(t)));
+        lines.push([
+            p.shape().to_string(),
+            p.category.label().to_owned(),
+            ms(p.ours_ms),
+            ms(p.cublas_ms),
+            rate(p.ours_ms),
+            rate(p.cublas_ms),
+            p.ratio().map_or("—".to_owned(), |r| format!("{r:.2}")),
+            if p.passed { "pass" } else { "FAIL" }.to_owned(),
+        ]);
+    }
+    let title = format!(
+        "GEMM vs cuBLAS, shape sweep: {} against {}",
+        sweep.entry,
+        match &sweep.peer_call {
+            Some(call) => call.as_str(),
+            None => "no peer",
+        }
+    );
+    let mut table = render(&title, &lines);
+    let _ = writeln!(
+        table,
+        "  ratio: cuBLAS's time over ours (our speed as a fraction of cuBLAS's; 1 is as fast)"
+    );
+    let _ = writeln!(table, "  {}", sweep.minimum_line());
+    match &sweep.verifier {
+        Some(verdicts) => {
+            let _ = writeln!(table, "  verifier's verdicts ({}):", verdicts.source);
+            for line in verdicts.lines() {
+                let _ = writeln!(table, "    {line}");
+            }
+        }
+        None => {
+            let _ = writeln!(
+                table,
+                "  verifier's verdicts: not given (--verify-reports DIR, the kernels build's kernels/target/verify-reports)"
+            );
+        }
+    }
+    table
+}
+
 /// Renders rows as an aligned plain-text table under a title.
 fn render<const N: usize>(title: &str, lines: &[[String; N]]) -> String {
     let mut widths = [0usize; N];
@@ -422,6 +517,7 @@ mod tests {
             rows: vec![untimed, timed],
             verdicts,
             peers: vec![],
+            gemm_sweep: None,
         };
         let json = serde_json::to_string(&document).unwrap();
         assert!(json.contains(r#""median_ms":null"#), "{json}");
@@ -456,6 +552,59 @@ mod tests {
         assert_eq!(v[1].targets, [("correct".to_owned(), true), (speed, false)]);
         assert_eq!(v[2].targets, [("correct".to_owned(), true)]);
         assert!(v[0].rate.contains("TFLOP/s"), "{}", v[0].rate);
+    }
+
+    #[test]
+    fn the_sweep_takes_the_fastest_row_and_the_peer_of_each_shape() {
+        use crate::gemm_sweep::{Category, ENTRY};
+        let shapes = [
+            SweepShape { category: Category::Square, m: 4096, n: 4096, k: 4096 },
+            SweepShape { category: Category::Decode, m: 8, n: 4096, k: 4096 },
+            SweepShape { category: Category::Odd, m: 1000, n: 3000, k: 1000 },
+        ];
+        let gemm = |dims: [usize; 3], ms: f64| {
+            let shape = format!("{}×{}×{}", dims[0], dims[1], dims[2]);
+            row(ENTRY, &shape, dims.to_vec(), "<<<32×32, 288, 132160>>>", ms, 1)
+        };
+        let mut failed = gemm([8, 4096, 4096], 0.05);
+        failed.passed = false;
+        let rows = [
+            gemm([4096, 4096, 4096], 0.30),
+            gemm([4096, 4096, 4096], 0.25),
+            // The plain entry on the same shape is not the sweep's.
+            row(Kernel::GemmBf16Wgmma, "4096×4096×4096", vec![4096; 3], "<<<32×32, 288, 132160>>>", 0.1, 1),
+            gemm([8, 4096, 4096], 0.02),
+            failed,
+        ];
+        let peer = |dims: Vec<usize>, ms: f64| PeerTiming {
+            kernel: ENTRY.entry().to_owned(),
+            dims,
+            call: "torch.matmul (bf16, A·Bᵀ, cuBLAS)".to_owned(),
+            median_ms: ms,
+            method: Some(PeerMethod { launches: 10, timed: "graph".to_owned() }),
+        };
+        let peers = [peer(vec![4096; 3], 0.2), peer(vec![8, 4096, 4096], 0.01)];
+        let sweep = sweep_of(&shapes, &rows, &peers, None);
+        assert_eq!(sweep.entry, "gemm_bf16_wgmma_bf16");
+        assert_eq!(sweep.peer_call.as_deref(), Some("torch.matmul (bf16, A·Bᵀ, cuBLAS)"));
+        let square = &sweep.points[0];
+        assert_eq!((square.ours_ms, square.cublas_ms, square.passed), (Some(0.25), Some(0.2), true));
+        assert!((square.ratio().unwrap() - 0.8).abs() < 1e-12);
+        // The fastest row's time, but a failed row of the shape fails the point.
+        assert_eq!((sweep.points[1].ours_ms, sweep.points[1].passed), (Some(0.02), false));
+        // A shape the run did not time: no times, not passed.
+        assert_eq!(
+            (sweep.points[2].ours_ms, sweep.points[2].cublas_ms, sweep.points[2].passed),
+            (None, None, false)
+        );
+        let table = sweep_table(&sweep);
+        assert!(
+            table.contains("== GEMM vs cuBLAS, shape sweep: gemm_bf16_wgmma_bf16 against torch.matmul"),
+            "{table}"
+        );
+        assert!(table.contains("4096×4096×4096  square  0.2500 ms  0.2000 ms  549.8"), "{table}");
+        assert!(table.contains("minimum ratio over the sweep: 0.80 (4096×4096×4096)"), "{table}");
+        assert!(table.contains("FAIL") && table.contains("verifier's verdicts: not given"), "{table}");
     }
 
     #[test]
