@@ -46,9 +46,9 @@
 //! default backend's names, with the same parameter lists). Generic kernels would get a
 //! `_TID_<hash>` suffix and need the host crate, so there are none. Each kernel's dynamic
 //! shared memory is its own `.extern .shared .align 16 .b8 __dynamic_smem_<kernel>[]`. Other
-//! functions are named `<crate>__<module>__<name>` (v0-mangled when generic), but `opt`
-//! inlines them all: the backend drops `#[inline(never)]` (it emits no `noinline`), so the
-//! PTX holds only the six entries.
+//! functions are named `<crate>__<module>__<name>` (v0-mangled when generic); `opt` inlines
+//! them all but the two `#[inline(never)]` helpers of `shared_helper`, which stay `.func`s
+//! (upstream emitted no `noinline`; this project's patch `0002` does).
 //!
 //! Data flow: the host allocates device buffers and launches an entry with raw device
 //! pointers and element counts (`usize` is `.u64`, `u32` `.u32`, `f32` `.f32`); a kernel reads

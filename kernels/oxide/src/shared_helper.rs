@@ -8,13 +8,22 @@
 //! generic, so the call is an address-space adaptation (shared → generic) together with a
 //! pointee change (`u32` → `f32`).
 //!
-//! How the backend lowers it: in the IR it writes (`kernels_oxide.ll`) the call site takes an
-//! `addrspacecast` of `@__dynamic_smem_<kernel>` to a generic pointer and the helper, a
-//! separate function, loads through it generically (out of line, `llc` makes that a
-//! `cvta.shared.u64` before the call and `ld.b32` in the `.func`). But the helper carries no
-//! `noinline` (the backend drops `#[inline(never)]`), so `opt -O2` inlines it, here and across
-//! the crate boundary alike, and infers the address space back: the PTX has no `.func`, the
-//! staging stores are `st.shared.b32` and the helper's three loads `ld.shared.b32`.
+//! How the backend lowers it: the call site passes an `addrspacecast` of
+//! `@__dynamic_smem_<function>` to a generic pointer, and the helper is a separate `noinline`
+//! function (patch `0002` of `compiler-patches/cuda-oxide`: upstream dropped `#[inline(never)]`
+//! and `opt -O2` inlined the helper into the kernel). In the PTX each helper is a `.func`
+//! reached by `call.uni`, here and across the crate boundary alike. Its tile parameter is
+//! gone: every call passes the same address, so `opt`'s interprocedural constant propagation
+//! moves the (internal) helper onto the shared symbol itself, and its three loads are
+//! `ld.shared.b32`. The symbol is named after `stage_tile`, the function that calls
+//! `DynamicSharedArray::get`; every `.extern .shared` array of unknown size starts at the
+//! block's dynamic shared memory, so it is the kernel's tile all the same. On the H200 the
+//! call costs 10 % against the inlined helper (`kernels/gpu-runner/results/
+//! h200-cuda-oxide-inline-never-before-after.txt`), which is what `#[inline(never)]` asks.
+//!
+//! `stage_tile` returns the tile inside a tuple beside its length: upstream refuses that in
+//! its own verifier (the tuple's field is a generic pointer, the value an `addrspace(3)` one;
+//! patch `0003` casts it as struct fields already are).
 //!
 //! The two kernels are spelled out rather than sharing a body generic over the helper, so
 //! that each makes its call directly.
@@ -38,15 +47,12 @@ unsafe fn blur3_clamped_local(tile: *const f32, len: usize, index: usize, scale:
     (l + c + r) * (1.0 / 3.0) * scale
 }
 
-/// Stores this block's tile of `input` into `tile` (dynamic shared memory, as `u32` bits),
-/// waits for the block, and returns the tile's length and this thread's index in it (`None`
-/// for threads past `n`).
-///
-/// The kernels take the tile from `DynamicSharedArray` themselves and pass it in: returning it
-/// from here inside a tuple fails cuda-oxide's verifier (an `addrspace(3)` pointer where the
-/// tuple's field type says generic).
+/// Takes this block's tile of dynamic shared memory (`u32` bits), stores the block's share of
+/// `input` into it, waits for the block, and returns the tile, its length and this thread's
+/// index in it (`None` for threads past `n`).
 #[inline(always)]
-fn stage_tile(tile: *mut u32, input: *const f32, n: usize) -> (usize, Option<usize>) {
+fn stage_tile(input: *const f32, n: usize) -> (*mut u32, usize, Option<usize>) {
+    let tile = DynamicSharedArray::<u32>::get();
     let block = block_dim_x() as usize;
     let index = thread_x() as usize;
     let i = global_thread_index();
@@ -57,7 +63,7 @@ fn stage_tile(tile: *mut u32, input: *const f32, n: usize) -> (usize, Option<usi
         unsafe { *tile.add(index) = (*input.add(i)).to_bits() };
     }
     barrier();
-    (len, if i < n { Some(index) } else { None })
+    (tile, len, if i < n { Some(index) } else { None })
 }
 
 /// `output[i]` = the clamped three-point average of `input` around `i` within `i`'s tile of
@@ -77,8 +83,7 @@ fn stage_tile(tile: *mut u32, input: *const f32, n: usize) -> (usize, Option<usi
 /// `input` and `output` point to `n` floats of device memory and do not overlap.
 #[kernel]
 pub unsafe fn shared_memory_helper_local(input: *const f32, output: *mut f32, n: usize, scale: f32) {
-    let tile = DynamicSharedArray::<u32>::get();
-    let (len, index) = stage_tile(tile, input, n);
+    let (tile, len, index) = stage_tile(input, n);
     if let Some(index) = index {
         // SAFETY: the tile holds `len` staged floats (as their bits) and `index < len`.
         let value = unsafe { blur3_clamped_local(tile as *const f32, len, index, scale) };
@@ -98,8 +103,7 @@ pub unsafe fn shared_memory_helper_local(input: *const f32, output: *mut f32, n:
 /// As [`shared_memory_helper_local`].
 #[kernel]
 pub unsafe fn shared_memory_helper_cross_crate(input: *const f32, output: *mut f32, n: usize, scale: f32) {
-    let tile = DynamicSharedArray::<u32>::get();
-    let (len, index) = stage_tile(tile, input, n);
+    let (tile, len, index) = stage_tile(input, n);
     if let Some(index) = index {
         // SAFETY: as in `shared_memory_helper_local`.
         let value = unsafe { kernels_oxide_helpers::blur3_clamped(tile as *const f32, len, index, scale) };

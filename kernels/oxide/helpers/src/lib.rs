@@ -6,9 +6,9 @@
 //! `no_std` crate, from the MIR that `-Zalways-encode-mir` stores in this crate's rlib. It
 //! receives a `*const f32` that, at the call in `kernels_oxide::shared_helper`, points into
 //! dynamic shared memory declared with another element type (`u32`). The backend passes it a
-//! generic (`addrspacecast`) pointer, then `opt` inlines it into the kernel all the same
-//! (cuda-oxide emits no `noinline` for `#[inline(never)]`), where its loads become
-//! `ld.shared` (see that module).
+//! generic (`addrspacecast`) pointer and keeps it out of line (`noinline`, the project's patch
+//! `0002` on cuda-oxide): a `.func` in the PTX, whose loads `opt` turns into `ld.shared` once
+//! it has propagated the one address every call passes (see that module).
 #![no_std]
 
 /// Three-point average of `tile` around `index`, clamped at both ends of the tile, times
