@@ -296,9 +296,11 @@ impl Placer<'_> {
                             && returned.iter().all(|value| self.placed(*value, budget));
                     }
                     let view = call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref()));
+                    // A view of a view (`iter().skip(..)`) is built from an iterator, an
+                    // aggregate that holds the pointer.
                     let pointers: Vec<Value> = operands
                         .into_iter()
-                        .filter(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_some())
+                        .filter(|operand| may_carry_address(ctx, operand.get_type(ctx)))
                         .collect();
                     return view
                         && !pointers.is_empty()
@@ -325,15 +327,20 @@ pub(crate) fn operation_gaps(ctx: &Context, index: &ScopeIndex) -> Vec<Gap> {
 /// it cannot change what the rules see. It may not be handed a value computed from a pipeline
 /// state (the rules would lose where a stage index goes), nor a pointer that may point into
 /// shared memory (its accesses would be invisible); a standard-library view (`iter`,
-/// `from_raw_parts`, …) is followed by the stage-access walk instead. Pointers to the
-/// function's own locals and the kernel's parameters (global memory, by the launch contract)
-/// are safe to hand over: what the call does to them reaches the rules as unknown values.
+/// `from_raw_parts`, …) is followed by the stage-access walk instead, and a reader of a view
+/// (`sum`, `max`, …) may be handed a view of a ring's stage, which the typestate rules judge at
+/// the call, but no other view into shared memory: the race check sees loads and stores, not
+/// the reads inside a call. Pointers to the function's own locals and the kernel's parameters
+/// (global memory, by the launch contract) are safe to hand over: what the call does to them
+/// reaches the rules as unknown values.
 pub(crate) fn call_gaps(
     ctx: &Context,
     index: &ScopeIndex,
     facts: &dyn FactStore,
     locals: &LocalStores,
+    returns: &[Vec<usize>],
 ) -> Vec<Gap> {
+    let placer = Placer { ctx, index, facts, locals, returns, placed: RefCell::default() };
     let mut gaps = Vec::new();
     for (number, op) in index.ops_of_class(OpClass::Call) {
         if index.callee_of.contains_key(&number) {
@@ -349,12 +356,15 @@ pub(crate) fn call_gaps(
             is_tracked(ctx, *operand) && facts.get(*operand).is_some_and(|fact| fact.state().is_some())
         });
         // A reader's accesses are the elements of the view it is handed, which the typestate
-        // rules judge at the call like a load of the stage.
-        let unsafe_address = !is_view_reader(&callee)
-            && operands.iter().any(|operand| {
-                let mut budget = ORIGIN_BUDGET;
-                !outside_shared(ctx, index, locals, *operand, &mut budget)
-            });
+        // rules judge at the call like a load of the stage (in a helper: at the helper's
+        // call), when the view is one of a stage, a local or a kernel parameter.
+        let reader = is_view_reader(&callee);
+        let unsafe_address = operands.iter().any(|operand| {
+            let mut budget = ORIGIN_BUDGET;
+            let mut placement_budget = PLACEMENT_BUDGET;
+            !outside_shared(ctx, index, locals, *operand, &mut budget)
+                && !(reader && placer.placed(*operand, &mut placement_budget))
+        });
         let why = if stateful {
             "is handed a value computed from a pipeline state, which the verifier cannot follow through it"
         } else if unsafe_address {

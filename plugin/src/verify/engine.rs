@@ -234,7 +234,7 @@ pub(crate) fn analyze_with(
     let init_gap = init_order::check_init_order(&mut reporter);
     let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model);
     report.gaps = operation_gaps;
-    report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals));
+    report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals, &returns));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
     report.gaps.extend(memory.gaps);
     report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared, &thread_model));
