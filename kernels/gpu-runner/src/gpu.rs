@@ -19,7 +19,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::cases::{self, Case, Inputs, Kernel, Param, Shape, output_len};
+use crate::cases::{self, Case, Inputs, Kernel, Param, Shape, contract, output_len};
 use crate::compare::{GUARD, POISON, with_guard, written_past_end};
 use crate::gemm_wgmma::GemmShape;
 use crate::gemm_wgmma_gpu::{BF16_POISON, WgmmaOperands, widen_bf16_output};
@@ -43,6 +43,8 @@ pub struct Gpu {
 
 /// A loaded entry of a module.
 struct Entry {
+    /// Its name in the PTX: the contract its launches are checked against.
+    name: &'static str,
     function: CudaFunction,
     /// Its PTX waits for the prior grid, so it is launched with programmatic dependent launch
     /// ([`crate::ptx_entries`]).
@@ -141,7 +143,7 @@ impl Gpu {
                             .with_context(|| format!("letting {entry} run in clusters of 16 blocks"))?;
                     }
                     let dependent = ptx_entries::waits_for_prior_grid(&text, entry);
-                    functions.insert(entry, Entry { function, dependent });
+                    functions.insert(entry, Entry { name: entry, function, dependent });
                 }
             }
             loaded.push(functions);
@@ -202,13 +204,16 @@ impl Gpu {
         Ok(DeviceCase { floats, halves, output, scalar: inputs.scalar, wgmma, bf16_output })
     }
 
+    /// Launches a case on its uploaded buffers: with launch attributes (clusters, programmatic
+    /// dependent launch) through [`Gpu::launch_with_attributes`], else through cudarc; either
+    /// way only once [`Gpu::checked_entry`] has held the launch to its entry's contract.
     fn launch(&self, module: usize, case: &Case, buffers: &mut DeviceCase) -> Result<()> {
         let entry = self.entry(module, case);
         if case.launch.cluster > 1 || entry.dependent {
             let row_launch = RowLaunch { dependent: entry.dependent, swapped: false };
             return self.launch_with_attributes(module, case, buffers, row_launch);
         }
-        let function = &entry.function;
+        let function = &self.checked_entry(module, case)?.function;
         let config = LaunchConfig {
             grid_dim: (case.launch.grid.0, case.launch.grid.1, 1),
             block_dim: (case.launch.block.0, case.launch.block.1, 1),
@@ -266,8 +271,8 @@ impl Gpu {
         // covering C; for the wgmma entries, the maps describe A (k × m) and B (k × n) bf16
         // with the box and swizzle the kernel reads, C holds m·n values (plus guards) and the
         // shared memory is what the function was raised to (`open_modules`); `pipeline_sum`
-        // whole tiles, 256-byte aligned (cudaMalloc); the launch's shared bytes are the
-        // contract's (`cases::launch_for`).
+        // whole tiles, 256-byte aligned (cudaMalloc); the launch's block, grid and shared bytes
+        // are inside the entry's contract (`checked_entry` refused it otherwise).
         unsafe { args.launch(config) }?;
         Ok(())
     }
@@ -284,6 +289,7 @@ impl Gpu {
         buffers: &mut DeviceCase,
         row_launch: RowLaunch,
     ) -> Result<()> {
+        let entry = self.checked_entry(module, case)?;
         if !cases::splits_rows_across_clusters(case.kernel) {
             bail!("{} {}: only row kernels are launched with attributes", case.kernel, case.launch)
         }
@@ -364,7 +370,7 @@ impl Gpu {
         unsafe {
             sys::cuLaunchKernelEx(
                 &config,
-                self.entry(module, case).function.cu_function(),
+                entry.function.cu_function(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )
@@ -372,6 +378,15 @@ impl Gpu {
         .result()
         .with_context(|| format!("launching {} {} in clusters", case.kernel, case.launch))?;
         Ok(())
+    }
+
+    /// The entry `case` launches from `module`, once the launch is inside that entry's contract
+    /// ([`contract::check`]): both launch paths take their function from here, so every launch
+    /// is checked once and one outside its contract never reaches the driver.
+    fn checked_entry(&self, module: usize, case: &Case) -> Result<&Entry> {
+        let entry = self.entry(module, case);
+        contract::check(entry.name, case)?;
+        Ok(entry)
     }
 
     /// The entry `case` launches from `module`: [`Case::entry`], or the kernel's own entry in a

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
+use gpu_runner::cases::contract::{self, ContractRun};
 use gpu_runner::cases::{self, Case, CaseId, Kernel};
 use gpu_runner::compare::{compare, written_past_end};
 use gpu_runner::gemm_sweep::{self, VerifierVerdicts};
@@ -188,6 +189,10 @@ fn main() -> Result<()> {
         );
     }
 
+    // Each entry once outside its contract: every one must be refused before the driver. After
+    // the cases, so that a launch the check failed to refuse (reaching the GPU) spoils none.
+    let contracts = launch_out_of_contract(&gpu, &kernels, seed);
+
     // The special-value cases are compared with PyTorch whenever a peer script is given, with
     // `--correctness-only` too (a quick check of the special values alone).
     match &cli.peer_script {
@@ -234,6 +239,10 @@ fn main() -> Result<()> {
     if let Some(sweep) = &gemm_sweep {
         print!("{}", report::sweep_table(sweep));
     }
+    println!("{}", contracts.line());
+    for launch in contracts.not_refused() {
+        println!("  {} {}: {}", launch.entry, launch.launch, launch.outcome);
+    }
     if let Some(path) = &cli.json {
         let document = RunDocument {
             run: RunOn { device: gpu.name.clone(), seed },
@@ -243,16 +252,46 @@ fn main() -> Result<()> {
             verdicts,
             peers,
             gemm_sweep,
+            launch_contracts: Some(contracts.clone()),
         };
         write_json(path, &serde_json::to_value(&document)?)?;
         eprintln!("wrote {}", path.display());
-        return finish(failures, document.rows.len(), seed);
+        return finish(failures, document.rows.len(), &contracts, seed);
     }
-    finish(failures, rows.len(), seed)
+    finish(failures, rows.len(), &contracts, seed)
 }
 
-/// The run's last line, and its exit status.
-fn finish(failures: usize, cases: usize, seed: u64) -> Result<()> {
+/// One launch per entry of `kernels` outside its contract, through the runner's own launch
+/// path ([`Gpu::run`]), each expected to be refused before the driver
+/// ([`contract::launch_out_of_contract`]); each refusal on stderr.
+fn launch_out_of_contract(gpu: &Gpu, kernels: &[Kernel], seed: u64) -> ContractRun {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let run = contract::launch_out_of_contract(kernels, gpu.multiprocessors, |case| {
+        gpu.run(case, &cases::inputs(case, &mut rng)).map(drop)
+    });
+    for launch in run.launches.iter().filter(|launch| launch.refused) {
+        eprintln!("out of contract, refused as expected: {}", launch.outcome);
+    }
+    run
+}
+
+/// The run's last line, and its exit status: failed cases, or an out-of-contract launch that
+/// was not refused, fail the run.
+fn finish(failures: usize, cases: usize, contracts: &ContractRun, seed: u64) -> Result<()> {
+    if !contracts.all_refused() {
+        let entries: Vec<&str> = contracts.not_refused().map(|launch| launch.entry.as_str()).collect();
+        bail!(
+            "{} of {} out-of-contract launches were not refused ({}){}",
+            contracts.entries - contracts.refused,
+            contracts.entries,
+            entries.join(", "),
+            if failures > 0 {
+                format!("; {failures} of {cases} cases failed (seed {seed})")
+            } else {
+                String::new()
+            }
+        );
+    }
     if failures > 0 {
         bail!("{failures} of {cases} cases failed their correctness check (seed {seed})");
     }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::cases::contract::ContractRun;
 use crate::cases::{CaseId, Kernel, Roofline, Work};
 use crate::gemm_sweep::{self, GemmSweep, SweepPoint, SweepShape, VerifierVerdicts};
 use crate::peer::{PeerTiming, peer_dims};
@@ -34,6 +35,10 @@ pub struct RunDocument {
     /// `gemm_bf16_wgmma_bf16`, a launch-once run, or a file from before the sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gemm_sweep: Option<GemmSweep>,
+    /// Each entry's out-of-contract launch and whether its contract refused it
+    /// ([`crate::cases::contract`]); none in a file from before the contracts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_contracts: Option<ContractRun>,
 }
 
 /// JSON has no NaN: serde_json writes an untimed case's NaN median as `null`, read back as NaN.
@@ -518,6 +523,7 @@ mod tests {
             verdicts,
             peers: vec![],
             gemm_sweep: None,
+            launch_contracts: None,
         };
         let json = serde_json::to_string(&document).unwrap();
         assert!(json.contains(r#""median_ms":null"#), "{json}");

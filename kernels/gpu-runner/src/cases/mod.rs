@@ -4,6 +4,8 @@
 //! Each kernel family is one module implementing [`Family`] ([`family`]): [`elementwise`],
 //! [`block_reduce`], [`rows`], [`gemv`], [`gemv_batched`], [`gemm_tiled`], [`gemm_bf16_wgmma`],
 //! [`shared_helper`] and [`pipeline_sum`]; `common` holds the input values several share.
+//! [`contract`] holds every PTX entry's launch contract, from its doc comment, which each
+//! launch is checked against before the driver sees it.
 //! A family's kernels take one kind of shape, as a type, so a case that pairs a kernel with
 //! another kind does not compile; [`Kernel`] reaches its family through one `match`
 //! (`Kernel::family`), and the functions here dispatch through it.
@@ -17,6 +19,7 @@ use family::Catalogued;
 
 pub mod block_reduce;
 mod common;
+pub mod contract;
 pub mod elementwise;
 pub mod family;
 pub mod gemm_bf16_wgmma;
