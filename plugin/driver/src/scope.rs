@@ -23,7 +23,7 @@ use rustc_abi::ExternAbi;
 use rustc_hir::def::DefKind;
 use rustc_hir::def_id::{DefId, LocalDefId};
 use rustc_middle::mir::{Body, TerminatorKind};
-use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
+use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, ShimKind, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
 use crate::constant_arguments::prune_by_agreed_arguments;
@@ -127,6 +127,19 @@ pub fn resolve_callee<'tcx>(tcx: TyCtxt<'tcx>, func_ty: ty::Ty<'tcx>) -> Option<
     Instance::try_resolve(tcx, TypingEnv::fully_monomorphized(), def_id, args).ok().flatten()
 }
 
+/// The function item a call through `Fn::call`, `FnMut::call_mut` or `FnOnce::call_once` runs,
+/// where the callable is a function item (`warp_reduce(value)` in a helper generic over `impl
+/// Fn(f32) -> f32`, handed `warp_sum`). rustc resolves such a call to a shim that calls the
+/// item; the scope follows the item itself, so its body is verified, and the import spreads the
+/// argument tuple over its parameters.
+pub fn fn_item_behind_trait_call<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> Option<Instance<'tcx>> {
+    let InstanceKind::Shim(ShimKind::FnPtr(_, callable)) = callee.def else { return None };
+    if !matches!(callable.kind(), ty::FnDef(..)) {
+        return None;
+    }
+    resolve_callee(tcx, callable).filter(|item| matches!(item.def, InstanceKind::Item(_)))
+}
+
 /// Whether calls to `def_id` are followed into its body.
 pub fn is_followed(tcx: TyCtxt<'_>, def_id: DefId) -> bool {
     let crate_name = tcx.crate_name(def_id.krate);
@@ -186,6 +199,7 @@ fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance
         let terminator = block.terminator();
         let TerminatorKind::Call { func, .. } = &terminator.kind else { continue };
         let Some(callee) = resolve_callee(tcx, func.ty(body, tcx)) else { continue };
+        let callee = fn_item_behind_trait_call(tcx, callee).unwrap_or(callee);
         let TerminatorKind::Call { args, .. } = &terminator.kind else { continue };
         let handed = Handed::of(args.iter().map(|arg| arg.node.ty(body, tcx)));
         if matches!(callee.def, InstanceKind::Item(_))

@@ -176,7 +176,8 @@ pub(crate) fn memory_gaps(
     let pipeline_scope = index
         .ops_of_class(OpClass::Semantic)
         .any(|(_, op)| Operation::get_op::<StateNewOp>(op, ctx).is_some());
-    let placer = Placer { ctx, index, facts, locals, returns, placed: RefCell::default() };
+    let placer =
+        Placer { ctx, index, facts, locals, returns, placed: RefCell::default(), through_locals: false };
     let mut found = MemoryGaps::default();
     for (number, op) in index.ops_where(OpClass::accesses_memory) {
         let Some(address) = accessed_address(ctx, op) else { continue };
@@ -220,6 +221,10 @@ struct Placer<'a> {
     /// Pointers already placed: many accesses share the end of their walk (a pointer captured
     /// once and read in many unrolled copies), so it is walked once.
     placed: RefCell<FxHashSet<Value>>,
+    /// Whether a pointer to a local is placed only when what the local holds is: a reader of a
+    /// view handed `&mut iterator` reads through the pointers kept in the local, whereas a load
+    /// or a store through it touches the local itself.
+    through_locals: bool,
 }
 
 impl Placer<'_> {
@@ -268,7 +273,14 @@ impl Placer<'_> {
             }
             DefiningEntity::Op(def) => {
                 if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
-                    return true;
+                    return !self.through_locals
+                        || everything_held_in(
+                            ctx,
+                            self.locals,
+                            pointer,
+                            &mut |held, budget| self.placed(held, budget),
+                            budget,
+                        );
                 }
                 let operands: Vec<Value> = def.deref(ctx).operands().collect();
                 if Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
@@ -340,7 +352,8 @@ pub(crate) fn call_gaps(
     locals: &LocalStores,
     returns: &[Vec<usize>],
 ) -> Vec<Gap> {
-    let placer = Placer { ctx, index, facts, locals, returns, placed: RefCell::default() };
+    let placer =
+        Placer { ctx, index, facts, locals, returns, placed: RefCell::default(), through_locals: true };
     let mut gaps = Vec::new();
     for (number, op) in index.ops_of_class(OpClass::Call) {
         if index.callee_of.contains_key(&number) {
@@ -407,7 +420,15 @@ fn outside_shared(
         }
         DefiningEntity::Op(def) => {
             if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
-                return true;
+                // A local is outside shared memory, but what it holds may point into it (an
+                // iterator handed over by reference: `(&mut column).sum()`).
+                return everything_held_in(
+                    ctx,
+                    locals,
+                    value,
+                    &mut |held, budget| outside_shared(ctx, index, locals, held, budget),
+                    budget,
+                );
             }
             let operands: Vec<Value> = def.deref(ctx).operands().collect();
             let follows_first = Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
@@ -429,6 +450,24 @@ fn outside_shared(
             view && operands.iter().all(|operand| outside_shared(ctx, index, locals, *operand, budget))
         }
     }
+}
+
+/// Whether every address the local `local` (a `mir.alloca`) may hold passes `judge`: trivially
+/// when its type holds no address, else by every value that may be stored into it
+/// ([`LocalStores::carried_in`]).
+fn everything_held_in(
+    ctx: &Context,
+    locals: &LocalStores,
+    local: Value,
+    judge: &mut dyn FnMut(Value, &mut u32) -> bool,
+    budget: &mut u32,
+) -> bool {
+    let holds_address = pointer_type_of(ctx, local.get_type(ctx))
+        .is_none_or(|pointer| may_carry_address(ctx, pointer.pointee()));
+    if !holds_address {
+        return true;
+    }
+    locals.carried_in(ctx, local).is_some_and(|held| held.into_iter().all(|value| judge(value, budget)))
 }
 
 /// Definitions looked through for a value's origin.

@@ -28,6 +28,7 @@ use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastOp},
         control::CallOp,
+        may_carry_address,
         memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
         pointer_type_of,
@@ -46,6 +47,11 @@ pub(crate) struct LocalStores {
     escaped: FxHashSet<Value>,
     /// Locals written where the pass cannot tell which part (or by code it cannot see).
     clobbered: FxHashSet<Value>,
+    /// The clobbered locals written by something other than a call outside the scope (a store
+    /// at a part the pass cannot name, an operation the import left opaque): what such a write
+    /// stores is not seen anywhere, whereas a call outside the scope is judged by the arguments
+    /// it is handed.
+    written_unseen: FxHashSet<Value>,
     /// The types unresolved stores write.
     unresolved_types: FxHashSet<TypeHandle>,
     /// Whether an unresolved store writes an aggregate (whose parts' types the IR does not
@@ -68,6 +74,7 @@ impl LocalStores {
             by_local: FxHashMap::default(),
             escaped: FxHashSet::default(),
             clobbered: FxHashSet::default(),
+            written_unseen: FxHashSet::default(),
             unresolved_types: FxHashSet::default(),
             unresolved_aggregate: false,
         };
@@ -99,6 +106,7 @@ impl LocalStores {
                 None => match address_root(ctx, index, address) {
                     Root::Local(local) => {
                         stores.clobbered.insert(local);
+                        stores.written_unseen.insert(local);
                     }
                     Root::Outside => {}
                     Root::Unknown => {
@@ -126,6 +134,7 @@ impl LocalStores {
     ) {
         if depth > MAX_PATH {
             self.clobbered.insert(local);
+            self.written_unseen.insert(local);
             return;
         }
         for address_use in address.uses(ctx) {
@@ -161,6 +170,9 @@ impl LocalStores {
             } else {
                 // A function outside the scope, or an operation the import left opaque.
                 self.clobbered.insert(local);
+                if Operation::get_op::<CallOp>(user, ctx).is_none() {
+                    self.written_unseen.insert(local);
+                }
             }
         }
     }
@@ -262,6 +274,33 @@ impl LocalStores {
     pub(crate) fn stored_over(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
         let (local, path) = local_slot(ctx, address)?;
         if self.unseen_writes(ctx, local, None) {
+            return None;
+        }
+        let overlapping = self
+            .by_local
+            .get(&local)
+            .into_iter()
+            .flatten()
+            .filter(|part| part.path.starts_with(&path) || path.starts_with(&part.path))
+            .flat_map(|part| part.values.iter().copied());
+        Some(overlapping.collect())
+    }
+
+    /// Every value that may be in the memory `address` names, if it is a local or a part of
+    /// one: what [`LocalStores::stored_over`] answers, except that a local handed to a call
+    /// outside the scope is still answered. Such a call may write the local, but only what it
+    /// was handed (the caller judges each such call by its arguments: `accounting::call_gaps`),
+    /// so the values that may carry an address into it are still among these. `None` when
+    /// `address` is not a local's, or something the pass cannot see may store into it.
+    pub(crate) fn carried_in(&self, ctx: &Context, address: Value) -> Option<Vec<Value>> {
+        let (local, path) = local_slot(ctx, address)?;
+        // An escaped local may take any unresolved store; only one that may carry an address
+        // can bring one in.
+        let unseen_store = self.written_unseen.contains(&local)
+            || (self.escaped.contains(&local)
+                && (self.unresolved_aggregate
+                    || self.unresolved_types.iter().any(|ty| may_carry_address(ctx, *ty))));
+        if unseen_store {
             return None;
         }
         let overlapping = self

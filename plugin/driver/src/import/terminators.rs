@@ -12,7 +12,7 @@ use rustc_middle::ty::{Instance, Ty, TypingEnv};
 use rustc_span::Spanned;
 
 use crate::device_api::DeviceOp;
-use crate::scope::resolve_callee;
+use crate::scope::{fn_item_behind_trait_call, resolve_callee};
 
 use super::analysis::untupled_arguments;
 use super::types::pointer_pointee;
@@ -213,6 +213,27 @@ impl<'tcx> Importer<'_, 'tcx> {
         let signature = self
             .tcx
             .normalize_erasing_late_bound_regions(TypingEnv::fully_monomorphized(), func_ty.fn_sig(self.tcx));
+        // A function item called through the `Fn` traits: the call passes the item (no data)
+        // and the argument tuple, the item takes the tuple's elements.
+        if let Some(item) = fn_item_behind_trait_call(self.tcx, callee)
+            && let Some(item_name) = self.names.get(&item).cloned()
+            && let Some(untupled) = untupled_arguments(&function.tuples, args)
+        {
+            let item_signature = self.tcx.normalize_erasing_late_bound_regions(
+                TypingEnv::fully_monomorphized(),
+                item.ty(self.tcx, TypingEnv::fully_monomorphized()).fn_sig(self.tcx),
+            );
+            let types = (item_signature.inputs(), item_signature.output());
+            return self.scope_call(
+                function,
+                builder,
+                (item, &item_name),
+                types,
+                &untupled[1..],
+                destination,
+                at,
+            );
+        }
         if self.names.contains_key(&callee) && !self.tcx.is_closure_like(callee.def_id()) {
             let types = (signature.inputs(), signature.output());
             return self.scope_call(function, builder, (callee, &name), types, args, destination, at);
