@@ -191,7 +191,9 @@ impl CudaDeviceCall {
         if let Some((_, intrinsic)) = CUDA_DEVICE_GEOMETRY.iter().find(|(known, _)| *known == path) {
             return CudaDeviceCall::Geometry(intrinsic);
         }
-        if CUDA_DEVICE_VALUES.contains(&path) || CUDA_DEVICE_VALUE_PREFIXES.iter().any(|p| path.starts_with(p)) {
+        if CUDA_DEVICE_VALUES.contains(&path)
+            || CUDA_DEVICE_VALUE_PREFIXES.iter().any(|p| path.starts_with(p))
+        {
             return CudaDeviceCall::Value;
         }
         if path == "shared::cvta_generic_to_shared_offset" {
@@ -210,7 +212,12 @@ impl CudaDeviceCall {
     /// passes its options as a byte string whose length is the marker's third const argument
     /// (`OPTIONS_LEN`), empty exactly when the assembly may touch memory.
     pub fn register_only_ptx(callee: ty::Instance<'_>) -> bool {
-        callee.args.consts().nth(2).and_then(|length| length.try_to_leaf()).is_some_and(|length| !length.is_null())
+        callee
+            .args
+            .consts()
+            .nth(2)
+            .and_then(|length| length.try_to_leaf())
+            .is_some_and(|length| !length.is_null())
     }
 }
 
@@ -281,20 +288,32 @@ mod tests {
     #[test]
     fn cuda_device_paths_are_classified_and_unknown_ones_are_outside_the_model() {
         use CudaDeviceCall::*;
-        assert_eq!(CudaDeviceCall::of_path("shared::DynamicSharedArray::get"), Op(DeviceOp::DynamicSharedBase));
+        assert_eq!(
+            CudaDeviceCall::of_path("shared::DynamicSharedArray::get"),
+            Op(DeviceOp::DynamicSharedBase)
+        );
         assert_eq!(CudaDeviceCall::of_path("thread::sync_threads"), Op(DeviceOp::Barrier));
-        assert_eq!(CudaDeviceCall::of_path("thread::threadIdx_x"), Geometry("core::arch::nvptx::_thread_idx_x"));
+        assert_eq!(
+            CudaDeviceCall::of_path("thread::threadIdx_x"),
+            Geometry("core::arch::nvptx::_thread_idx_x")
+        );
         assert_eq!(CudaDeviceCall::of_path("float::ex2_approx_f32"), Value);
         assert_eq!(CudaDeviceCall::of_path("cluster::block_rank"), Value);
         assert_eq!(CudaDeviceCall::of_path("ptx::__ptx_asm_void_3"), InlinePtx);
-        assert!(matches!(CudaDeviceCall::of_path("barrier::mbarrier_init"), Unmodelled(why) if why.contains("mbarrier")));
-        assert!(matches!(CudaDeviceCall::of_path("tma::cp_async_bulk_tensor_2d"), Unmodelled(why) if why.contains("TMA")));
+        assert!(
+            matches!(CudaDeviceCall::of_path("barrier::mbarrier_init"), Unmodelled(why) if why.contains("mbarrier"))
+        );
+        assert!(
+            matches!(CudaDeviceCall::of_path("tma::cp_async_bulk_tensor_2d"), Unmodelled(why) if why.contains("TMA"))
+        );
         assert!(matches!(
             CudaDeviceCall::of_path("cluster::barrier_cluster_wait_aligned"),
             Unmodelled(why) if why.contains("cluster barrier")
         ));
         assert!(matches!(CudaDeviceCall::of_path("shared::DynamicSharedArray::offset"), Unmodelled(_)));
-        assert!(matches!(CudaDeviceCall::of_path("atomic::anything_new"), Unmodelled(why) if why.contains("no entry")));
+        assert!(
+            matches!(CudaDeviceCall::of_path("atomic::anything_new"), Unmodelled(why) if why.contains("no entry"))
+        );
         // The geometry names are the ones the rules read by their last segment.
         for (_, intrinsic) in CUDA_DEVICE_GEOMETRY {
             assert!(intrinsic.starts_with("core::arch::nvptx::_"));

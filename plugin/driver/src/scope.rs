@@ -72,7 +72,8 @@ pub fn kernel_entries(tcx: TyCtxt<'_>) -> Vec<LocalDefId> {
     tcx.hir_body_owners()
         .filter(|&owner| matches!(tcx.def_kind(owner), DefKind::Fn))
         .filter(|&owner| {
-            tcx.fn_sig(owner).skip_binder().abi() == ExternAbi::PtxKernel || cuda_oxide_entry(tcx, owner).is_some()
+            tcx.fn_sig(owner).skip_binder().abi() == ExternAbi::PtxKernel
+                || cuda_oxide_entry(tcx, owner).is_some()
         })
         .collect()
 }
