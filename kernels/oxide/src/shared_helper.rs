@@ -1,9 +1,9 @@
 //! A dynamic-shared-memory pointer crossing an ordinary call, to a helper in this crate and to
 //! one in `kernels-oxide-helpers`, with a change of element type at the call.
 //!
-//! Both kernels stage a tile of the input in dynamic shared memory declared as `u32`
-//! (`DynamicSharedArray::<u32>`: each float stored as its bits) and pass the tile to an
-//! `#[inline(never)]` helper as a plain `*const f32`. cuda-oxide types
+//! Both kernels stage a tile of the input in dynamic shared memory as `u32` (each float stored
+//! as its bits, through a cast of the byte tile `DynamicSharedArray::<u8>`) and pass the tile
+//! to an `#[inline(never)]` helper as a plain `*const f32`. cuda-oxide types
 //! `DynamicSharedArray::get` as an `addrspace(3)` (shared) pointer; the helper's parameter is
 //! generic, so the call is an address-space adaptation (shared → generic) together with a
 //! pointee change (`u32` → `f32`).
