@@ -54,13 +54,7 @@ impl KernelBuild {
     ) -> Result<KernelBuild> {
         let rustc = Rustc::of_toolchain(layout.root())?;
         host_config::prepare(&workspace, &KERNEL_TARGET, &rustc)?;
-        let installed = check_backend_with(layout, DEFAULT_BACKEND, &rustc)?;
-        eprintln!(
-            "backend `{DEFAULT_BACKEND}` checked: {} (built {})",
-            installed.dir.display(),
-            installed.provenance.built_at
-        );
-        let compiler = KernelCompiler { driver: installed.product(DRIVER), toolchain_lib: rustc.lib_dir()? };
+        let compiler = KernelCompiler::checked(layout, &rustc)?;
         Ok(KernelBuild { workspace, target_dir, compiler })
     }
 
@@ -83,11 +77,7 @@ impl KernelBuild {
     /// builds other than [`KernelBuild::command`]'s (`cargo rustc … -- -Ztime-passes`).
     pub fn cargo(&self) -> Command {
         let mut command = kernels_cargo(&self.workspace);
-        command.env("RUSTC_WORKSPACE_WRAPPER", &self.compiler.driver);
-        command.env(verify_report::REPORT_DIR_VAR, verify_report::report_dir(&self.target_dir));
-        let mut library_path = vec![self.compiler.toolchain_lib.clone()];
-        library_path.extend(std::env::var_os("LD_LIBRARY_PATH").iter().flat_map(std::env::split_paths));
-        command.env("LD_LIBRARY_PATH", std::env::join_paths(library_path).unwrap_or_default());
+        self.compiler.wrap(&mut command, &verify_report::report_dir(&self.target_dir));
         command
     }
 
@@ -110,6 +100,31 @@ impl KernelBuild {
         }
         verify_report::print_summary(&verify_report::report_dir(&self.target_dir))?;
         Ok(ptx)
+    }
+}
+
+impl KernelCompiler {
+    /// The installed default backend's driver, once `check-backend default` accepts it (a
+    /// missing, incomplete or stale backend is refused, exit 70 from the command line).
+    pub fn checked(layout: &regress::layout::Layout, rustc: &Rustc) -> Result<KernelCompiler> {
+        let installed = check_backend_with(layout, DEFAULT_BACKEND, rustc)?;
+        eprintln!(
+            "backend `{DEFAULT_BACKEND}` checked: {} (built {})",
+            installed.dir.display(),
+            installed.provenance.built_at
+        );
+        Ok(KernelCompiler { driver: installed.product(DRIVER), toolchain_lib: rustc.lib_dir()? })
+    }
+
+    /// Makes `command` (a cargo run) compile the workspace's own crates through the driver,
+    /// which writes its crate reports into `report_dir`; the toolchain's `lib/`, where the
+    /// driver finds `rustc_driver`, goes first on `LD_LIBRARY_PATH`.
+    pub fn wrap(&self, command: &mut Command, report_dir: &Path) {
+        command.env("RUSTC_WORKSPACE_WRAPPER", &self.driver);
+        command.env(verify_report::REPORT_DIR_VAR, report_dir);
+        let mut library_path = vec![self.toolchain_lib.clone()];
+        library_path.extend(std::env::var_os("LD_LIBRARY_PATH").iter().flat_map(std::env::split_paths));
+        command.env("LD_LIBRARY_PATH", std::env::join_paths(library_path).unwrap_or_default());
     }
 }
 

@@ -56,6 +56,11 @@
 //! block reductions' scratch, the pipeline's ring and barriers live in the launch's dynamic
 //! shared memory, whose size each kernel documents.
 #![no_std]
+// The project's verifier (`kernels-rustc`, run by `cargo xtask kernels-oxide` in a check build
+// beside cuda-oxide's) reads `#[kernel_verifier::unverified(reason = "…")]`: a kernel that
+// accepts an unproven scope says why. The tool attribute is nothing to cuda-oxide's backend.
+#![feature(register_tool)]
+#![register_tool(kernel_verifier)]
 
 mod device;
 mod elementwise;

@@ -4,7 +4,9 @@
 //! The verifier's own guard (`plugin::verify`, run on the imported IR) skips a scope with no
 //! semantic operation, no shared-memory pointer, no inline assembly that may touch memory and no
 //! call whose callee is unknown. Each of these comes from MIR the guard here can see: semantic
-//! operations only from calls of the device API ([`DeviceOp`]), shared pointers only from the
+//! operations only from calls of the device API ([`DeviceOp`], and cuda-device's calls other
+//! than its geometry reads and value functions, [`CudaDeviceCall`], which the import makes
+//! semantic or opaque operations), shared pointers only from the
 //! shared place paths ([`SharedPaths`], itself seeded by a device-API call), assembly from
 //! `InlineAsm` terminators, unknown callees from calls that do not resolve to an instance. So
 //! when this guard finds none of them, the verifier's guard would skip the imported scope too;
@@ -15,7 +17,7 @@
 use rustc_middle::mir::TerminatorKind;
 use rustc_middle::ty::TyCtxt;
 
-use crate::device_api::DeviceOp;
+use crate::device_api::{CudaDeviceCall, DeviceOp};
 use crate::scope::{KernelScope, resolve_callee};
 use crate::spaces::SharedPaths;
 
@@ -34,6 +36,11 @@ pub fn needs_import<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>, shared: 
                         return true;
                     };
                     if DeviceOp::of_callee(tcx, callee.def_id()).is_some() {
+                        return true;
+                    }
+                    if let Some(call) = CudaDeviceCall::of_callee(tcx, callee)
+                        && !matches!(call, CudaDeviceCall::Geometry(_) | CudaDeviceCall::Value)
+                    {
                         return true;
                     }
                 }

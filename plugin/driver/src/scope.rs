@@ -1,5 +1,6 @@
-//! Kernel scopes: each `extern "ptx-kernel"` function and every function it reaches through
-//! calls, with the MIR body the import reads.
+//! Kernel scopes: each `extern "ptx-kernel"` function (and each cuda-oxide `#[kernel]`, see
+//! [`kernel_entries`]) and every function it reaches through calls, with the MIR body the
+//! import reads.
 //!
 //! Bodies of this crate's functions come from `mir_drops_elaborated_and_const_checked`, the MIR
 //! from before MIR inlining, so the calls into the device API are still calls. Bodies of other
@@ -8,7 +9,10 @@
 //! (see `main.rs`). Calls into the standard library crates are followed only where they are
 //! handed a raw pointer or a closure and have a body (their encoded MIR: generic or inline
 //! functions; see [`is_followed_standard`]); the recognised device-API operations never are:
-//! those become semantic operations, not scope members.
+//! those become semantic operations, not scope members. Nor is any function of cuda-oxide's
+//! `cuda_device` crate: on the host triple its bodies are `unreachable!()` markers that the
+//! cuda-oxide backend replaces, so each call is classified at the call instead
+//! ([`crate::device_api::CudaDeviceCall`]).
 //! Every body is instantiated with its instance's generic arguments, so the import sees
 //! concrete types, and the branches those arguments decide are folded before anything reads it
 //! ([`crate::decided_branches`]): calls in code that cannot run do not join the scope. So are,
@@ -28,11 +32,18 @@ use rustc_span::Span;
 
 use crate::constant_arguments::prune_by_agreed_arguments;
 use crate::decided_branches::prune_decided_branches;
-use crate::device_api::DeviceOp;
+use crate::device_api::{CUDA_DEVICE_CRATE, DeviceOp};
 
 /// Crates whose functions are never followed into: their bodies are the toolchain's, and
 /// calls to them stay ordinary calls in the imported IR.
 const STANDARD_CRATES: &[&str] = &["core", "alloc", "std", "compiler_builtins"];
+
+/// The symbol prefix cuda-oxide's `#[kernel]` gives a kernel (`fn vector_add` becomes
+/// `#[no_mangle] fn cuda_oxide_codegen_v1_cuda_oxide_kernel_246e25db_vector_add`), by which its
+/// backend's collector finds the entries; the PTX entry is the name after it. The constant is
+/// `KERNEL_PREFIX` of `vendor/cuda-oxide/crates/reserved-oxide-symbols`, which that crate
+/// promises never to change (a cache protocol would bump `v1`).
+pub const CUDA_OXIDE_KERNEL_PREFIX: &str = "cuda_oxide_codegen_v1_cuda_oxide_kernel_246e25db_";
 
 /// One kernel and everything it reaches.
 pub struct KernelScope<'tcx> {
@@ -54,12 +65,30 @@ pub struct ScopeFunction<'tcx> {
     pub body: Body<'tcx>,
 }
 
-/// The kernel entries of the crate being compiled, in source order.
+/// The kernel entries of the crate being compiled, in source order: every `extern "ptx-kernel"`
+/// function, and every non-generic function whose symbol carries cuda-oxide's kernel prefix
+/// (on the host triple, where cuda-oxide's kernels are compiled, they have the Rust ABI).
 pub fn kernel_entries(tcx: TyCtxt<'_>) -> Vec<LocalDefId> {
     tcx.hir_body_owners()
         .filter(|&owner| matches!(tcx.def_kind(owner), DefKind::Fn))
-        .filter(|&owner| tcx.fn_sig(owner).skip_binder().abi() == ExternAbi::PtxKernel)
+        .filter(|&owner| {
+            tcx.fn_sig(owner).skip_binder().abi() == ExternAbi::PtxKernel
+                || cuda_oxide_entry(tcx, owner).is_some()
+        })
         .collect()
+}
+
+/// The PTX entry name of a cuda-oxide `#[kernel]`: its symbol without the reserved prefix.
+/// Generic kernels (instantiated by the host crate) have no symbol of their own here.
+fn cuda_oxide_entry(tcx: TyCtxt<'_>, owner: LocalDefId) -> Option<String> {
+    // The name first: a cheap test that keeps every other function's symbol uncomputed.
+    if !tcx.item_name(owner.to_def_id()).as_str().starts_with(CUDA_OXIDE_KERNEL_PREFIX)
+        || tcx.generics_of(owner).requires_monomorphization(tcx)
+    {
+        return None;
+    }
+    let symbol = tcx.symbol_name(Instance::mono(tcx, owner.to_def_id())).name;
+    symbol.strip_prefix(CUDA_OXIDE_KERNEL_PREFIX).map(str::to_string)
 }
 
 /// Collects the scope of one kernel.
@@ -67,7 +96,7 @@ pub fn collect<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> KernelScope<'tcx>
     let typing_env = TypingEnv::fully_monomorphized();
     let root = Instance::mono(tcx, kernel.to_def_id());
     let mut scope = KernelScope {
-        name: tcx.item_name(kernel.to_def_id()).to_string(),
+        name: cuda_oxide_entry(tcx, kernel).unwrap_or_else(|| tcx.item_name(kernel.to_def_id()).to_string()),
         functions: Vec::new(),
         without_mir: Vec::new(),
         pruned_blocks: 0,
@@ -143,7 +172,9 @@ pub fn fn_item_behind_trait_call<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>
 /// Whether calls to `def_id` are followed into its body.
 pub fn is_followed(tcx: TyCtxt<'_>, def_id: DefId) -> bool {
     let crate_name = tcx.crate_name(def_id.krate);
-    !STANDARD_CRATES.contains(&crate_name.as_str()) && DeviceOp::of_callee(tcx, def_id).is_none()
+    !STANDARD_CRATES.contains(&crate_name.as_str())
+        && crate_name.as_str() != CUDA_DEVICE_CRATE
+        && DeviceOp::of_callee(tcx, def_id).is_none()
 }
 
 /// Whether a standard-library function is followed into: only one with a body (generic or

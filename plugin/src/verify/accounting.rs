@@ -130,11 +130,20 @@ pub const REGISTER_ONLY_ASSEMBLY: &str = "register-only inline assembly";
 /// The description of the device API's own assembly whose meaning the model states.
 pub const MODELLED_ASSEMBLY: &str = "modelled device-API assembly";
 
+/// The start of the description of a device-API operation the import knows to be outside the
+/// model (cuda-device's raw mbarriers, bulk tensor copies, cluster barriers, a function it has
+/// no entry for): never accounted for, whatever the rest of the description says, and reported
+/// with the reason that follows.
+pub const UNMODELLED_DEVICE_OPERATION: &str = "device operation outside the model: ";
+
 /// Whether an opaque operation with this description is accounted for by the model:
 /// register-only and modelled assembly (above), the 32-bit window address of dynamic shared
 /// memory (a number only the device API's own assembly reads), and the failed branch of a MIR
 /// assertion (a panic, which traps: the kernel stops, it does not go on with a wrong value).
 fn opaque_is_accounted(what: &str) -> bool {
+    if what.starts_with(UNMODELLED_DEVICE_OPERATION) {
+        return false;
+    }
     what == REGISTER_ONLY_ASSEMBLY
         || what == MODELLED_ASSEMBLY
         || what == "dynamic_shared_window_address()"
@@ -482,6 +491,9 @@ pub(crate) fn opaque_gap(ctx: &Context, op: Ptr<Operation>) -> Option<(GapKind, 
     let what: String = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into())?;
     if opaque_is_accounted(&what) {
         return None;
+    }
+    if let Some(reason) = what.strip_prefix(UNMODELLED_DEVICE_OPERATION) {
+        return Some((GapKind::Opaque, format!("{reason}: outside the model")));
     }
     let kind = if what == "inline assembly" {
         GapKind::InlineAssembly

@@ -1,5 +1,7 @@
 //! Calls of the device API's protocol functions as the semantic operations, each naming the
-//! pipeline it acts on.
+//! pipeline it acts on; and cuda-device's calls that are neither those nor ordinary calls
+//! (inline PTX, the shared-window address, operations outside the model) as opaque operations
+//! whose descriptions the verifier's accounting reads.
 
 use pliron::context::Ptr;
 use pliron::operation::Operation;
@@ -12,7 +14,9 @@ use rustc_middle::mir::{Operand, Place};
 use rustc_middle::ty::Instance;
 use rustc_span::Spanned;
 
-use crate::device_api::DeviceOp;
+use crate::device_api::{CudaDeviceCall, DeviceOp};
+use crate::naming::crate_qualified_path;
+use plugin::verify::accounting;
 
 use super::state_abi::stage_count;
 use super::types::pointer_pointee;
@@ -169,6 +173,50 @@ impl<'tcx> Importer<'_, 'tcx> {
             DeviceOp::ProxyFence => {
                 builder.proxy_fence(self.ctx, at);
             }
+        }
+        true
+    }
+
+    /// Imports a call of cuda-device that is not an ordinary call: a `ptx_asm!` marker as inline
+    /// assembly (register-only or not, as the macro's options say), the shared-window address
+    /// as the number the default device API's is, and an operation outside the model as an
+    /// opaque operation whose description gives the reason, so its scope is unverified. The
+    /// operands that are values go along, the result is the call's. `false` for the calls that
+    /// are imported otherwise (protocol operations, geometry reads, value functions).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cuda_device_call(
+        &mut self,
+        function: &mut FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        call: CudaDeviceCall,
+        callee: Instance<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+        at: &SourceLoc,
+    ) -> bool {
+        let (what, operands) = match call {
+            CudaDeviceCall::Op(_) | CudaDeviceCall::Geometry(_) | CudaDeviceCall::Value => return false,
+            // A number only assembly reads: like `dynamic_shared_window_address()`, no access.
+            CudaDeviceCall::WindowAddress => ("dynamic_shared_window_address()".to_string(), &args[..0]),
+            // The template, constraints and options come first: constants, not operands.
+            CudaDeviceCall::InlinePtx => {
+                let what = if CudaDeviceCall::register_only_ptx(callee) {
+                    accounting::REGISTER_ONLY_ASSEMBLY
+                } else {
+                    "inline assembly"
+                };
+                (what.to_string(), args.get(3..).unwrap_or_default())
+            }
+            CudaDeviceCall::Unmodelled(reason) => {
+                let path = crate_qualified_path(self.tcx, callee.def_id());
+                (format!("{}{reason}: `{path}`", accounting::UNMODELLED_DEVICE_OPERATION), args)
+            }
+        };
+        let values: Vec<Value> =
+            operands.iter().filter_map(|arg| self.operand(function, builder, &arg.node, at)).collect();
+        let results = self.results_of(destination.ty(function.body, self.tcx).ty, None);
+        if let Some(value) = self.opaque(builder, &what, &values, &results, at).first() {
+            self.write_place(function, builder, destination, *value, at);
         }
         true
     }

@@ -1,5 +1,5 @@
 //! Terminators: gotos, branches, switches, returns, and call dispatch (a device API function,
-//! a scope function, or an opaque call).
+//! cuda-oxide's `cuda_device` markers, a scope function, or an opaque call).
 
 use pliron::basic_block::BasicBlock;
 use pliron::context::Ptr;
@@ -11,7 +11,7 @@ use rustc_middle::mir::{Local, Operand, Place, TerminatorKind};
 use rustc_middle::ty::{Instance, Ty, TypingEnv};
 use rustc_span::Spanned;
 
-use crate::device_api::DeviceOp;
+use crate::device_api::{CudaDeviceCall, DeviceOp};
 use crate::scope::{fn_item_behind_trait_call, resolve_callee};
 
 use super::analysis::untupled_arguments;
@@ -199,6 +199,11 @@ impl<'tcx> Importer<'_, 'tcx> {
         {
             return Ok(());
         }
+        if let Some(device) = CudaDeviceCall::of_callee(self.tcx, callee)
+            && self.cuda_device_call(function, builder, device, callee, args, destination, at)
+        {
+            return Ok(());
+        }
         if self.counted_call(function, builder, callee, args, destination, at) {
             return Ok(());
         }
@@ -311,8 +316,13 @@ impl<'tcx> Importer<'_, 'tcx> {
     /// arguments, so that the first segment is the crate and the last the function's own name
     /// (`core::iter::Iterator::sum`, not `…::sum::<f32>`; `core::<I as
     /// core::iter::IntoIterator>::into_iter` for a blanket impl's method). The verifier
-    /// recognises the standard library's views by these two segments.
+    /// recognises the standard library's views by these two segments. A cuda-device geometry
+    /// read is named by the standard library's intrinsic of the same register, which is how the
+    /// rules know the thread index from the block's coordinates.
     fn outside_path(&self, callee: Instance<'tcx>) -> String {
+        if let Some(CudaDeviceCall::Geometry(intrinsic)) = CudaDeviceCall::of_callee(self.tcx, callee) {
+            return intrinsic.to_string();
+        }
         crate_qualified_path(self.tcx, callee.def_id())
     }
 }
