@@ -19,8 +19,6 @@
 
 use std::cell::Cell;
 
-use rustc_hash::FxHashMap;
-
 use pliron::{
     builtin::types::{FP16Type, FP32Type, FP64Type, IntegerType},
     context::{Context, Ptr},
@@ -31,6 +29,7 @@ use pliron::{
 
 use super::{
     Gap, GapKind, Rule, StateId,
+    call_chains::integer_bindings,
     dataflow::returned_at,
     facts::{Fact, FactStore, is_tracked},
     index::{OpClass, ScopeIndex},
@@ -122,21 +121,26 @@ impl Evaluator<'_, '_> {
     fn interval(&self, value: Value) -> Option<Affine> {
         value.get_type(self.ctx).deref(self.ctx).downcast_ref::<IntegerType>()?;
         let model = self.thread_model.get();
-        let progressions = Progressions {
-            ctx: self.ctx,
-            index: self.index,
-            model,
-            assumed: &Assumed::default(),
-            locals: self.locals,
-            params: &FxHashMap::default(),
-        };
-        let progression = progressions.of(value).filter(Progression::bounded)?;
+        let block = self.access_block.get()?;
+        let reach = model.reach[block].as_ref()?;
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-        let reach = self.access_block.get().and_then(|b| model.reach[b].as_ref())?;
-        for t in reach.threads.members() {
-            for v in progression.values(t, i64::MAX, MAX_INTERVAL_VALUES)? {
-                lo = lo.min(v);
-                hi = hi.max(v);
+        // In a helper, over every call chain's integer arguments (a thread index handed down).
+        let function = self.index.block_function[block];
+        for params in integer_bindings(self.ctx, self.index, model, function) {
+            let progressions = Progressions {
+                ctx: self.ctx,
+                index: self.index,
+                model,
+                assumed: &Assumed::default(),
+                locals: self.locals,
+                params: &params,
+            };
+            let progression = progressions.of(value).filter(Progression::bounded)?;
+            for t in reach.threads.members() {
+                for v in progression.values(t, i64::MAX, MAX_INTERVAL_VALUES)? {
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
             }
         }
         (lo <= hi).then_some(Affine { window: 0, index: None, lo, hi })
@@ -699,10 +703,10 @@ pub(crate) const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_byt
 /// count) touch a ring or the barriers. A stage pointer in other units (`index * TILE_BYTES`
 /// elements of `f32`) or with another stride reads another stage, or past the window. One that
 /// touches neither is a table of its own indexed by stage (a tag per stage), ordered by the
-/// same waits and releases. Offsets the access adds inside its stage to an exactly placed stage
-/// pointer (a column, a row) are not bounded here; an address whose offset inside the stage is
-/// an interval must lie inside the stage ([`inside_first_stage`]). A stage pointer the evaluator
-/// cannot place is a gap.
+/// same waits and releases. An offset the access adds inside its stage (a column, a row) that
+/// the intervals read must lie inside the stage ([`inside_first_stage`]), else the access is a
+/// gap; one they cannot read is not bounded. A stage pointer the evaluator cannot place is a
+/// gap.
 fn check_stage_accesses(
     reporter: &mut Reporter,
     evaluator: &Evaluator<'_, '_>,
@@ -760,6 +764,22 @@ fn check_stage_accesses(
                         ),
                         vec![],
                     );
+                } else if touches
+                    && intervals.eval(address, DEPTH).is_some()
+                    && !inside_first_stage(&intervals, rings, address)
+                {
+                    // The stage pointer is a ring's, and the row or column added to it reaches
+                    // past the stage (an offset the intervals cannot read is not bounded: the
+                    // documented hole of `shared-layout`).
+                    gaps.push(Gap::at(
+                        ctx,
+                        index,
+                        op,
+                        GapKind::Undecided,
+                        "the shared-memory layout: a stage access at an offset from its stage pointer that the \
+                         intervals of its threads and loop counters do not show inside the stage"
+                            .to_string(),
+                    ));
                 }
             }
             _ => gaps.push(Gap::at(

@@ -18,6 +18,7 @@
 //! See [`Rule`]. Every rule checks the pliron IR of [`crate::ir`], however it was made.
 
 pub mod accounting;
+pub(crate) mod call_chains;
 pub(crate) mod cycles;
 pub(crate) mod dataflow;
 pub(crate) mod divergence;

@@ -279,11 +279,12 @@ impl Progressions<'_> {
             Some(end) if handed_out => Some(self.model.eval(end, self.params)),
             Some(_) => None,
             // A `while` counter: bounded where the loop's own test guards the read.
-            None => self
-                .guarded_end(def, &place, step < 0)
-                .and_then(|end| self.eval(end, DEPTH / 2))
-                .filter(|end| end.terms.is_empty())
-                .map(|end| end.base),
+            // `counter <= end` lets one value more through than `counter < end + 1` would not.
+            None => self.guarded_end(def, &place, step < 0).and_then(|(end, inclusive)| {
+                let end = self.eval(end, DEPTH / 2).filter(|end| end.terms.is_empty())?.base;
+                let one_past = if step < 0 { -1 } else { 1 };
+                Some(if inclusive { map2(end, Val::Const(one_past), |e, k| e.checked_add(k)) } else { end })
+            }),
         };
         // `start + k · step < end`: `k < ⌈(end − start) / step⌉`; for a count-down, `start − k ·
         // |step| > end`: `k < ⌈(start − end) / |step|⌉` (never below `end`, so never wrapping).
@@ -308,7 +309,12 @@ impl Progressions<'_> {
     /// count-down, where `down`) that guards the read `load` of a `while` counter: every path to `load` passes the test's true edge after the
     /// counter's last store (and after the last store of any variable assumed to hold one
     /// value, which `end` may read), so the value read is one the test let through.
-    fn guarded_end(&self, load: pliron::context::Ptr<Operation>, place: &Place, down: bool) -> Option<Value> {
+    fn guarded_end(
+        &self,
+        load: pliron::context::Ptr<Operation>,
+        place: &Place,
+        down: bool,
+    ) -> Option<(Value, bool)> {
         let (ctx, index) = (self.ctx, self.index);
         let n = *index.op_number.get(&load)?;
         let l = index.op_block[n];
@@ -324,23 +330,23 @@ impl Progressions<'_> {
             })
             .collect();
         for t in index.blocks_of[f].clone() {
-            let Some((end, taken, skipped)) = self.loop_test(t, place, down) else { continue };
+            let Some((end, inclusive, taken, skipped)) = self.loop_test(t, place, down) else { continue };
             if t == l || stores.iter().any(|s| index.op_block[*s] == t) {
                 continue;
             }
             let starts: Vec<(usize, Option<usize>)> =
                 stores.iter().map(|s| (index.op_block[*s], Some(*s))).chain([(skipped, None)]).collect();
             if taken != skipped && !reaches_avoiding(index, &starts, n, t) {
-                return Some(end);
+                return Some((end, inclusive));
             }
         }
         None
     }
 
-    /// If block `t` ends in a branch on `counter < end` (`counter > end` where `down`: a
-    /// count-down's test), the counter a load of `place` in `t`: `end`, and the blocks the branch
-    /// takes when the test holds and when it fails.
-    fn loop_test(&self, t: usize, place: &Place, down: bool) -> Option<(Value, usize, usize)> {
+    /// If block `t` ends in a branch on `counter < end` or `counter <= end` (`>` or `>=` where
+    /// `down`: a count-down's test), the counter a load of `place` in `t`: `end`, whether the
+    /// test is inclusive, and the blocks the branch takes when the test holds and when it fails.
+    fn loop_test(&self, t: usize, place: &Place, down: bool) -> Option<(Value, bool, usize, usize)> {
         let (ctx, index) = (self.ctx, self.index);
         let branch = index.ops[index.ops_of_block[t].end.checked_sub(1)?];
         Operation::get_op::<CondBrOp>(branch, ctx)?;
@@ -357,15 +363,17 @@ impl Progressions<'_> {
             let operation = compare.deref(ctx);
             (operation.get_operand(0), operation.get_operand(1))
         };
-        let (counter, end) = match (predicate, down) {
-            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b),
-            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a),
+        let (counter, end, inclusive) = match (predicate, down) {
+            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b, false),
+            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a, false),
+            (CmpPredicate::Le, false) | (CmpPredicate::Ge, true) => (a, b, true),
+            (CmpPredicate::Ge, false) | (CmpPredicate::Le, true) => (b, a, true),
             _ => return None,
         };
         let read = counter.defining_op()?;
         let in_test = index.op_number.get(&read).map(|m| index.op_block[*m]) == Some(t);
         (in_test && loads_place(ctx, counter, place))
-            .then(|| (end, index.block_number[&taken], index.block_number[&skipped]))
+            .then(|| (end, inclusive, index.block_number[&taken], index.block_number[&skipped]))
     }
 
     /// If `value` is a counter's advance, `counter + c` (`c > 0`) or `counter + (counter < end) ·

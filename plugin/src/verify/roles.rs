@@ -124,6 +124,36 @@ impl Linear {
         self.terms.get(&Atom::Iv).copied().unwrap_or(0)
     }
 
+    /// The form with the function's parameters replaced by `arguments` (a helper's loop in its
+    /// caller's terms); `None` if it holds the induction variable or a parameter whose
+    /// argument is not read.
+    fn substituted(&self, arguments: &[Option<Linear>]) -> Option<Linear> {
+        let mut result = Linear::constant(self.constant);
+        for (atom, k) in &self.terms {
+            let replaced = match atom {
+                Atom::Iv => return None,
+                Atom::Param(n) => arguments.get(*n)?.clone()?,
+                Atom::Call(_) => Linear::atom(atom.clone()),
+                Atom::Applied { function, arguments: inner } => {
+                    let inner: Option<Vec<Linear>> =
+                        inner.iter().map(|form| form.substituted(arguments)).collect();
+                    Linear::atom(Atom::Applied { function: *function, arguments: inner? })
+                }
+            };
+            result = result.plus(&replaced.scaled(*k), 1);
+        }
+        Some(result)
+    }
+
+    /// The form with the induction variable's sign changed (`u = −iv`): a count-down read as
+    /// a count-up.
+    fn with_iv_negated(mut self) -> Linear {
+        if let Some(k) = self.terms.get_mut(&Atom::Iv) {
+            *k = -*k;
+        }
+        self
+    }
+
     /// `k` with `self == k · step`, if there is one.
     fn multiple_of(&self, step: &Linear) -> Option<i64> {
         let k = match step.terms.iter().next() {
@@ -214,33 +244,36 @@ pub(crate) fn check_roles(
         advances.entry(f).or_default().entry(*state).or_default().push(site);
     }
     let mut unread = 0;
+    // Each state's loop, read where its advance counts and lifted through the single calls
+    // of the helpers that hold it, grouped by the function it is then expressed in.
+    let mut by_function: BTreeMap<usize, Vec<(StateId, PipelineRole, Option<TileLoop>)>> = BTreeMap::new();
     for (f, states) in &advances {
-        let roles: Vec<(StateId, Option<PipelineRole>)> =
-            states.keys().map(|state| (*state, role_of(ctx, index, *state))).collect();
-        let producers = roles.iter().filter(|(_, role)| *role == Some(PipelineRole::Producer)).count();
-        if producers == 0 || producers == roles.len() {
-            // One side only: the other is in another function (not compared).
-            unread += roles.len();
-            continue;
-        }
-        if roles.len() > MAX_STATES {
-            unread += roles.len();
-            continue;
-        }
         let stores = stores_of(ctx, index, *f, threads);
-        let mut loops: Vec<(StateId, PipelineRole, Option<TileLoop>)> = Vec::new();
-        for (state, role) in roles {
-            let Some(role) = role else { continue };
-            let found = match states[&state].as_slice() {
+        for (state, sites) in states {
+            let Some(role) = role_of(ctx, index, *state) else { continue };
+            let found = match sites.as_slice() {
                 [advance] => tile_loop(ctx, index, &stores, *f, *advance),
                 _ => None,
             };
-            if found.is_none() {
+            let Some(found) = found else {
                 unread += 1;
-            }
-            loops.push((state, role, found));
+                by_function.entry(*f).or_default().push((*state, role, None));
+                continue;
+            };
+            let (g, lifted) = lift(ctx, index, threads, *f, found);
+            by_function.entry(g).or_default().push((*state, role, Some(lifted)));
         }
-        compare(reporter, &loops, pipelines, &mut unread);
+    }
+    for loops in by_function.values() {
+        let producers = loops.iter().filter(|(_, role, _)| *role == PipelineRole::Producer).count();
+        let read = loops.iter().filter(|(_, _, found)| found.is_some()).count();
+        if producers == 0 || producers == loops.len() || loops.len() > MAX_STATES {
+            // One side only (the other is in a function not called once from here), or too
+            // many states to pair.
+            unread += read;
+            continue;
+        }
+        compare(reporter, loops, pipelines, &mut unread);
     }
     let mut lines = Vec::new();
     if unread > 0 {
@@ -250,6 +283,51 @@ pub(crate) fn check_roles(
         ));
     }
     lines
+}
+
+/// A loop of helper `f` expressed in its caller's terms, up through helpers the scope calls
+/// once, from a block on no cycle of the caller (so the helper's loop runs once where the call
+/// runs): the helper's parameters in its start, step and bound become the linear forms of the
+/// arguments the call passes. Stops, keeping what it has, at the kernel, at a helper called
+/// from several places or in a loop, or at an argument it cannot read.
+fn lift(
+    ctx: &Context,
+    index: &ScopeIndex,
+    threads: &SharedThreadModel,
+    mut f: usize,
+    mut found: TileLoop,
+) -> (usize, TileLoop) {
+    for _ in 0..MAX_LIFTS {
+        let [call] = index.callers[f].as_slice() else { break };
+        let Some(caller) = index.function_of_op(index.ops[*call]) else { break };
+        let on_cycle = index.block_of_op(index.ops[*call]).is_none_or(|b| index.cycles().on_cycle(b));
+        if f == 0 || on_cycle {
+            break;
+        }
+        let stores = stores_of(ctx, index, caller, threads);
+        // Only the arguments the forms use need to be read (not the pipeline or a pointer).
+        let arguments: Vec<Option<Linear>> = index.ops[*call]
+            .deref(ctx)
+            .operands()
+            .map(|argument| {
+                let mut budget = MAX_READS;
+                linear(ctx, &stores, argument, &mut Induction::default(), &mut budget)
+                    .filter(|form| form.iv() == 0)
+            })
+            .collect();
+        let substituted = (|| {
+            Some(TileLoop {
+                start: found.start.substituted(&arguments)?,
+                step: found.step.substituted(&arguments)?,
+                bound: found.bound.substituted(&arguments)?,
+                condition: found.condition,
+            })
+        })();
+        let Some(substituted) = substituted else { break };
+        found = substituted;
+        f = caller;
+    }
+    (f, found)
 }
 
 /// Where an advance counts for its loop: the advance itself, or, when it sits in a helper that
@@ -314,14 +392,17 @@ fn compare(
                     continue;
                 }
             }
-            if producer.start != consumer.start || producer.step != consumer.step {
+            // A loop from `start` below `bound` by `step` runs ⌈(bound − start) / step⌉ passes:
+            // equal steps and equal spans are equal counts, whatever each loop starts at.
+            if producer.step != consumer.step {
                 *unread += 1;
                 continue;
             }
-            if producer.bound == consumer.bound {
+            let span = |found: &TileLoop| found.bound.clone().plus(&found.start, -1);
+            let difference = span(consumer).plus(&span(producer), -1);
+            if difference == Linear::default() {
                 continue;
             }
-            let difference = consumer.bound.clone().plus(&producer.bound, -1);
             let Some(k) = difference.multiple_of(&producer.step) else {
                 *unread += 1;
                 continue;
@@ -518,6 +599,16 @@ fn header(
             CmpPredicate::Ge => (y, x, CmpPredicate::Le),
             _ => return None,
         };
+        let (mut start, mut step) = (iv.start.clone()?, iv.step.clone()?);
+        // A count-down (`while left > 0 { …; left -= 1 }`) is a count-up of `u = −iv`:
+        // `x < iv + r` is `u − r < −x`, starting at `−start` and stepping by `−step`.
+        let (x, y) = if x.iv() == 0 && y.iv() == 1 {
+            start = start.scaled(-1);
+            step = step.scaled(-1);
+            (y.scaled(-1).with_iv_negated(), x.scaled(-1))
+        } else {
+            (x, y)
+        };
         if x.iv() != 1 || y.iv() != 0 {
             return None;
         }
@@ -527,7 +618,7 @@ fn header(
         if predicate == CmpPredicate::Le {
             bound.constant += 1;
         }
-        Some(TileLoop { start: iv.start.clone()?, step: iv.step.clone()?, bound, condition })
+        Some(TileLoop { start, step, bound, condition })
     };
     Some(read(&mut iv))
 }

@@ -48,7 +48,8 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
         }
         if let Some(opaque) = Operation::get_op::<OpaqueOp>(op, ctx) {
             let what: Option<String> = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into());
-            return what.is_some_and(|what| is_local_value(&what));
+            // A failed assertion's branch traps: it returns no value to the caller.
+            return what.is_some_and(|what| is_local_value(&what) || what.starts_with("assertion failed"));
         }
         let name = Operation::get_opid(op, ctx).to_string();
         let control = Operation::get_op::<CondBrOp>(op, ctx).is_some()
