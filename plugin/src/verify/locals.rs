@@ -276,14 +276,19 @@ impl LocalStores {
         if self.unseen_writes(ctx, local, None) {
             return None;
         }
-        let overlapping = self
-            .by_local
+        Some(self.stored_over_part(local, &path))
+    }
+
+    /// The values of the stores to part `path` of `local`, to parts inside it and to the
+    /// aggregates around it.
+    fn stored_over_part(&self, local: Value, path: &[u32]) -> Vec<Value> {
+        self.by_local
             .get(&local)
             .into_iter()
             .flatten()
-            .filter(|part| part.path.starts_with(&path) || path.starts_with(&part.path))
-            .flat_map(|part| part.values.iter().copied());
-        Some(overlapping.collect())
+            .filter(|part| part.path.starts_with(path) || path.starts_with(&part.path))
+            .flat_map(|part| part.values.iter().copied())
+            .collect()
     }
 
     /// Every value that may be in the memory `address` names, if it is a local or a part of
@@ -303,14 +308,7 @@ impl LocalStores {
         if unseen_store {
             return None;
         }
-        let overlapping = self
-            .by_local
-            .get(&local)
-            .into_iter()
-            .flatten()
-            .filter(|part| part.path.starts_with(&path) || path.starts_with(&part.path))
-            .flat_map(|part| part.values.iter().copied());
-        Some(overlapping.collect())
+        Some(self.stored_over_part(local, &path))
     }
 }
 
