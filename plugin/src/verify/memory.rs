@@ -79,6 +79,8 @@ const MEMORY_VIEWS: &[&str] = &[
     "step_by",
     "take",
     "len",
+    // `Iterator::by_ref`: the iterator itself, borrowed; nothing read.
+    "by_ref",
     // Pointer arithmetic: a pointer into the same memory, nothing read.
     "wrapping_add",
     "wrapping_sub",
