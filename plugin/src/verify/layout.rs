@@ -655,15 +655,18 @@ pub(crate) fn check_layout(
 /// hole from the first stage's start. A stage read indexed by a row counter and the thread's
 /// column (`ring[index·TILE + r·32 + c]`) is placed so. An interval over-approximates, so an
 /// access it does not show inside is left to the exact rule (a gap at worst, never a rejection).
+/// `None` when the intervals cannot read the address at all; `Some(false)` when they read it but
+/// do not show it inside a stage.
 fn inside_first_stage(
     intervals: &Evaluator<'_, '_>,
     rings: &[(Extent, Option<(StateId, i64)>)],
     address: Value,
-) -> bool {
+) -> Option<bool> {
     let ctx = intervals.ctx;
-    let Some(size) = pointee_bytes(ctx, address.get_type(ctx)) else { return false };
-    let Some(Affine { window: 1, index: Some((_, stride)), lo, hi }) = intervals.eval(address, DEPTH) else {
-        return false;
+    let form = intervals.eval(address, DEPTH)?;
+    let Some(size) = pointee_bytes(ctx, address.get_type(ctx)) else { return Some(false) };
+    let Affine { window: 1, index: Some((_, stride)), lo, hi } = form else {
+        return Some(false);
     };
     // The rings of that stride (a consumer's state indexes the ring its producer's copies fill),
     // each by the state whose copies fill it.
@@ -673,7 +676,7 @@ fn inside_first_stage(
         .collect();
     states.sort();
     states.dedup();
-    states.into_iter().any(|state| {
+    let inside = states.into_iter().any(|state| {
         let mut filled: Vec<&Extent> = rings
             .iter()
             .filter(|(_, ring)| *ring == Some((state, stride)))
@@ -691,7 +694,8 @@ fn inside_first_stage(
             end = end.max(extent.hi);
         }
         first <= lo && hi + size <= end.min(first + stride)
-    })
+    });
+    Some(inside)
 }
 
 /// The symbol of the launch contract's shared-memory declaration.
@@ -741,7 +745,9 @@ fn check_stage_accesses(
         };
         let form = evaluator.stage_form(address, stage);
         intervals.access_block.set(Some(index.op_block[n]));
-        if !form.is_some_and(|form| form.lo == form.hi) && inside_first_stage(&intervals, rings, address) {
+        if !form.is_some_and(|form| form.lo == form.hi)
+            && inside_first_stage(&intervals, rings, address) == Some(true)
+        {
             continue;
         }
         match form {
@@ -764,10 +770,7 @@ fn check_stage_accesses(
                         ),
                         vec![],
                     );
-                } else if touches
-                    && intervals.eval(address, DEPTH).is_some()
-                    && !inside_first_stage(&intervals, rings, address)
-                {
+                } else if touches && inside_first_stage(&intervals, rings, address) == Some(false) {
                     // The stage pointer is a ring's, and the row or column added to it reaches
                     // past the stage (an offset the intervals cannot read is not bounded: the
                     // documented hole of `shared-layout`).

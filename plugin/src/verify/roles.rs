@@ -305,7 +305,8 @@ fn lift(
             break;
         }
         let stores = stores_of(ctx, index, caller, threads);
-        // Only the arguments the forms use need to be read (not the pipeline or a pointer).
+        // An argument that is not a linear form (the pipeline, a pointer) stays `None`: only the
+        // arguments the forms use must be readable.
         let arguments: Vec<Option<Linear>> = index.ops[*call]
             .deref(ctx)
             .operands()
