@@ -17,6 +17,8 @@
 //! stage overwrites the next stage that consumers may still read (race); a misaligned mbarrier
 //! or bulk copy faults.
 
+mod stage_accesses;
+
 use std::cell::Cell;
 
 use pliron::{
@@ -34,7 +36,9 @@ use super::{
     facts::{Fact, FactStore, is_tracked},
     index::{OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
-    memory::{LocalStores, StageWalk, accessed_address, declared_constant, stage_pointer},
+    memory::{
+        LocalStores, StageWalk, accessed_address, declared_constant, stage_handed_to_call, stage_pointer,
+    },
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
     thread_model::SharedThreadModel,
@@ -595,7 +599,7 @@ pub(crate) fn check_layout(
         .map(|(extent, ring_index)| whole_ring(extent, *ring_index))
         .chain(inits.iter().chain(&attaches).copied())
         .collect();
-    check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
+    stage_accesses::check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
     let declared = declared_constant(ctx, index, SHARED_BYTES_SYMBOL);
     if declared.is_none()
         && let Some(last) = occupied.iter().max_by_key(|extent| extent.hi)
@@ -648,152 +652,5 @@ pub(crate) fn check_layout(
     gaps
 }
 
-/// Whether every byte the access at `address` touches, for every thread reaching it and every
-/// loop iteration, lies inside the stage its state's index names: its address is `window +
-/// stride·index + [lo, hi]`, and for a ring of that stride (a consumer's state indexes the ring
-/// its producer's copies fill) `[lo, hi + size)` lies within the bytes the copies fill without a
-/// hole from the first stage's start. A stage read indexed by a row counter and the thread's
-/// column (`ring[index·TILE + r·32 + c]`) is placed so. An interval over-approximates, so an
-/// access it does not show inside is left to the exact rule (a gap at worst, never a rejection).
-/// `None` when the intervals cannot read the address at all; `Some(false)` when they read it but
-/// do not show it inside a stage.
-fn inside_first_stage(
-    intervals: &Evaluator<'_, '_>,
-    rings: &[(Extent, Option<(StateId, i64)>)],
-    address: Value,
-) -> Option<bool> {
-    let ctx = intervals.ctx;
-    let form = intervals.eval(address, DEPTH)?;
-    let Some(size) = pointee_bytes(ctx, address.get_type(ctx)) else { return Some(false) };
-    let Affine { window: 1, index: Some((_, stride)), lo, hi } = form else {
-        return Some(false);
-    };
-    // The rings of that stride (a consumer's state indexes the ring its producer's copies fill),
-    // each by the state whose copies fill it.
-    let mut states: Vec<StateId> = rings
-        .iter()
-        .filter_map(|(_, ring)| ring.filter(|(_, k)| *k == stride).map(|(state, _)| state))
-        .collect();
-    states.sort();
-    states.dedup();
-    let inside = states.into_iter().any(|state| {
-        let mut filled: Vec<&Extent> = rings
-            .iter()
-            .filter(|(_, ring)| *ring == Some((state, stride)))
-            .map(|(extent, _)| extent)
-            .collect();
-        filled.sort_by_key(|extent| extent.lo);
-        let Some(first) = filled.first().map(|extent| extent.lo) else { return false };
-        // The bytes the copies fill from the first stage's start, without a hole: every byte
-        // read there is one a copy delivered.
-        let mut end = first;
-        for extent in filled {
-            if extent.lo > end {
-                break;
-            }
-            end = end.max(extent.hi);
-        }
-        first <= lo && hi + size <= end.min(first + stride)
-    });
-    Some(inside)
-}
-
 /// The symbol of the launch contract's shared-memory declaration.
 pub(crate) const SHARED_BYTES_SYMBOL: &str = "device__launch__dynamic_shared_bytes";
-
-/// Every read or write of a stage starts from the stage's own address: the pointer the access
-/// derives from (`base + k·index + c`) must be a stage of a ring the copies fill, the same
-/// stride `k` and the same first stage `c`, wherever its stages (`index` below the state's stage
-/// count) touch a ring or the barriers. A stage pointer in other units (`index * TILE_BYTES`
-/// elements of `f32`) or with another stride reads another stage, or past the window. One that
-/// touches neither is a table of its own indexed by stage (a tag per stage), ordered by the
-/// same waits and releases. An offset the access adds inside its stage (a column, a row) that
-/// the intervals read must lie inside the stage ([`inside_first_stage`]), else the access is a
-/// gap; one they cannot read is not bounded. A stage pointer the evaluator cannot place is a
-/// gap.
-fn check_stage_accesses(
-    reporter: &mut Reporter,
-    evaluator: &Evaluator<'_, '_>,
-    rings: &[(Extent, Option<(StateId, i64)>)],
-    occupied: &[Extent],
-    gaps: &mut Vec<Gap>,
-) {
-    let (ctx, index) = (reporter.ctx, reporter.index);
-    // Each ring's first stage and stride, from the copies that fill it.
-    let mut starts: Vec<(i64, i64)> = Vec::new();
-    for (extent, ring_index) in rings {
-        let Some((state, stride)) = ring_index else { continue };
-        let first = first_stage(rings, *state).unwrap_or(extent.lo);
-        if !starts.contains(&(first, *stride)) {
-            starts.push((first, *stride));
-        }
-    }
-    if starts.is_empty() {
-        return;
-    }
-    let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..*evaluator };
-    for (n, op) in index.ops_where(OpClass::accesses_memory) {
-        let Some(address) = accessed_address(ctx, op) else { continue };
-        let walk = StageWalk {
-            facts: evaluator.facts,
-            locals: evaluator.locals,
-            index: evaluator.index,
-            returns: evaluator.returns,
-        };
-        let Some((_, Some(stage))) = stage_pointer(ctx, &walk, address) else {
-            continue;
-        };
-        let form = evaluator.stage_form(address, stage);
-        intervals.access_block.set(Some(index.op_block[n]));
-        if !form.is_some_and(|form| form.lo == form.hi)
-            && inside_first_stage(&intervals, rings, address) == Some(true)
-        {
-            continue;
-        }
-        match form {
-            Some(Affine { window: 1, index: Some((state, stride)), lo, hi }) if lo == hi => {
-                let last = lo + stride * (evaluator.stages(state).unwrap_or(1) - 1);
-                let span = Extent { op, lo: lo.min(last), hi: lo.max(last) + 1 };
-                let touches = occupied.iter().any(|extent| overlaps(extent, &span));
-                if touches && !starts.contains(&(lo, stride)) {
-                    let rings = starts
-                        .iter()
-                        .map(|(first, stride)| format!("{first} + {stride}·index"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    reporter.reject(
-                        Rule::SharedLayout,
-                        op,
-                        format!(
-                            "this access's stage pointer is at window byte {lo} + {stride}·index, but the copies fill \
-                             stages at {rings}: it reads another stage, or past the ring"
-                        ),
-                        vec![],
-                    );
-                } else if touches && inside_first_stage(&intervals, rings, address) == Some(false) {
-                    // The stage pointer is a ring's, and the row or column added to it reaches
-                    // past the stage (an offset the intervals cannot read is not bounded: the
-                    // documented hole of `shared-layout`).
-                    gaps.push(Gap::at(
-                        ctx,
-                        index,
-                        op,
-                        GapKind::Undecided,
-                        "the shared-memory layout: a stage access at an offset from its stage pointer that the \
-                         intervals of its threads and loop counters do not show inside the stage"
-                            .to_string(),
-                    ));
-                }
-            }
-            _ => gaps.push(Gap::at(
-                ctx,
-                index,
-                op,
-                GapKind::Undecided,
-                "the shared-memory layout: a stage access whose stage pointer is not a constant offset plus a \
-                 multiple of the stage index from the dynamic shared base"
-                    .to_string(),
-            )),
-        }
-    }
-}

@@ -54,6 +54,55 @@ impl<'tcx> Importer<'_, 'tcx> {
         true
     }
 
+    /// `core::mem::swap(&mut a, &mut b)` on two states (or two aggregates holding states at the
+    /// same paths) the import follows: both are loaded, then each stored into the other's slots.
+    /// False when the call is not one, or the two hold states at different paths (then the
+    /// states count as handed to a call the verifier does not follow).
+    pub(super) fn swap_states(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        callee: Instance<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        at: &SourceLoc,
+    ) -> bool {
+        if core_item_name(self.tcx, callee.def_id()).is_none_or(|name| name.as_str() != "swap")
+            || self.tcx.def_path_str(callee.def_id()) != "core::mem::swap"
+            || args.len() != 2
+        {
+            return false;
+        }
+        // Only states themselves: an aggregate around a state may hold pointers too, whose swap
+        // the memory walk must see as the call it is.
+        let swaps_a_state = match args[0].node.ty(function.body, self.tcx).kind() {
+            ty::Ref(_, pointee, _) => is_pipeline_state(self.tcx, *pointee),
+            _ => false,
+        };
+        if !swaps_a_state {
+            return false;
+        }
+        let path = |position: usize| args[position].node.place().and_then(|place| function.state_path(place));
+        let (Some(left), Some(right)) = (path(0), path(1)) else { return false };
+        let (left, right) = (function.states_below(&left), function.states_below(&right));
+        let same_shape = !left.is_empty()
+            && left.len() == right.len()
+            && left.iter().zip(&right).all(|((left_path, _), (right_path, _))| left_path == right_path);
+        if !same_shape {
+            return false;
+        }
+        let mut load = |slots: &(Value, Value)| {
+            (builder.load(self.ctx, slots.0, at), builder.load(self.ctx, slots.1, at))
+        };
+        let left_values: Vec<(Value, Value)> = left.iter().map(|(_, slots)| load(slots)).collect();
+        let right_values: Vec<(Value, Value)> = right.iter().map(|(_, slots)| load(slots)).collect();
+        for ((_, slots), (index, phase)) in left.iter().zip(right_values).chain(right.iter().zip(left_values))
+        {
+            builder.store(self.ctx, index, slots.0, at);
+            builder.store(self.ctx, phase, slots.1, at);
+        }
+        true
+    }
+
     /// The index and phase of the state at `path`, loaded from its slots; opaque values when
     /// the function has no slots there.
     pub(super) fn state_values(

@@ -262,7 +262,9 @@ impl<'tcx> Importer<'_, 'tcx> {
                 at,
             );
         }
-        if self.replace_state(function, builder, callee, args, destination, at) {
+        if self.replace_state(function, builder, callee, args, destination, at)
+            || self.swap_states(function, builder, callee, args, at)
+        {
             return Ok(());
         }
         if self.range_contains(function, builder, callee, args, destination, at) {
