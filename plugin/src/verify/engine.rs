@@ -142,16 +142,16 @@ fn needs_verification(ctx: &Context, scope: &Scope) -> (bool, usize) {
 /// worklist over an indexed store; otherwise `unguarded_facts` computes them.
 pub(crate) fn analyze(ctx: &Context, scope: &Scope, strategy: Strategy, run: Run) -> ScopeAnalysis {
     analyze_with(ctx, scope, strategy, run, &mut |ctx, index| {
-        let mut store = IndexedFacts::default();
         // Facts say which pipeline state a value comes from, and only rules about states and
         // pipeline operations ask for one (a missing fact and `Unrelated` answer them alike).
         // A scope that creates no state and applies no pipeline operation has nothing to ask:
         // the fixpoint is skipped unless the caller wants the table itself (the oracle's
         // agreement check).
         if run.fact_table || PipelineUse::of(ctx, index) != PipelineUse::None {
-            dataflow::run_worklist(ctx, index, &mut store);
+            Box::new(dataflow::run_worklist(ctx, index))
+        } else {
+            Box::new(IndexedFacts::default())
         }
-        Box::new(store)
     })
 }
 
