@@ -211,6 +211,21 @@ enum Step {
     Other,
 }
 
+impl Step {
+    /// Whether the transfer reads the operation's operands (their facts or versions).
+    fn reads_operands(&self) -> bool {
+        match self {
+            Step::StateAdvance(_)
+            | Step::Arithmetic
+            | Step::Cast { .. }
+            | Step::Store(Some(_))
+            | Step::Call { .. }
+            | Step::Goto => true,
+            Step::StateNew(_) | Step::Load(_) | Step::Store(None) | Step::Other => false,
+        }
+    }
+}
+
 /// The fixpoint's state besides value facts: memory at each block's entry, and what it reads
 /// instead of the IR (each operation's step, the scope's values by slot).
 pub(crate) struct FlowState {
@@ -230,8 +245,13 @@ impl FlowState {
         let mut places = Places::default();
         let mut steps = Vec::with_capacity(index.ops.len());
         let mut versions = 0;
-        let tables =
-            Tables::new(ctx, index, |n| steps.push(step_of(ctx, index, n, &mut places, &mut versions)));
+        let tables = Tables::new(ctx, index, |n| {
+            let step = step_of(ctx, index, n, &mut places, &mut versions);
+            // A return's operands are what the calls of its function read.
+            let reads_operands = step.reads_operands() || index.op_class[n] == OpClass::Return;
+            steps.push(step);
+            reads_operands
+        });
         FlowState {
             live: live_places(index, &steps, &places),
             places,

@@ -53,9 +53,11 @@ pub(crate) struct Tables {
 
 impl Tables {
     /// Numbers the scope's values and reads every operation once, calling `each_op` with each
-    /// operation's number right after (while the operation is still in the processor's cache:
-    /// the fixpoint's other per-operation tables are built there).
-    pub(crate) fn new(ctx: &Context, index: &ScopeIndex, mut each_op: impl FnMut(usize)) -> Tables {
+    /// operation's number first (the fixpoint's other per-operation tables are built there,
+    /// while the operation is in the processor's cache). `each_op` answers whether the fixpoint
+    /// reads the operation's operands; the operands of one it does not read are not kept, and
+    /// a change of their facts does not revisit its block (its transfer cannot change).
+    pub(crate) fn new(ctx: &Context, index: &ScopeIndex, mut each_op: impl FnMut(usize) -> bool) -> Tables {
         let mut slot_of: FxHashMap<Value, u32> = FxHashMap::default();
         // About two values an operation: reserved, so that the map is not rebuilt as it grows.
         slot_of.reserve(2 * index.ops.len() + index.blocks.len());
@@ -86,15 +88,15 @@ impl Tables {
             for n in index.ops_of_block[b].clone() {
                 result_start.push(results.len() as u32);
                 operand_start.push(operand_values.len() as u32);
-                {
-                    let operation = index.ops[n].deref(ctx);
-                    for (result, ty) in operation.results().zip(operation.result_types()) {
-                        let tracked = int_width(ctx, ty).is_some_and(|width| width <= 32);
-                        results.push(number(&mut slot_of, result, tracked));
-                    }
+                let reads_operands = each_op(n);
+                let operation = index.ops[n].deref(ctx);
+                for (result, ty) in operation.results().zip(operation.result_types()) {
+                    let tracked = int_width(ctx, ty).is_some_and(|width| width <= 32);
+                    results.push(number(&mut slot_of, result, tracked));
+                }
+                if reads_operands {
                     operand_values.extend(operation.operands());
                 }
-                each_op(n);
             }
         }
         arg_start.push(args.len() as u32);
