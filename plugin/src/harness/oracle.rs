@@ -13,7 +13,7 @@ use crate::{
     verify::{
         ScopeAnalysis, dataflow,
         engine::{self, Strategy},
-        facts::{Fact, FactStore, Versions, join_opt},
+        facts::{Fact, FactStore, Tracked, Versions, join_opt},
         index::ScopeIndex,
     },
 };
@@ -27,7 +27,16 @@ impl FactStore for ScannedFacts {
         self.0.iter().find(|(v, _)| *v == value).map(|(_, fact)| *fact)
     }
 
-    fn join(&mut self, value: Value, fact: Fact) -> bool {
+    fn get_tracked(&self, value: Tracked) -> Option<Fact> {
+        self.get(value.value)
+    }
+
+    fn versions_tracked(&self, value: Tracked) -> Versions {
+        self.versions(value.value)
+    }
+
+    fn join(&mut self, value: Tracked, fact: Fact) -> bool {
+        let value = value.value;
         match self.0.iter_mut().find(|(v, _)| *v == value) {
             Some((_, old)) => {
                 let new = join_opt(Some(*old), fact);
@@ -54,7 +63,8 @@ impl FactStore for ScannedFacts {
         self.1.iter().find(|(v, _)| *v == value).map_or(0, |(_, versions)| *versions)
     }
 
-    fn join_versions(&mut self, value: Value, versions: Versions) -> bool {
+    fn join_versions(&mut self, value: Tracked, versions: Versions) -> bool {
+        let value = value.value;
         match self.1.iter_mut().find(|(v, _)| *v == value) {
             Some((_, old)) => {
                 let changed = *old | versions != *old;
@@ -74,11 +84,12 @@ impl FactStore for ScannedFacts {
 fn run_rounds(ctx: &Context, index: &ScopeIndex) -> ScannedFacts {
     let mut store = ScannedFacts::default();
     let mut flow = dataflow::FlowState::new(ctx, index);
-    dataflow::seed(ctx, index, &flow, &mut store);
+    dataflow::seed(index, &flow, &mut store);
+    let mut changes = dataflow::Changes::default();
     loop {
         let mut changed = false;
         for b in 0..index.blocks.len() {
-            let changes = dataflow::transfer_block(ctx, index, b, &mut store, &mut flow);
+            dataflow::transfer_block(index, b, &mut store, &mut flow, &mut changes);
             changed |= !changes.values.is_empty() || !changes.blocks.is_empty();
         }
         if !changed {

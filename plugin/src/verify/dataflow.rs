@@ -18,9 +18,11 @@
 //! `Contexts`, and its pipeline operations, and what its results reach, are left undecided by
 //! `state-provenance`).
 
-use std::collections::{BTreeMap, VecDeque};
+mod tables;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use pliron::{
     context::{Context, Ptr},
@@ -29,18 +31,18 @@ use pliron::{
 };
 
 use super::{
-    facts::{Fact, FactStore, Versions, is_tracked, join_opt, version_bit},
-    index::ScopeIndex,
+    facts::{Fact, FactStore, IndexedFacts, Versions, join_opt, version_bit},
+    index::{OpClass, ScopeIndex},
 };
 use crate::ir::{
     mir::{
         arith::{BinOp, CastKind, CastOp, CmpOp},
-        control::{CallOp, GotoOp, ReturnOp},
-        memory::{AllocaOp, FieldAddrOp, LoadOp, StoreOp},
-        opaque::OpaqueOp,
+        control::{GotoOp, ReturnOp},
+        memory::{AllocaOp, FieldAddrOp},
     },
     semantic::pipeline::{StateAdvanceOp, StateNewOp},
 };
+use tables::{Slotted, Tables};
 
 /// A place: the alloca's operation number and a field path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,8 +54,30 @@ pub(crate) struct Place {
 /// A place of the scope, by its number in [`Places`].
 type PlaceId = u32;
 
-/// Facts of places at one program point, each with the versions of its state it may hold.
-pub(crate) type Memory = BTreeMap<PlaceId, (Fact, Versions)>;
+/// Facts of places at one program point, each with the versions of its state it may hold, in
+/// increasing order of place (a block's live places are few: a sorted list beats a tree, and
+/// its buffer is reused from block to block).
+type Memory = Vec<(PlaceId, (Fact, Versions))>;
+
+/// The fact `memory` holds for `place`.
+fn memory_get(memory: &Memory, place: PlaceId) -> Option<(Fact, Versions)> {
+    memory.binary_search_by_key(&place, |(p, _)| *p).ok().map(|at| memory[at].1)
+}
+
+/// Sets `place`'s fact in `memory`.
+fn memory_set(memory: &mut Memory, place: PlaceId, fact: (Fact, Versions)) {
+    match memory.binary_search_by_key(&place, |(p, _)| *p) {
+        Ok(at) => memory[at].1 = fact,
+        Err(at) => memory.insert(at, (place, fact)),
+    }
+}
+
+/// Forgets `place`'s fact in `memory`.
+fn memory_remove(memory: &mut Memory, place: PlaceId) {
+    if let Ok(at) = memory.binary_search_by_key(&place, |(p, _)| *p) {
+        memory.remove(at);
+    }
+}
 
 /// Every place the scope's loads, stores and calls name, numbered once per scope, with what
 /// the transfer asks of a place precomputed: the aggregates around it (what a load may read),
@@ -92,21 +116,57 @@ impl Places {
     }
 }
 
-/// Joins the facts of `from` about places in `live` into `into`; true when `into` changed.
-fn join_memory(into: &mut Memory, from: &Memory, live: &FxHashSet<PlaceId>) -> bool {
-    let mut changed = false;
-    for (place, (fact, versions)) in from {
-        if !live.contains(place) {
-            continue;
-        }
-        let old = into.get(place).copied();
-        let new = (join_opt(old.map(|(fact, _)| fact), *fact), old.map_or(0, |(_, v)| v) | versions);
-        if old != Some(new) {
-            into.insert(*place, new);
-            changed = true;
+/// The places live at each block's entry (see [`live_places`]) and the facts the fixpoint has
+/// joined into them so far: block `b`'s are `places[start[b]..start[b + 1]]`, in increasing
+/// order, with `facts` beside them. Laid out once per scope, so joining a block's memory into a
+/// successor allocates nothing.
+struct LiveMemory {
+    start: Vec<u32>,
+    places: Vec<PlaceId>,
+    facts: Vec<Option<(Fact, Versions)>>,
+}
+
+impl LiveMemory {
+    /// Block `b`'s memory at entry, into `memory` (emptied first).
+    fn entry_of(&self, b: usize, memory: &mut Memory) {
+        memory.clear();
+        let range = self.start[b] as usize..self.start[b + 1] as usize;
+        for (place, fact) in self.places[range.clone()].iter().zip(&self.facts[range]) {
+            if let Some(fact) = fact {
+                memory.push((*place, *fact));
+            }
         }
     }
-    changed
+
+    /// Joins the facts of `from` about places live at block `b`'s entry into them; true when
+    /// that changed them.
+    fn join_into(&mut self, b: usize, from: &Memory) -> bool {
+        let range = self.start[b] as usize..self.start[b + 1] as usize;
+        let live = &self.places[range.clone()];
+        let facts = &mut self.facts[range];
+        let mut changed = false;
+        let (mut i, mut j) = (0, 0);
+        // Both lists are in increasing order of place: one merge walk.
+        while i < from.len() && j < live.len() {
+            match from[i].0.cmp(&live[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    let (fact, versions) = from[i].1;
+                    let old = facts[j];
+                    let new =
+                        (join_opt(old.map(|(fact, _)| fact), fact), old.map_or(0, |(_, v)| v) | versions);
+                    if old != Some(new) {
+                        facts[j] = Some(new);
+                        changed = true;
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        changed
+    }
 }
 
 /// The place an address denotes, if it is an alloca reached through field addresses.
@@ -140,38 +200,72 @@ enum Step {
     },
     Load(Option<PlaceId>),
     Store(Option<PlaceId>),
-    /// A call or an opaque operation, with the locals whose address it is handed.
+    /// A call or an opaque operation, with the locals whose address it is handed and the
+    /// scope function it calls.
     Call {
         escaping: Vec<usize>,
+        callee: Option<usize>,
     },
     Goto,
     /// Constants, addresses, semantic operations without results, …
     Other,
 }
 
-/// The fixpoint's state besides value facts: memory at each block's entry.
+impl Step {
+    /// Whether the transfer reads the operation's operands (their facts or versions).
+    fn reads_operands(&self) -> bool {
+        match self {
+            Step::StateAdvance(_)
+            | Step::Arithmetic
+            | Step::Cast { .. }
+            | Step::Store(Some(_))
+            | Step::Call { .. }
+            | Step::Goto => true,
+            Step::StateNew(_) | Step::Load(_) | Step::Store(None) | Step::Other => false,
+        }
+    }
+}
+
+/// The fixpoint's state besides value facts: memory at each block's entry, and what it reads
+/// instead of the IR (each operation's step, the scope's values by slot).
 pub(crate) struct FlowState {
-    /// Facts of the places live at each block's entry (see [`live_places`]).
-    pub memory_in: Vec<Memory>,
-    live_in: Vec<FxHashSet<PlaceId>>,
+    live: LiveMemory,
     places: Places,
     /// What each operation (by number) does.
     steps: Vec<Step>,
+    tables: Tables,
     /// Each function's `mir.return` operations (numbers).
     returns_of: Vec<Vec<usize>>,
+    /// The memory of the block being transferred, kept to reuse its buffer.
+    scratch: Memory,
 }
 
 impl FlowState {
     pub(crate) fn new(ctx: &Context, index: &ScopeIndex) -> FlowState {
         let mut places = Places::default();
-        let steps = steps_of(ctx, index, &mut places);
+        let mut steps = Vec::with_capacity(index.ops.len());
+        let mut versions = 0;
+        let tables = Tables::new(ctx, index, |n| {
+            let step = step_of(ctx, index, n, &mut places, &mut versions);
+            // A return's operands are what the calls of its function read.
+            let reads_operands = step.reads_operands() || index.op_class[n] == OpClass::Return;
+            steps.push(step);
+            reads_operands
+        });
         FlowState {
-            memory_in: vec![Memory::new(); index.blocks.len()],
-            live_in: live_places(index, &steps, &places),
+            live: live_places(index, &steps, &places),
             places,
             steps,
+            tables,
             returns_of: returns_of(ctx, index),
+            scratch: Memory::new(),
         }
+    }
+
+    /// A store for this scope's values, empty, and the value-to-slot map it answers the rules
+    /// by (the flow keeps the slots themselves).
+    fn indexed_store(&mut self) -> IndexedFacts {
+        IndexedFacts::new(std::mem::take(&mut self.tables.slot_of), self.tables.slots)
     }
 }
 
@@ -211,36 +305,26 @@ pub(crate) fn returned_at(
         .collect()
 }
 
-/// The step of every operation, numbering the places they name. The operations that make a
-/// state value (`semantic.state_new` and `semantic.state_advance`) get their version bits in
-/// scope order.
-fn steps_of(ctx: &Context, index: &ScopeIndex, places: &mut Places) -> Vec<Step> {
-    let mut versions = 0;
+/// The step of operation `n`, numbering the places it names. The operations that make a state
+/// value (`semantic.state_new` and `semantic.state_advance`) get their version bits in scope
+/// order (`versions` counts them).
+fn step_of(ctx: &Context, index: &ScopeIndex, n: usize, places: &mut Places, versions: &mut usize) -> Step {
     let mut next_version = || {
-        versions += 1;
-        version_bit(versions - 1)
+        *versions += 1;
+        version_bit(*versions - 1)
     };
     let mut place_id = |address: Value| place_of(ctx, index, address).map(|place| places.intern(&place));
-    let mut steps = Vec::with_capacity(index.ops.len());
-    for op in &index.ops {
-        let op = *op;
-        let step = if Operation::get_op::<StateNewOp>(op, ctx).is_some() {
-            Step::StateNew(next_version())
-        } else if Operation::get_op::<StateAdvanceOp>(op, ctx).is_some() {
+    let op = index.ops[n];
+    // The index's class of the operation says which few kinds it can be, so each is asked of
+    // only those (every ask dereferences the operation).
+    match index.op_class[n] {
+        OpClass::Semantic if Operation::is_op::<StateNewOp>(op, ctx) => Step::StateNew(next_version()),
+        OpClass::Semantic if Operation::is_op::<StateAdvanceOp>(op, ctx) => {
             Step::StateAdvance(next_version())
-        } else if Operation::get_op::<BinOp>(op, ctx).is_some()
-            || Operation::get_op::<CmpOp>(op, ctx).is_some()
-        {
-            Step::Arithmetic
-        } else if let Some(cast) = Operation::get_op::<CastOp>(op, ctx) {
-            Step::Cast { int_to_int: cast.kind(ctx) == Some(CastKind::IntToInt) }
-        } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-            Step::Load(place_id(op.deref(ctx).get_operand(0)))
-        } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-            Step::Store(place_id(op.deref(ctx).get_operand(1)))
-        } else if Operation::get_op::<CallOp>(op, ctx).is_some()
-            || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
-        {
+        }
+        OpClass::Load => Step::Load(place_id(op.deref(ctx).get_operand(0))),
+        OpClass::Store => Step::Store(place_id(op.deref(ctx).get_operand(1))),
+        OpClass::Call | OpClass::Opaque => {
             let mut escaping: Vec<usize> = op
                 .deref(ctx)
                 .operands()
@@ -248,15 +332,18 @@ fn steps_of(ctx: &Context, index: &ScopeIndex, places: &mut Places) -> Vec<Step>
                 .map(|p| p.root)
                 .collect();
             escaping.dedup();
-            Step::Call { escaping }
-        } else if Operation::get_op::<GotoOp>(op, ctx).is_some() {
-            Step::Goto
-        } else {
-            Step::Other
-        };
-        steps.push(step);
+            Step::Call { escaping, callee: index.callee_of.get(&n).copied() }
+        }
+        OpClass::Other if Operation::is_op::<BinOp>(op, ctx) || Operation::is_op::<CmpOp>(op, ctx) => {
+            Step::Arithmetic
+        }
+        OpClass::Other => match Operation::get_op::<CastOp>(op, ctx) {
+            Some(cast) => Step::Cast { int_to_int: cast.kind(ctx) == Some(CastKind::IntToInt) },
+            None if Operation::is_op::<GotoOp>(op, ctx) => Step::Goto,
+            None => Step::Other,
+        },
+        _ => Step::Other,
     }
-    steps
 }
 
 /// The places live at each block's entry: those some path from there loads before storing
@@ -267,52 +354,110 @@ fn steps_of(ctx: &Context, index: &ScopeIndex, places: &mut Places) -> Vec<Step>
 /// N^1.5 on real kernels). A dead place's fact can never reach a value, so value facts,
 /// verdicts and the oracle's agreement are unchanged; the cost is the total length of the
 /// places' live ranges, computed here place by place backwards from each load.
-fn live_places(index: &ScopeIndex, steps: &[Step], places: &Places) -> Vec<FxHashSet<PlaceId>> {
+fn live_places(index: &ScopeIndex, steps: &[Step], places: &Places) -> LiveMemory {
+    const NONE: u32 = u32::MAX;
     let blocks = index.blocks.len();
-    let mut live_in = vec![FxHashSet::default(); blocks];
-    let mut pending = Vec::new();
-    let mut stored: Vec<FxHashSet<PlaceId>> = vec![FxHashSet::default(); blocks];
+    // The loads that read a place (or an aggregate around it) not stored before them in their
+    // block, and the blocks that store each place, as (place, block) pairs.
+    let mut loaded = Vec::new();
+    let mut stored = Vec::new();
+    // The last block seen storing each place: a read in that block after it reads the store.
+    let mut stored_in = vec![NONE; places.root.len()];
     for b in 0..blocks {
         for n in index.ops_of_block[b].clone() {
             match &steps[n] {
                 // A load reads its place, or the aggregate around it stored as a whole.
                 Step::Load(Some(place)) => {
                     for read in &places.enclosing[*place as usize] {
-                        if !stored[b].contains(read) && live_in[b].insert(*read) {
-                            pending.push((b, *read));
+                        if stored_in[*read as usize] != b as u32 {
+                            loaded.push((*read, b as u32));
                         }
                     }
                 }
                 Step::Store(Some(place)) => {
-                    stored[b].insert(*place);
+                    stored_in[*place as usize] = b as u32;
+                    stored.push((*place, b as u32));
                 }
                 _ => {}
             }
         }
     }
-    while let Some((b, place)) = pending.pop() {
-        for pred in &index.preds[b] {
-            if !stored[*pred].contains(&place) && live_in[*pred].insert(place) {
-                pending.push((*pred, place));
+    loaded.sort_unstable();
+    stored.sort_unstable();
+    // Place by place, backwards from its loads, stopping at blocks that store it. The marks
+    // hold the place last walked, so they are never cleared.
+    let mut kills = vec![NONE; blocks];
+    let mut live_mark = vec![NONE; blocks];
+    let mut live = Vec::new();
+    let mut stack = Vec::new();
+    let mut next_store = 0;
+    let mut loads = loaded.as_slice();
+    while let Some(&(place, _)) = loads.first() {
+        let count = loads.iter().take_while(|(p, _)| *p == place).count();
+        let (these, rest) = loads.split_at(count);
+        loads = rest;
+        while next_store < stored.len() && stored[next_store].0 <= place {
+            if stored[next_store].0 == place {
+                kills[stored[next_store].1 as usize] = place;
+            }
+            next_store += 1;
+        }
+        for &(_, b) in these {
+            if live_mark[b as usize] != place {
+                live_mark[b as usize] = place;
+                live.push((b, place));
+                stack.push(b as usize);
+            }
+        }
+        while let Some(b) = stack.pop() {
+            for &pred in &index.preds[b] {
+                if kills[pred] != place && live_mark[pred] != place {
+                    live_mark[pred] = place;
+                    live.push((pred as u32, place));
+                    stack.push(pred);
+                }
             }
         }
     }
-    live_in
+    // By block, each block's places in increasing order (they were found in that order).
+    let mut start = vec![0u32; blocks + 1];
+    for (b, _) in &live {
+        start[*b as usize + 1] += 1;
+    }
+    for b in 0..blocks {
+        start[b + 1] += start[b];
+    }
+    let mut next = start.clone();
+    let mut ordered = vec![0; live.len()];
+    for (b, place) in live {
+        ordered[next[b as usize] as usize] = place;
+        next[b as usize] += 1;
+    }
+    let facts = vec![None; ordered.len()];
+    LiveMemory { start, places: ordered, facts }
 }
 
-/// What one block's transfer changed outside the block.
+/// What one block's transfer changed outside the block. Kept by the caller and emptied by
+/// each transfer, so that its buffers serve every block.
 #[derive(Default)]
 pub(crate) struct Changes {
-    /// Values whose fact changed (their users may need a revisit).
-    pub values: Vec<Value>,
+    /// Slots of the values whose fact changed (their users may need a revisit).
+    pub values: Vec<u32>,
     /// Blocks whose memory in-state or arguments changed.
     pub blocks: Vec<usize>,
 }
 
-/// The fact a tracked operand has now (`None`: none yet); an untracked operand counts as
-/// `Unrelated`.
-fn operand_fact(ctx: &Context, store: &dyn FactStore, value: Value) -> Option<Fact> {
-    if is_tracked(ctx, value) { store.get(value) } else { Some(Fact::Unrelated) }
+/// The fact an operand has now (`None`: none yet); an untracked operand counts as `Unrelated`.
+fn operand_fact(store: &dyn FactStore, operand: Slotted) -> Option<Fact> {
+    match operand {
+        Some(value) => store.get_tracked(value),
+        None => Some(Fact::Unrelated),
+    }
+}
+
+/// The versions an operand may hold; an untracked operand holds none.
+fn operand_versions(store: &dyn FactStore, operand: Slotted) -> Versions {
+    operand.map_or(0, |value| store.versions_tracked(value))
 }
 
 /// Arithmetic on facts: anything about one state becomes `Derived` of it.
@@ -340,69 +485,71 @@ fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
     Some(state.map_or(Fact::Unrelated, Fact::Derived))
 }
 
-/// Runs block `b` from its memory in-state, joining facts into `store`; reports what changed
-/// outside the block.
+/// Joins `fact` into a result or argument, if tracked, noting the change.
+fn set(store: &mut dyn FactStore, changes: &mut Changes, target: Slotted, fact: Fact) {
+    if let Some(value) = target
+        && store.join(value, fact)
+    {
+        changes.values.push(value.slot);
+    }
+}
+
+/// Adds `versions` to a result or argument, if tracked, noting the change.
+fn add_versions(store: &mut dyn FactStore, changes: &mut Changes, target: Slotted, versions: Versions) {
+    if versions != 0
+        && let Some(value) = target
+        && store.join_versions(value, versions)
+    {
+        changes.values.push(value.slot);
+    }
+}
+
+/// Runs block `b` from its memory in-state, joining facts into `store`; reports in `changes`
+/// (emptied first) what changed outside the block.
 pub(crate) fn transfer_block(
-    ctx: &Context,
     index: &ScopeIndex,
     b: usize,
     store: &mut dyn FactStore,
     flow: &mut FlowState,
-) -> Changes {
-    let mut changes = Changes::default();
-    let mut memory = flow.memory_in[b].clone();
-    let set = |store: &mut dyn FactStore, changes: &mut Changes, value: Value, fact: Fact| {
-        if is_tracked(ctx, value) && store.join(value, fact) {
-            changes.values.push(value);
-        }
-    };
-    let add_versions =
-        |store: &mut dyn FactStore, changes: &mut Changes, value: Value, versions: Versions| {
-            if versions != 0 && is_tracked(ctx, value) && store.join_versions(value, versions) {
-                changes.values.push(value);
-            }
-        };
-    let places = &flow.places;
+    changes: &mut Changes,
+) {
+    changes.values.clear();
+    changes.blocks.clear();
+    let mut memory = std::mem::take(&mut flow.scratch);
+    flow.live.entry_of(b, &mut memory);
+    let (places, tables) = (&flow.places, &flow.tables);
     for n in index.ops_of_block[b].clone() {
-        if matches!(flow.steps[n], Step::Other | Step::Store(None)) {
-            continue;
-        }
-        let op = index.ops[n];
-        let operation = op.deref(ctx);
+        let (operands, results) = (tables.operands(n), tables.results(n));
         match &flow.steps[n] {
             Step::StateNew(version) => {
                 let state = super::facts::StateId(n as u32);
-                let (index_value, phase) = (operation.get_result(0), operation.get_result(1));
-                set(store, &mut changes, index_value, Fact::Index(state));
-                set(store, &mut changes, phase, Fact::Phase(state));
-                add_versions(store, &mut changes, index_value, *version);
-                add_versions(store, &mut changes, phase, *version);
+                set(store, changes, results[0], Fact::Index(state));
+                set(store, changes, results[1], Fact::Phase(state));
+                add_versions(store, changes, results[0], *version);
+                add_versions(store, changes, results[1], *version);
             }
             Step::StateAdvance(version) => {
                 // The advanced state is a new value of the same state: same facts, a new version.
-                for (result, operand) in operation.results().zip(operation.operands()) {
-                    if let Some(fact) = operand_fact(ctx, store, operand) {
-                        set(store, &mut changes, result, fact);
-                        add_versions(store, &mut changes, result, *version);
+                for (result, operand) in results.iter().zip(operands) {
+                    if let Some(fact) = operand_fact(store, *operand) {
+                        set(store, changes, *result, fact);
+                        add_versions(store, changes, *result, *version);
                     }
                 }
             }
             Step::Arithmetic => {
-                let fact = combine(operation.operands().map(|v| operand_fact(ctx, store, v)));
-                if let Some(fact) = fact {
-                    set(store, &mut changes, operation.get_result(0), fact);
+                if let Some(fact) = combine(operands.iter().map(|operand| operand_fact(store, *operand))) {
+                    set(store, changes, results[0], fact);
                 }
             }
             Step::Cast { int_to_int } => {
-                let (result, operand) = (operation.get_result(0), operation.get_operand(0));
-                let fact =
-                    if *int_to_int { operand_fact(ctx, store, operand) } else { Some(Fact::Unrelated) };
+                let fact = if *int_to_int { operand_fact(store, operands[0]) } else { Some(Fact::Unrelated) };
                 if let Some(fact) = fact {
-                    set(store, &mut changes, result, fact);
+                    set(store, changes, results[0], fact);
                 }
                 if *int_to_int {
-                    let versions = store.versions(operand);
-                    add_versions(store, &mut changes, result, versions);
+                    let versions = operand_versions(store, operands[0]);
+                    add_versions(store, changes, results[0], versions);
                 }
             }
             Step::Load(place) => {
@@ -412,32 +559,26 @@ pub(crate) fn transfer_block(
                     Some(place) => places.enclosing[*place as usize]
                         .iter()
                         .rev()
-                        .find_map(|read| memory.get(read).copied()),
+                        .find_map(|read| memory_get(&memory, *read)),
                     None => Some((Fact::Unrelated, 0)),
                 };
                 if let Some((fact, versions)) = fact {
-                    let result = operation.get_result(0);
-                    set(store, &mut changes, result, fact);
-                    add_versions(store, &mut changes, result, versions);
+                    set(store, changes, results[0], fact);
+                    add_versions(store, changes, results[0], versions);
                 }
             }
             Step::Store(Some(place)) => {
                 // A store of a whole aggregate overwrites every field of it.
                 for inside in &places.inside[*place as usize] {
-                    memory.remove(inside);
+                    memory_remove(&mut memory, *inside);
                 }
-                let stored = operation.get_operand(0);
-                match operand_fact(ctx, store, stored) {
-                    Some(fact) => {
-                        memory.insert(*place, (fact, store.versions(stored)));
-                    }
-                    None => {
-                        memory.remove(place);
-                    }
+                let stored = operands[0];
+                match operand_fact(store, stored) {
+                    Some(fact) => memory_set(&mut memory, *place, (fact, operand_versions(store, stored))),
+                    None => memory_remove(&mut memory, *place),
                 }
             }
-            Step::Store(None) => {}
-            Step::Call { escaping } => {
+            Step::Call { escaping, callee } => {
                 // Facts of places whose address escapes into the call become `Unrelated`.
                 if !escaping.is_empty() {
                     for (place, fact) in memory.iter_mut() {
@@ -446,93 +587,73 @@ pub(crate) fn transfer_block(
                         }
                     }
                 }
-                match index.callee_of.get(&n) {
+                match callee {
                     // A call of a scope function: its results are what its returns return, on
                     // every call of it (a state a helper returns or hands back is followed).
                     Some(callee) => {
-                        for (k, result) in operation.results().enumerate() {
+                        for (k, result) in results.iter().enumerate() {
                             let mut fact = None;
                             let mut versions = 0;
                             for r in &flow.returns_of[*callee] {
-                                let value = index.ops[*r].deref(ctx).get_operand(k);
-                                if let Some(returned) = operand_fact(ctx, store, value) {
+                                let value = tables.operands(*r)[k];
+                                if let Some(returned) = operand_fact(store, value) {
                                     fact = Some(join_opt(fact, returned));
-                                    versions |= store.versions(value);
+                                    versions |= operand_versions(store, value);
                                 }
                             }
                             if let Some(fact) = fact {
-                                set(store, &mut changes, result, fact);
-                                add_versions(store, &mut changes, result, versions);
+                                set(store, changes, *result, fact);
+                                add_versions(store, changes, *result, versions);
                             }
                         }
                         if let Some(entry) = index.entry_block(*callee) {
-                            let operands = operation.operands();
-                            pass_arguments(
-                                ctx,
-                                index,
-                                store,
-                                entry,
-                                operands,
-                                Fact::join_calls,
-                                &mut changes,
-                            );
+                            pass_arguments(tables, store, entry, operands, Fact::join_calls, changes);
                         }
                     }
                     None => {
-                        for result in operation.results() {
-                            set(store, &mut changes, result, Fact::Unrelated);
+                        for result in results {
+                            set(store, changes, *result, Fact::Unrelated);
                         }
                     }
                 }
             }
             Step::Goto => {
                 if let Some(target) = index.succs[b].first() {
-                    pass_arguments(
-                        ctx,
-                        index,
-                        store,
-                        *target,
-                        operation.operands(),
-                        Fact::join,
-                        &mut changes,
-                    );
+                    pass_arguments(tables, store, *target, operands, Fact::join, changes);
                 }
             }
-            // Its results were seeded (see `seed`).
-            Step::Other => {}
+            // Its results were seeded (see `seed`); a store to an untracked place changes no fact.
+            Step::Other | Step::Store(None) => {}
         }
     }
     for &succ in &index.succs[b] {
-        if join_memory(&mut flow.memory_in[succ], &memory, &flow.live_in[succ]) {
+        if flow.live.join_into(succ, &memory) {
             changes.blocks.push(succ);
         }
     }
-    changes
+    flow.scratch = memory;
 }
 
 /// Joins the facts of `values` into block `target`'s arguments, by `join`: a branch's
 /// [`Fact::join`], or a call's [`Fact::join_calls`] (facts differing between calls of one
 /// function are lost per call, not a conflict of the kernel's).
 fn pass_arguments(
-    ctx: &Context,
-    index: &ScopeIndex,
+    tables: &Tables,
     store: &mut dyn FactStore,
     target: usize,
-    values: impl Iterator<Item = Value>,
+    values: &[Slotted],
     join: fn(Fact, Fact) -> Fact,
     changes: &mut Changes,
 ) {
     let mut changed = false;
-    for (arg, value) in index.blocks[target].deref(ctx).arguments().zip(values) {
-        if !is_tracked(ctx, arg) {
-            continue;
-        }
-        if let Some(fact) = operand_fact(ctx, store, value) {
-            let fact = store.get(arg).map_or(fact, |old| join(old, fact));
+    for (arg, value) in tables.args(target).iter().zip(values) {
+        let Some(arg) = *arg else { continue };
+        if let Some(fact) = operand_fact(store, *value) {
+            let fact = store.get_tracked(arg).map_or(fact, |old| join(old, fact));
             let joined = store.join(arg, fact);
-            let versioned = store.join_versions(arg, store.versions(value));
+            let versioned = store.join_versions(arg, operand_versions(store, *value));
             if joined || versioned {
-                changes.values.push(arg);
+                changes.values.push(arg.slot);
                 changed = true;
             }
         }
@@ -545,50 +666,47 @@ fn pass_arguments(
 /// Seeds the facts nothing flows into: the kernel's parameters, and the results of operations
 /// that compute nothing from a pipeline state ([`Step::Other`]), are `Unrelated`. Set once here,
 /// those results need no visit of their operation in the fixpoint.
-pub(crate) fn seed(ctx: &Context, index: &ScopeIndex, flow: &FlowState, store: &mut dyn FactStore) {
+pub(crate) fn seed(index: &ScopeIndex, flow: &FlowState, store: &mut dyn FactStore) {
     if let Some(entry) = index.entry_block(0) {
-        for arg in index.blocks[entry].deref(ctx).arguments() {
-            if is_tracked(ctx, arg) {
-                store.join(arg, Fact::Unrelated);
-            }
+        for arg in flow.tables.args(entry).iter().flatten() {
+            store.join(*arg, Fact::Unrelated);
         }
     }
     for (n, step) in flow.steps.iter().enumerate() {
         if matches!(step, Step::Other) {
-            for result in index.ops[n].deref(ctx).results() {
-                if is_tracked(ctx, result) {
-                    store.join(result, Fact::Unrelated);
-                }
+            for result in flow.tables.results(n).iter().flatten() {
+                store.join(*result, Fact::Unrelated);
             }
         }
     }
 }
 
-/// The indexed fixpoint: every block once, then only blocks whose inputs changed.
-pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex, store: &mut dyn FactStore) -> FlowState {
+/// The indexed fixpoint: every block once, then only blocks whose inputs changed. Returns the
+/// facts, in a store that answers the rules by value.
+pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex) -> IndexedFacts {
     let mut flow = FlowState::new(ctx, index);
-    seed(ctx, index, &flow, store);
+    let mut store = flow.indexed_store();
+    seed(index, &flow, &mut store);
     let mut queued = vec![true; index.blocks.len()];
     let mut worklist: VecDeque<usize> = (0..index.blocks.len()).collect();
+    let mut changes = Changes::default();
     while let Some(b) = worklist.pop_front() {
         queued[b] = false;
-        let changes = transfer_block(ctx, index, b, store, &mut flow);
+        transfer_block(index, b, &mut store, &mut flow, &mut changes);
         let mut enqueue = |block: usize| {
             if !queued[block] {
                 queued[block] = true;
                 worklist.push_back(block);
             }
         };
-        for block in changes.blocks {
-            enqueue(block);
+        for block in &changes.blocks {
+            enqueue(*block);
         }
-        for value in changes.values {
-            for user in value.uses(ctx) {
-                let user = user.user_op();
-                let Some(parent) = user.deref(ctx).get_parent_block() else { continue };
-                let Some(&block) = index.block_number.get(&parent) else { continue };
+        for slot in &changes.values {
+            for user in flow.tables.users(*slot) {
+                let block = user.block as usize;
                 // A returned value reaches the results of every call of its function.
-                if Operation::get_op::<ReturnOp>(user, ctx).is_some() {
+                if user.returns {
                     for call in &index.callers[index.block_function[block]] {
                         enqueue(index.op_block[*call]);
                     }
@@ -599,5 +717,5 @@ pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex, store: &mut dyn Fa
             }
         }
     }
-    flow
+    store
 }

@@ -6,8 +6,7 @@ use pliron::{
     context::{Context, Ptr},
     linked_list::ContainsLinkedList,
     operation::Operation,
-    r#type::Typed,
-    value::Value,
+    r#type::{TypeHandle, Typed},
 };
 
 use super::{
@@ -22,12 +21,11 @@ use super::{
 use crate::{
     ir::{
         builder::SourceLoc,
-        mir::pointer_type_of,
         semantic::{
             memory::BulkCopyOp,
             pipeline::{ProducerExpectTxOp, StateAdvanceOp, StateNewOp},
         },
-        types::AddressSpace,
+        types::{AddressSpace, PointerType},
     },
     scope::{Scope, function_name},
 };
@@ -112,23 +110,26 @@ pub(crate) fn local_verification(ctx: &Context, root: Ptr<Operation>) -> Result<
 /// shared-memory address or wait on a barrier. One pass over the operations, nothing allocated,
 /// so that deciding to skip costs a scan. Returns the answer and the scope's block count.
 fn needs_verification(ctx: &Context, scope: &Scope) -> (bool, usize) {
-    let is_shared = |value: Value| {
-        pointer_type_of(ctx, value.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared)
+    let is_shared = |ty: TypeHandle| {
+        ty.deref(ctx).downcast_ref::<PointerType>().is_some_and(|ptr| ptr.space() == AddressSpace::Shared)
     };
     let mut blocks = 0;
     for func in &scope.functions {
         let Some(func) = Operation::get_op::<FuncOp>(*func, ctx) else { continue };
         for block in func.get_region(ctx).deref(ctx).iter(ctx) {
             blocks += 1;
-            if block.deref(ctx).arguments().any(is_shared) {
+            if block.deref(ctx).arguments().any(|arg| is_shared(arg.get_type(ctx))) {
                 return (true, blocks);
             }
             for op in block.deref(ctx).iter(ctx) {
-                let relevant = is_semantic(ctx, op)
-                    || op.deref(ctx).results().any(is_shared)
+                // The result types first: one dereference reads them all, where asking each
+                // result value for its type finds the value in its operation again. The dialect
+                // is asked last, since asking builds (and drops) a boxed operation.
+                let relevant = op.deref(ctx).result_types().any(is_shared)
                     || accounting::opaque_gap(ctx, op).is_some_and(|(kind, _)| {
                         matches!(kind, GapKind::InlineAssembly | GapKind::IndirectCall)
-                    });
+                    })
+                    || is_semantic(ctx, op);
                 if relevant {
                     return (true, blocks);
                 }
@@ -142,16 +143,16 @@ fn needs_verification(ctx: &Context, scope: &Scope) -> (bool, usize) {
 /// worklist over an indexed store; otherwise `unguarded_facts` computes them.
 pub(crate) fn analyze(ctx: &Context, scope: &Scope, strategy: Strategy, run: Run) -> ScopeAnalysis {
     analyze_with(ctx, scope, strategy, run, &mut |ctx, index| {
-        let mut store = IndexedFacts::default();
         // Facts say which pipeline state a value comes from, and only rules about states and
         // pipeline operations ask for one (a missing fact and `Unrelated` answer them alike).
         // A scope that creates no state and applies no pipeline operation has nothing to ask:
         // the fixpoint is skipped unless the caller wants the table itself (the oracle's
         // agreement check).
         if run.fact_table || PipelineUse::of(ctx, index) != PipelineUse::None {
-            dataflow::run_worklist(ctx, index, &mut store);
+            Box::new(dataflow::run_worklist(ctx, index))
+        } else {
+            Box::new(IndexedFacts::default())
         }
-        Box::new(store)
     })
 }
 

@@ -130,56 +130,101 @@ impl FactTable {
     }
 }
 
-/// Where the fixpoint keeps value facts: the indexed verifier uses a hash map (every lookup
-/// is one probe); the oracle a list it scans.
+/// A value the fixpoint tracks ([`is_tracked`]), named twice: by the value, and by its slot, a
+/// number the fixpoint gives each tracked value of the scope once ([`super::dataflow`]). The
+/// fixpoint's stores are asked by slot, so the indexed store reads an array where it would
+/// otherwise hash the value at every operand; the oracle's list ignores the slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tracked {
+    pub value: Value,
+    pub slot: u32,
+}
+
+/// Where the fixpoint keeps value facts: the indexed verifier in arrays by slot (and a map from
+/// value to slot for the rules, which ask by value); the oracle in a list it scans.
 pub(crate) trait FactStore {
     /// The fact of `value`, `None` while it has none.
     fn get(&self, value: Value) -> Option<Fact>;
-    /// Joins `fact` into `value`'s fact; true when that changed it.
-    fn join(&mut self, value: Value, fact: Fact) -> bool;
+    /// The versions of `value`'s state it may hold (zero: none known).
+    fn versions(&self, value: Value) -> Versions;
     /// Every (value, fact).
     fn entries(&self) -> Vec<(Value, Fact)>;
     /// How many values have a fact.
     fn len(&self) -> usize;
-    /// The versions of `value`'s state it may hold (zero: none known).
-    fn versions(&self, value: Value) -> Versions;
+    /// [`FactStore::get`] of a tracked value, as the fixpoint asks.
+    fn get_tracked(&self, value: Tracked) -> Option<Fact>;
+    /// [`FactStore::versions`] of a tracked value, as the fixpoint asks.
+    fn versions_tracked(&self, value: Tracked) -> Versions;
+    /// Joins `fact` into `value`'s fact; true when that changed it.
+    fn join(&mut self, value: Tracked, fact: Fact) -> bool;
     /// Adds `versions` to `value`'s; true when that changed them.
-    fn join_versions(&mut self, value: Value, versions: Versions) -> bool;
+    fn join_versions(&mut self, value: Tracked, versions: Versions) -> bool;
 }
 
-/// The indexed store: facts and versions in maps keyed by value.
+/// The indexed store: facts and versions in arrays by slot, and each tracked value's slot.
 #[derive(Default)]
-pub(crate) struct IndexedFacts(FxHashMap<Value, Fact>, FxHashMap<Value, Versions>);
+pub(crate) struct IndexedFacts {
+    slot_of: FxHashMap<Value, u32>,
+    facts: Vec<Option<Fact>>,
+    versions: Vec<Versions>,
+    /// Slots holding a fact.
+    count: usize,
+}
+
+impl IndexedFacts {
+    /// An empty store for the slots `slot_of` names (every slot below `slots`; a value mapped
+    /// to a larger number is not tracked).
+    pub(crate) fn new(slot_of: FxHashMap<Value, u32>, slots: usize) -> IndexedFacts {
+        IndexedFacts { slot_of, facts: vec![None; slots], versions: vec![0; slots], count: 0 }
+    }
+}
 
 impl FactStore for IndexedFacts {
     fn get(&self, value: Value) -> Option<Fact> {
-        self.0.get(&value).copied()
-    }
-
-    fn join(&mut self, value: Value, fact: Fact) -> bool {
-        let old = self.0.get(&value).copied();
-        let new = join_opt(old, fact);
-        if old == Some(new) {
-            return false;
-        }
-        self.0.insert(value, new);
-        true
-    }
-
-    fn entries(&self) -> Vec<(Value, Fact)> {
-        self.0.iter().map(|(value, fact)| (*value, *fact)).collect()
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
+        // A value the fixpoint does not track maps to no slot (`dataflow::tables::UNTRACKED`).
+        self.slot_of.get(&value).and_then(|slot| self.facts.get(*slot as usize).copied().flatten())
     }
 
     fn versions(&self, value: Value) -> Versions {
-        self.1.get(&value).copied().unwrap_or(0)
+        self.slot_of.get(&value).and_then(|slot| self.versions.get(*slot as usize)).copied().unwrap_or(0)
     }
 
-    fn join_versions(&mut self, value: Value, versions: Versions) -> bool {
-        let old = self.1.entry(value).or_insert(0);
+    fn entries(&self) -> Vec<(Value, Fact)> {
+        self.slot_of
+            .iter()
+            .filter_map(|(value, slot)| {
+                self.facts.get(*slot as usize).copied().flatten().map(|fact| (*value, fact))
+            })
+            .collect()
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn get_tracked(&self, value: Tracked) -> Option<Fact> {
+        self.facts[value.slot as usize]
+    }
+
+    fn versions_tracked(&self, value: Tracked) -> Versions {
+        self.versions[value.slot as usize]
+    }
+
+    fn join(&mut self, value: Tracked, fact: Fact) -> bool {
+        let old = &mut self.facts[value.slot as usize];
+        let new = join_opt(*old, fact);
+        if *old == Some(new) {
+            return false;
+        }
+        if old.is_none() {
+            self.count += 1;
+        }
+        *old = Some(new);
+        true
+    }
+
+    fn join_versions(&mut self, value: Tracked, versions: Versions) -> bool {
+        let old = &mut self.versions[value.slot as usize];
         let changed = *old | versions != *old;
         *old |= versions;
         changed

@@ -112,13 +112,11 @@ impl ScopeIndex {
             let start = index.blocks.len();
             if let Some(func) = Operation::get_op::<FuncOp>(*func, ctx) {
                 for block in func.get_region(ctx).deref(ctx).iter(ctx) {
-                    index.block_number.insert(block, index.blocks.len());
                     index.blocks.push(block);
                     index.block_function.push(f);
                     let first_op = index.ops.len();
                     for op in block.deref(ctx).iter(ctx) {
                         let n = index.ops.len();
-                        index.op_number.insert(op, n);
                         index.ops.push(op);
                         index.op_block.push(index.blocks.len() - 1);
                         let class = OpClass::of(ctx, op);
@@ -139,6 +137,12 @@ impl ScopeIndex {
             }
             index.blocks_of.push(start..index.blocks.len());
         }
+        // The maps from handle to number, built once the counts are known: at their full size
+        // from the start, not rehashed as they grow (tens of thousands of entries each).
+        index.block_number.reserve(index.blocks.len());
+        index.block_number.extend(index.blocks.iter().enumerate().map(|(b, block)| (*block, b)));
+        index.op_number.reserve(index.ops.len());
+        index.op_number.extend(index.ops.iter().enumerate().map(|(n, op)| (*op, n)));
         index.preds = vec![Vec::new(); index.blocks.len()];
         index.succs = vec![Vec::new(); index.blocks.len()];
         for (b, block) in index.blocks.iter().enumerate() {
