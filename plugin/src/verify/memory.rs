@@ -150,6 +150,19 @@ pub(crate) fn stage_access(ctx: &Context, walk: &StageWalk, op: Ptr<Operation>) 
     if let Some(address) = accessed_address(ctx, op) {
         return stage_of_pointer(ctx, walk, address);
     }
+    stage_handed_to_call(ctx, walk, op).map(|(state, ..)| state)
+}
+
+/// For a call handed a stage (a helper summing a stage through a pointer parameter, an iterator
+/// over a stage), the state, the operand that hands the stage over and the stage pointer it
+/// derives from (`None` for a stage pointer taken from an array of pointers): the typestate rules
+/// count the call as an access of the stage, and the layout rule places that pointer in the ring
+/// as it places a load's. A view (`iter`, `from_raw_parts`) only makes one.
+pub(crate) fn stage_handed_to_call(
+    ctx: &Context,
+    walk: &StageWalk,
+    op: Ptr<Operation>,
+) -> Option<(StateId, Value, Option<Value>)> {
     let call = Operation::get_op::<CallOp>(op, ctx)?;
     if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
         return None;
@@ -160,27 +173,7 @@ pub(crate) fn stage_access(ctx: &Context, walk: &StageWalk, op: Ptr<Operation>) 
     operands
         .into_iter()
         .filter(|operand| may_carry_address(ctx, operand.get_type(ctx)))
-        .find_map(|operand| stage_of_pointer(ctx, walk, operand))
-}
-
-/// For a call handed a stage (a helper summing a stage through a pointer parameter, an iterator
-/// over a stage), the operand that hands it over and the stage pointer it derives from (`None`
-/// for a stage pointer taken from an array of pointers): the layout rule places that pointer in
-/// the ring, as it places a load's.
-pub(crate) fn stage_handed_to_call(
-    ctx: &Context,
-    walk: &StageWalk,
-    op: Ptr<Operation>,
-) -> Option<(Value, Option<Value>)> {
-    let call = Operation::get_op::<CallOp>(op, ctx)?;
-    if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
-        return None;
-    }
-    let operands: Vec<Value> = op.deref(ctx).operands().collect();
-    operands
-        .into_iter()
-        .filter(|operand| may_carry_address(ctx, operand.get_type(ctx)))
-        .find_map(|operand| stage_pointer(ctx, walk, operand).map(|(_, stage)| (operand, stage)))
+        .find_map(|operand| stage_pointer(ctx, walk, operand).map(|(state, stage)| (state, operand, stage)))
 }
 
 /// The state whose stage `pointer` points into: it is computed from a shared-memory pointer by

@@ -27,10 +27,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         destination: Place<'tcx>,
         at: &SourceLoc,
     ) -> bool {
-        if core_item_name(self.tcx, callee.def_id()).is_none_or(|name| name.as_str() != "replace")
-            || self.tcx.def_path_str(callee.def_id()) != "core::mem::replace"
-            || args.len() != 2
-        {
+        if !self.is_core_mem_function(callee, "replace") || args.len() != 2 {
             return false;
         }
         let Some(target) = args[0].node.place().and_then(|place| function.state_path(place)) else {
@@ -54,10 +51,15 @@ impl<'tcx> Importer<'_, 'tcx> {
         true
     }
 
-    /// `core::mem::swap(&mut a, &mut b)` on two states (or two aggregates holding states at the
-    /// same paths) the import follows: both are loaded, then each stored into the other's slots.
-    /// False when the call is not one, or the two hold states at different paths (then the
-    /// states count as handed to a call the verifier does not follow).
+    /// Whether `callee` is `core::mem::<name>`.
+    fn is_core_mem_function(&self, callee: Instance<'tcx>, name: &str) -> bool {
+        core_item_name(self.tcx, callee.def_id()).is_some_and(|item| item.as_str() == name)
+            && self.tcx.def_path_str(callee.def_id()) == format!("core::mem::{name}")
+    }
+
+    /// `core::mem::swap(&mut a, &mut b)` on two states the import follows: both are loaded, then
+    /// each stored into the other's slots. False when the call is not one (then the states
+    /// count as handed to a call the verifier does not follow).
     pub(super) fn swap_states(
         &mut self,
         function: &FunctionImport<'_, 'tcx>,
@@ -66,10 +68,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         args: &[Spanned<Operand<'tcx>>],
         at: &SourceLoc,
     ) -> bool {
-        if core_item_name(self.tcx, callee.def_id()).is_none_or(|name| name.as_str() != "swap")
-            || self.tcx.def_path_str(callee.def_id()) != "core::mem::swap"
-            || args.len() != 2
-        {
+        if !self.is_core_mem_function(callee, "swap") || args.len() != 2 {
             return false;
         }
         // Only states themselves: an aggregate around a state may hold pointers too, whose swap

@@ -101,7 +101,7 @@ pub(super) fn check_stage_accesses(
                 _ => continue,
             },
             None => match stage_handed_to_call(ctx, &walk, op) {
-                Some((operand, Some(stage))) => (operand, stage, true),
+                Some((_, operand, Some(stage))) => (operand, stage, true),
                 _ => continue,
             },
         };
