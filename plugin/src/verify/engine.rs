@@ -231,9 +231,11 @@ pub(crate) fn analyze_with(
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     let returns = dataflow::returns_of(ctx, &index);
-    typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to);
+    let copy_passes =
+        typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to, &thread_model);
     let init_gap = init_order::check_init_order(&mut reporter);
-    let layout_gaps = layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model);
+    let layout_gaps =
+        layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model, &copy_passes);
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals, &returns));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);

@@ -21,6 +21,8 @@ mod stage_accesses;
 
 use std::cell::Cell;
 
+use rustc_hash::FxHashMap;
+
 use pliron::{
     builtin::types::{FP16Type, FP32Type, FP64Type, IntegerType},
     context::{Context, Ptr},
@@ -37,7 +39,8 @@ use super::{
     index::{OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
-        LocalStores, StageWalk, accessed_address, declared_constant, stage_handed_to_call, stage_pointer,
+        LocalStores, StageWalk, accessed_address, declared_constant, is_slice_from_parts,
+        stage_handed_to_call, stage_pointer,
     },
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
@@ -403,6 +406,7 @@ pub(crate) fn check_layout(
     locals: &LocalStores,
     returns: &[Vec<usize>],
     thread_model: &SharedThreadModel,
+    copy_passes: &FxHashMap<usize, i64>,
 ) -> Vec<Gap> {
     let ctx = reporter.ctx;
     let index = reporter.index;
@@ -485,6 +489,24 @@ pub(crate) fn check_layout(
         match (evaluator.eval(destination, DEPTH), bytes) {
             (Some(form), Some(bytes)) if form.window == 1 => {
                 let stride = form.index.map_or(0, |(_, stride)| stride);
+                // The typestate counted every pass of a copy loop; one destination for all of
+                // them fills the same bytes again and leaves the rest of the stage unfilled.
+                if let Some(passes) = index.op_number.get(&op).and_then(|n| copy_passes.get(n))
+                    && *passes > 1
+                    && form.lo == form.hi
+                {
+                    reporter.reject(
+                        Rule::SharedLayout,
+                        op,
+                        format!(
+                            "this bulk copy runs {passes} times from a counted loop, every time into window byte {} \
+                             + {stride}·index: the copies overwrite each other's bytes, and the rest of what the \
+                             stage's `expect_tx` announced is never delivered where it is read",
+                            form.lo
+                        ),
+                        vec![],
+                    );
+                }
                 let aligned = [form.lo, form.hi, stride, bytes.lo].iter().all(|v| v % BULK_COPY_ALIGN == 0);
                 if !aligned {
                     reporter.reject(

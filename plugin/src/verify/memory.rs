@@ -98,6 +98,16 @@ pub fn is_memory_view(callee: &str) -> bool {
     from_core && segments.last().is_some_and(|name| MEMORY_VIEWS.contains(&name))
 }
 
+/// Whether `callee` makes a slice from a pointer and a length (`core::slice::from_raw_parts`,
+/// `from_raw_parts_mut`): its `len` elements are what the slice's iterators and readers read.
+pub fn is_slice_from_parts(callee: &str) -> bool {
+    is_memory_view(callee)
+        && callee
+            .rsplit("__")
+            .next()
+            .is_some_and(|name| matches!(name.trim_matches('_'), "from_raw_parts" | "from_raw_parts_mut"))
+}
+
 /// Standard-library functions that consume an iterator or slice they are handed by reading
 /// its elements, and touch no other memory: handed a view of a stage, the call is a read of the
 /// stage (judged by the typestate rules like a load), and nothing the model cannot see.
@@ -361,11 +371,13 @@ fn offset_operands(ctx: &Context, offset: Value, budget: &mut u32) -> Option<Vec
 
 #[cfg(test)]
 mod tests {
-    use super::is_memory_view;
+    use super::{is_memory_view, is_slice_from_parts};
 
     #[test]
     fn a_view_is_recognised_by_its_own_name_not_by_its_module() {
         assert!(is_memory_view("core__slice__from_raw_parts"));
+        assert!(is_slice_from_parts("core__slice__raw__from_raw_parts_mut"));
+        assert!(!is_slice_from_parts("core__slice__impl_T___iter"));
         assert!(is_memory_view("core__slice___impl__T____iter"));
         assert!(is_memory_view("core__iter__Iterator__step_by"));
         // `Iterator::sum` lives in `core::iter` but reads every element.

@@ -15,15 +15,17 @@
 //! induction variable is the variable stored twice, once before the loop (its start) and once
 //! as itself plus a step. The loop is read only if every pass through it runs the advance (no
 //! path leaves the condition and comes back to it around the advance's block) and the
-//! condition is its one way out (no `break` or `return` elsewhere in its cycle). When a producer loop and a consumer loop start alike and step alike, and
-//! their bounds differ by a whole number `k` of steps,
-//! one side runs `k` tiles more than the other on every launch where the producer has tiles:
+//! condition is its one way out (no `break` or `return` elsewhere in its cycle). When a producer
+//! loop and a consumer loop start alike and step alike, and their bounds differ by a whole number
+//! `k` of steps, one side runs `k` tiles more than the other on every launch where the producer has tiles:
 //! the consumers stop early (the producer's tail waits for releases forever) or wait for a
 //! tile nobody copies. Any loop the rule cannot read this way is counted as not checked.
 //!
 //! Cost: per function with both roles, one pass over its operations for the variables' stores,
 //! then per state (at most [`MAX_STATES`]) a bounded number of forward searches over its
 //! blocks: linear in the function's size.
+
+mod counters;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -46,6 +48,8 @@ use super::{
     thread_values::Val,
     uniform::{computes_from_arguments, geometry_read},
 };
+pub(crate) use counters::CounterReader;
+
 use crate::ir::{
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
@@ -168,6 +172,8 @@ impl Linear {
 /// A loop read as `for (iv = start; iv < bound; iv += step)`, with its condition.
 #[derive(Clone, Debug)]
 struct TileLoop {
+    /// The induction variable.
+    counter: Option<Place>,
     start: Linear,
     step: Linear,
     bound: Linear,
@@ -318,6 +324,7 @@ fn lift(
             .collect();
         let substituted = (|| {
             Some(TileLoop {
+                counter: found.counter.clone(),
                 start: found.start.substituted(&arguments)?,
                 step: found.step.substituted(&arguments)?,
                 bound: found.bound.substituted(&arguments)?,
@@ -489,7 +496,8 @@ fn tile_loop(
     let mut queue = VecDeque::from([from]);
     let mut tried = 0;
     while let Some(b) = queue.pop_front() {
-        if let Some(found) = header(ctx, index, stores, b, from) {
+        // `from` reaches `b`, so a target reaches the advance exactly when it is on one cycle with it.
+        if let Some(found) = header(ctx, index, stores, b, &|t| index.cycles().together(t, from)) {
             // A loop that may pass without its advance (a step under an `if`, a `continue`
             // around it) or leave before its condition says takes other tiles than it counts.
             return found.filter(|_| passes_are_counted(ctx, index, b, from));
@@ -542,15 +550,14 @@ fn passes_are_counted(ctx: &Context, index: &ScopeIndex, header: usize, advance:
     index.path_exists(&starts, header, usize::MAX, around) == Some(false)
 }
 
-/// Whether block `b` ends in the loop's condition: a `mir.cond_br` on a `mir.cmp` with exactly
-/// one successor leading back to `advance_block`. `Some(None)`: it is the header, but its
-/// condition is not readable.
+/// Whether block `b` ends in the loop's condition: a `mir.cond_br` on a `mir.cmp` with exactly one
+/// successor `inside` the loop. `Some(None)`: it is the header, but its condition is not readable.
 fn header(
     ctx: &Context,
     index: &ScopeIndex,
     stores: &Stores,
     b: usize,
-    advance_block: usize,
+    inside: &dyn Fn(usize) -> bool,
 ) -> Option<Option<TileLoop>> {
     let n = index.ops_of_block[b].clone().last()?;
     let branch = index.ops[n];
@@ -560,15 +567,9 @@ fn header(
     } else {
         counted_exit_test(ctx, stores, branch)?
     };
-    // `advance_block` reaches `b` (the search found `b` from it), so a target reaches the
-    // advance exactly when it lies on one cycle with it.
-    let inside: Vec<bool> = targets
-        .iter()
-        .map(|target| {
-            index.block_number.get(target).is_some_and(|t| index.cycles().together(*t, advance_block))
-        })
-        .collect();
-    let continue_when = match inside[..] {
+    let within: Vec<bool> =
+        targets.iter().map(|target| index.block_number.get(target).is_some_and(|t| inside(*t))).collect();
+    let continue_when = match within[..] {
         [true, false] => true,
         [false, true] => false,
         _ => return None,
@@ -619,7 +620,7 @@ fn header(
         if predicate == CmpPredicate::Le {
             bound.constant += 1;
         }
-        Some(TileLoop { start, step, bound, condition })
+        Some(TileLoop { counter: iv.slot.clone(), start, step, bound, condition })
     };
     Some(read(&mut iv))
 }

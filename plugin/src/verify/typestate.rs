@@ -16,6 +16,10 @@
 //! function in a wrong typestate is reported where it leaves the part of the function that
 //! could still have fixed it (the `return` or `break`), not at the function's end.
 
+mod copy_loops;
+mod dominators;
+mod paths;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -39,24 +43,15 @@ use super::{
         describe_states, entry_bytes, stale_versions, transition,
     },
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
+    thread_model::SharedThreadModel,
 };
+use copy_loops::CopyLoops;
+use paths::{Path, merge_path};
+
 use crate::ir::{
     mir::control::CondBrOp,
     semantic::pipeline::{PipelineRole, StateNewOp},
 };
-
-/// More paths than this at one block are joined into one (no guard assumed).
-const MAX_PATHS: usize = 8;
-
-/// Assumed outcomes of guards: (condition, outcome), each condition once, in no set order.
-type Guards = Vec<(Value, bool)>;
-
-/// One path into a block: what it assumes and each state's typestate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Path {
-    guards: Guards,
-    row: Vec<Typestate>,
-}
 
 /// The states of one function, each with its slot in a typestate row.
 struct Slots {
@@ -81,6 +76,8 @@ struct FunctionRun<'a> {
     /// Calls closing a cycle of calls: not followed (the states they touch end there).
     cyclic: &'a FxHashSet<usize>,
     slots: Slots,
+    /// The counted loops of copies, each taken whole where its loop is entered.
+    copy_loops: &'a CopyLoops,
     /// The function's branch conditions: which are one guard, which are tested more than once.
     guards: BranchGuards,
 }
@@ -101,14 +98,17 @@ struct Effect {
 type Summary = BTreeMap<StateId, [Option<Effect>; 9]>;
 
 /// Runs the typestate rules: every function's summary bottom-up, then each root (the kernel,
-/// and any function no call reaches) with the states it touches, reporting.
+/// and any function no call reaches) with the states it touches, reporting. Returns the copies
+/// taken whole at their counted loop's entry, each with its passes (operation number → passes),
+/// for the layout rule to hold their destinations to it.
 pub(crate) fn check_ordering(
     reporter: &mut Reporter,
     facts: &dyn FactStore,
     locals: &LocalStores,
     returns: &[Vec<usize>],
     provenance: &Provenance,
-) {
+    threads: &SharedThreadModel,
+) -> FxHashMap<usize, i64> {
     let Provenance { applies_to, failed, .. } = provenance;
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut steps: Vec<Option<(StateId, Step)>> = (0..index.ops.len()).map(|_| None).collect();
@@ -166,6 +166,7 @@ pub(crate) fn check_ordering(
             }
         }
     }
+    let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &|n| poisons[n].is_some(), &touched);
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
     // Shared by the runs: each clears the in-states it set when done.
     let mut scratch =
@@ -182,6 +183,7 @@ pub(crate) fn check_ordering(
             poisons: &poisons,
             summaries: &summaries,
             cyclic: &cyclic,
+            copy_loops: &copy_loops,
             slots: Slots {
                 of: states.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
                 producer: states
@@ -198,6 +200,7 @@ pub(crate) fn check_ordering(
             summaries[f] = Some(summary);
         }
     }
+    copy_loops.passes()
 }
 
 /// Arithmetic operations and casts looked through from a stage offset to its state's index.
@@ -253,39 +256,6 @@ pub(crate) fn callee_first(index: &ScopeIndex) -> (Vec<usize>, FxHashSet<usize>)
         }
     }
     (order, cyclic)
-}
-
-/// Adds `incoming` to a block's paths; true when that changed them.
-fn merge_path(paths: &mut Vec<Path>, incoming: Path) -> bool {
-    let same_guards = |p: &Path| {
-        p.guards.len() == incoming.guards.len() && p.guards.iter().all(|g| incoming.guards.contains(g))
-    };
-    if let Some(same) = paths.iter_mut().find(|p| same_guards(p)) {
-        let mut changed = false;
-        for (into, from) in same.row.iter_mut().zip(&incoming.row) {
-            changed |= into.join(*from);
-        }
-        return changed;
-    }
-    // A path assuming less that already covers this one's typestates makes it redundant.
-    let covered = paths.iter().any(|p| {
-        p.guards.iter().all(|g| incoming.guards.contains(g))
-            && p.row.iter().zip(&incoming.row).all(|(have, new)| have.covers(new))
-    });
-    if covered {
-        return false;
-    }
-    paths.push(incoming);
-    if paths.len() > MAX_PATHS {
-        let mut row = paths[0].row.clone();
-        for path in &paths[1..] {
-            for (into, from) in row.iter_mut().zip(&path.row) {
-                into.join(*from);
-            }
-        }
-        *paths = vec![Path { guards: Vec::new(), row }];
-    }
-    true
 }
 
 /// (rule, op, message, state, the bad bits when the violation is a path leaving the function).
@@ -531,7 +501,8 @@ impl FunctionRun<'_> {
                     && let Some(i) = self.slots.of.get(s).copied()
                 {
                     let producer = self.slots.producer[i];
-                    if let Some((rule, message)) = self.step(reporter, n, step, producer, &mut path.row[i])
+                    if let Some((rule, message)) =
+                        self.step(reporter, n, step, producer, &mut path.row[i], self.copy_loops.passes_at(n))
                         && let Some(report) = report.as_deref_mut()
                     {
                         report.push((rule, op, message, *s, None));
@@ -558,13 +529,41 @@ impl FunctionRun<'_> {
             let Some((s, step)) = &self.steps[n] else { continue };
             let Some(i) = self.slots.of.get(s).copied() else { continue };
             let producer = self.slots.producer[i];
-            if let Some((rule, message)) = self.step(reporter, n, step, producer, &mut path.row[i])
+            if let Some((rule, message)) =
+                self.step(reporter, n, step, producer, &mut path.row[i], self.copy_loops.passes_at(n))
                 && let Some(report) = report.as_deref_mut()
             {
                 report.push((rule, op, message, *s, None));
             }
         }
         let Some(last) = last else { return Vec::new() };
+        let mut outs = self.successors(reporter, b, last, path);
+        for (succ, out) in &mut outs {
+            // Entering a counted copy loop takes all its passes' copies at once.
+            for (n, passes) in self.copy_loops.entered(b, *succ) {
+                let Some((s, step)) = &self.steps[n] else { continue };
+                let Some(i) = self.slots.of.get(s).copied() else { continue };
+                let producer = self.slots.producer[i];
+                if let Some((rule, message)) = self.step(reporter, n, step, producer, &mut out.row[i], passes)
+                    && let Some(report) = report.as_deref_mut()
+                {
+                    report.push((rule, index.ops[n], message, *s, None));
+                }
+            }
+        }
+        outs
+    }
+
+    /// The path into each successor of block `b` (ending in `last`) that its terminator can take
+    /// on `path`: a branch on a guard the path assumed takes only that outcome's edge.
+    fn successors(
+        &self,
+        reporter: &Reporter,
+        b: usize,
+        last: Ptr<Operation>,
+        path: Path,
+    ) -> Vec<(usize, Path)> {
+        let (ctx, index) = (reporter.ctx, reporter.index);
         if let Some(cond) = Operation::get_op::<CondBrOp>(last, ctx)
             .map(|_| last.deref(ctx).get_operand(0))
             .map(|cond| self.guards.canon.get(&cond).copied().unwrap_or(cond))
@@ -599,6 +598,7 @@ impl FunctionRun<'_> {
         step: &Step,
         producer: bool,
         typestate: &mut Typestate,
+        passes: i64,
     ) -> Option<(Rule, String)> {
         let ctx = reporter.ctx;
         let op = reporter.index.ops[n];
@@ -642,7 +642,7 @@ impl FunctionRun<'_> {
                     };
                 }
                 Step::Pipeline(PipelineKind::BulkCopy) => {
-                    bytes = bytes.minus(constant_operand(ctx, op, 2));
+                    bytes = bytes.minus(constant_operand(ctx, op, 2).map(|bytes| bytes * passes));
                 }
                 Step::Pipeline(PipelineKind::Advance) if producer && violation.is_none() => {
                     let problem = match bytes {

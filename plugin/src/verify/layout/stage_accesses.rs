@@ -1,6 +1,6 @@
 //! Stage accesses of rule `shared-layout`: every read or write of a stage, and every call handed
-//! one, starts from a stage of a ring the copies fill, and an offset added inside the stage that
-//! the intervals read stays inside it.
+//! one, starts from a stage of a ring the copies fill, an offset added inside the stage that the
+//! intervals read stays inside it, and a slice made over a stage ends inside it.
 
 use super::*;
 
@@ -95,6 +95,14 @@ pub(super) fn check_stage_accesses(
         // A load or store, or a call handed a stage: the helper's own accesses are through its
         // parameter, so the pointer handed over must at least start at a stage of the ring
         // (what the helper adds to it is not bounded: the documented hole of `shared-layout`).
+        if let Some((pointer, length)) = slice_from_parts(ctx, op)
+            && let Some((_, Some(stage))) = stage_pointer(ctx, &walk, pointer)
+        {
+            if let Some(why) = stage_view_unproven(evaluator, &starts, pointer, stage, length) {
+                gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, why));
+            }
+            continue;
+        }
         let (address, stage, handed) = match accessed_address(ctx, op) {
             Some(address) => match stage_pointer(ctx, &walk, address) {
                 Some((_, Some(stage))) => (address, stage, false),
@@ -163,4 +171,50 @@ pub(super) fn check_stage_accesses(
             )),
         }
     }
+}
+
+/// The pointer and length of a call making a slice (`from_raw_parts(pointer, length)`).
+fn slice_from_parts(ctx: &Context, op: Ptr<Operation>) -> Option<(Value, Value)> {
+    let call = Operation::get_op::<CallOp>(op, ctx)?;
+    if !call.callee(ctx).is_some_and(|callee| is_slice_from_parts(callee.as_ref())) {
+        return None;
+    }
+    let operation = op.deref(ctx);
+    (operation.get_num_operands() == 2).then(|| (operation.get_operand(0), operation.get_operand(1)))
+}
+
+/// Why a slice made over a stage is not shown inside it (`None` when it is): the iterators and
+/// readers the slice is handed to read every one of its `length` elements, so all of them must
+/// lie between the stage pointer and the next stage. A slice one row too long reads the next
+/// stage, or the barriers, in its last elements.
+fn stage_view_unproven(
+    evaluator: &Evaluator<'_, '_>,
+    starts: &[(i64, i64)],
+    pointer: Value,
+    stage: Value,
+    length: Value,
+) -> Option<String> {
+    let ctx = evaluator.ctx;
+    let unread = "the shared-memory layout: a slice over a stage whose start and length are not constants \
+                  the evaluator reads, so its elements are not shown inside the stage";
+    let element = pointee_bytes(ctx, pointer.get_type(ctx))?;
+    let Some(Affine { window: 1, index: Some((_, stride)), lo, hi }) = evaluator.stage_form(pointer, stage)
+    else {
+        return Some(unread.to_string());
+    };
+    let length = evaluator.eval(length, DEPTH).filter(|form| form.is_constant() && form.lo == form.hi);
+    let (Some(length), true) = (length, lo == hi) else { return Some(unread.to_string()) };
+    // The ring whose stage the pointer lies in; a pointer in none is judged by the accesses
+    // through the slice (another stage, or past the ring).
+    let first = starts.iter().find(|(first, s)| *s == stride && (*first..first + stride).contains(&lo))?.0;
+    let end = lo + length.lo * element;
+    (end > first + stride).then(|| {
+        format!(
+            "the shared-memory layout: a slice of {} elements of {element} bytes made at window byte {lo} + \
+             {stride}·index ends {} bytes past its stage (stages are {stride} bytes apart): reading it whole reads \
+             the next stage or past the ring",
+            length.lo,
+            end - first - stride
+        )
+    })
 }

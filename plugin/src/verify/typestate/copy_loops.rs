@@ -1,0 +1,244 @@
+//! Stages filled by several copies from a counted loop (`for row in 0..8 { copy 128 bytes }`).
+//! The typestate's paths do not count a loop's passes: the join at the loop's head mixes the
+//! bytes still owed after each pass (a mismatch) and keeps the path on which the loop's condition
+//! fails before its first pass (a stage advanced with none of its copies). Such a loop is
+//! summarised instead: where the loop is entered its copies are taken all at once (passes ×
+//! bytes), and the copy inside it delivers nothing more.
+//!
+//! That is exact only when the loop makes a constant number of passes, at least one, each running
+//! the copy exactly once, its condition its one way out ([`constant_passes`], the reading of the
+//! tile-count rule), and nothing else in the loop steps the copy's state: no other operation on
+//! it, no call of a function that touches it, no pipeline operation whose provenance failed.
+//! Any loop that is not so is left to the paths as before (a rejection or a gap, never a pass).
+
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use pliron::context::Context;
+
+use super::super::{
+    facts::StateId, index::ScopeIndex, protocol::Step, roles::CounterReader, rules::PipelineKind,
+    thread_model::SharedThreadModel,
+};
+use super::dominators::Dominators;
+
+/// More passes than this are not summarised (a loop that long is not a stage's copies).
+const MAX_PASSES: i64 = 1 << 12;
+/// Loop tops after a copy tried as its loop's.
+const MAX_HEADS: usize = 4;
+/// Blocks one loop may have and still be summarised.
+const MAX_LOOP_BLOCKS: usize = 512;
+
+/// The summarised copy loops of a scope.
+#[derive(Default)]
+pub(super) struct CopyLoops {
+    /// Per loop, by its head (the block ending in its condition): the copies taken when the
+    /// loop is entered, each (operation number, passes).
+    by_head: FxHashMap<usize, Vec<(usize, i64)>>,
+    /// The blocks of each of those loops, by its head.
+    loops: FxHashMap<usize, FxHashSet<usize>>,
+    /// The copies summarised (operation numbers): inside their loop they deliver nothing more.
+    summarised: FxHashSet<usize>,
+}
+
+impl CopyLoops {
+    /// Finds the copies of `steps` that a counted loop repeats (module documentation).
+    /// `poisoned(n)`: operation `n` is a pipeline operation whose provenance failed. Each function
+    /// with a copy on a cycle has its dominators and its variables' stores gathered once.
+    pub(super) fn of(
+        ctx: &Context,
+        index: &ScopeIndex,
+        threads: &SharedThreadModel,
+        steps: &[Option<(StateId, Step)>],
+        poisoned: &dyn Fn(usize) -> bool,
+        touched: &[BTreeSet<StateId>],
+    ) -> CopyLoops {
+        let mut found = CopyLoops::default();
+        let mut functions: FxHashMap<usize, (Dominators, CounterReader)> = FxHashMap::default();
+        for (n, step) in steps.iter().enumerate() {
+            let Some((state, Step::Pipeline(PipelineKind::BulkCopy))) = step else { continue };
+            let copy = index.op_block[n];
+            if !index.cycles().on_cycle(copy) {
+                continue;
+            }
+            let f = index.block_function[copy];
+            let (dominators, counters) = functions.entry(f).or_insert_with(|| {
+                (
+                    Dominators::of(index, index.blocks_of[f].clone()),
+                    CounterReader::new(ctx, index, f, threads),
+                )
+            });
+            let Some((head, body)) = innermost_loop(ctx, index, dominators, copy) else { continue };
+            let alone = body.iter().all(|b| {
+                index.ops_of_block[*b].clone().all(|m| {
+                    let steps_state = m != n && steps[m].as_ref().is_some_and(|(other, _)| other == state);
+                    let calls_toucher =
+                        index.callee_of.get(&m).is_some_and(|callee| touched[*callee].contains(state));
+                    !steps_state && !calls_toucher && !poisoned(m)
+                })
+            });
+            if !alone {
+                continue;
+            }
+            let Some((passes, counter_starts)) = counters.constant_passes(ctx, head, &|b| body.contains(&b))
+            else {
+                continue;
+            };
+            if passes <= MAX_PASSES && starts_every_entry(index, &body, &counter_starts) {
+                found.by_head.entry(head).or_default().push((n, passes));
+                found.loops.insert(head, body);
+                found.summarised.insert(n);
+            }
+        }
+        found
+    }
+
+    /// Every summarised copy with its passes (operation number → passes).
+    pub(super) fn passes(&self) -> FxHashMap<usize, i64> {
+        self.by_head.values().flatten().copied().collect()
+    }
+
+    /// How many passes' copies operation `n` delivers where it runs: none for a summarised copy
+    /// (its loop's entry took them all), one for any other.
+    pub(super) fn passes_at(&self, n: usize) -> i64 {
+        if self.summarised.contains(&n) { 0 } else { 1 }
+    }
+
+    /// The copies taken on the edge from block `from` to block `to`, each (operation number,
+    /// passes): those of the loops the edge enters (`to` in the loop, `from` not).
+    pub(super) fn entered(&self, from: usize, to: usize) -> Vec<(usize, i64)> {
+        if self.by_head.is_empty() {
+            return Vec::new();
+        }
+        self.by_head
+            .iter()
+            .filter(|(head, _)| {
+                let body = &self.loops[*head];
+                body.contains(&to) && !body.contains(&from)
+            })
+            .flat_map(|(_, copies)| copies.iter().copied())
+            .collect()
+    }
+}
+
+/// Whether the counter is set to its start before every entry into the loop `body`: with its one
+/// start store in block `start`, no path leaves the loop and comes back into it without passing
+/// `start` (a counter set once before an outer loop makes no passes the second time round).
+fn starts_every_entry(index: &ScopeIndex, body: &FxHashSet<usize>, starts: &[usize]) -> bool {
+    let [start] = starts else { return false };
+    let left: Vec<usize> = body
+        .iter()
+        .flat_map(|b| index.succs[*b].iter().copied())
+        .filter(|b| !body.contains(b) && b != start)
+        .collect();
+    let entered = body.iter().any(|b| {
+        index.preds[*b].iter().any(|pred| {
+            !body.contains(pred)
+                && index.path_exists(&left, *pred, MAX_LOOP_BLOCKS, |b| b != *start && !body.contains(&b))
+                    != Some(false)
+        })
+    });
+    !entered
+}
+
+/// The innermost loop around block `copy` that runs it exactly once per pass and leaves only by
+/// its condition: the block ending in that condition and the loop's blocks. A loop is a natural
+/// loop: a block `top` that dominates some predecessor of its own (the edge back), with every
+/// block that reaches such a predecessor without passing `top`. A loop nested around it is not
+/// part of it: it comes back only through the loop's entry. The candidates for `top` are the
+/// first blocks after `copy`; the loop's condition is its one block with a way out.
+fn innermost_loop(
+    ctx: &Context,
+    index: &ScopeIndex,
+    dominators: &Dominators,
+    copy: usize,
+) -> Option<(usize, FxHashSet<usize>)> {
+    let function = index.blocks_of[index.block_function[copy]].clone();
+    let mut visited = FxHashSet::from_iter([copy]);
+    let mut queue = VecDeque::from([copy]);
+    let mut tried = 0;
+    while let Some(top) = queue.pop_front() {
+        let back: Vec<usize> =
+            index.preds[top].iter().copied().filter(|p| dominators.dominates(top, *p)).collect();
+        if !back.is_empty() {
+            tried += 1;
+            if tried > MAX_HEADS {
+                return None;
+            }
+            let body = natural_loop(index, top, back)?;
+            if body.contains(&copy) {
+                let mut exits = body.iter().copied().filter(|b| {
+                    index.succs[*b].iter().any(|succ| !body.contains(succ) && index.can_return(ctx, *succ))
+                });
+                let (Some(condition), None) = (exits.next(), exits.next()) else { return None };
+                let inside = index.succs[condition].iter().filter(|succ| body.contains(succ)).count();
+                return (inside == 1 && once_per_pass(ctx, index, condition, copy, &body))
+                    .then_some((condition, body));
+            }
+        }
+        for succ in &index.succs[top] {
+            if function.contains(succ) && visited.insert(*succ) {
+                if visited.len() > MAX_LOOP_BLOCKS {
+                    return None;
+                }
+                queue.push_back(*succ);
+            }
+        }
+    }
+    None
+}
+
+/// The blocks of the natural loop of `top` whose edges back come from `back`: `top`, and every
+/// block reaching one of `back` without passing `top`; `None` past [`MAX_LOOP_BLOCKS`].
+fn natural_loop(index: &ScopeIndex, top: usize, back: Vec<usize>) -> Option<FxHashSet<usize>> {
+    let mut body: FxHashSet<usize> = FxHashSet::from_iter([top]);
+    let mut stack = back;
+    while let Some(b) = stack.pop() {
+        if body.insert(b) {
+            if body.len() > MAX_LOOP_BLOCKS {
+                return None;
+            }
+            stack.extend(index.preds[b].iter().copied().filter(|p| !body.contains(p)));
+        }
+    }
+    Some(body)
+}
+
+/// Whether every pass of the loop `body` headed by `head` runs block `copy` exactly once, and the
+/// loop's condition is its only way out (a block leading only into a panic is no way out: the
+/// trap ends the launch). A pass runs from the condition's branch into the loop back to the
+/// condition; what runs before the condition (in its block, or in blocks the loop is entered
+/// through) runs once more than the passes, so the copy may not be there.
+fn once_per_pass(
+    ctx: &Context,
+    index: &ScopeIndex,
+    head: usize,
+    copy: usize,
+    body: &FxHashSet<usize>,
+) -> bool {
+    if copy == head {
+        return false;
+    }
+    let inside = |b: usize| body.contains(&b);
+    let exits_elsewhere = body.iter().any(|b| {
+        *b != head && index.succs[*b].iter().any(|succ| !inside(*succ) && index.can_return(ctx, *succ))
+    });
+    // Entered elsewhere than the condition, and reaching the copy before it.
+    let entries: Vec<usize> = body
+        .iter()
+        .copied()
+        .filter(|b| *b != head && index.preds[*b].iter().any(|pred| !inside(*pred)))
+        .collect();
+    let before_condition = !entries.is_empty()
+        && index.path_exists(&entries, copy, MAX_LOOP_BLOCKS, |b| b != head && inside(b)) != Some(false);
+    // A pass around the copy: from the condition back to it without the copy.
+    let starts: Vec<usize> = index.succs[head].iter().copied().filter(|b| inside(*b) && *b != copy).collect();
+    let skipped = !starts.is_empty()
+        && index.path_exists(&starts, head, MAX_LOOP_BLOCKS, |b| b != copy && inside(b)) != Some(false);
+    // Twice in a pass: from the copy back to it without the condition.
+    let again: Vec<usize> = index.succs[copy].iter().copied().filter(|b| inside(*b) && *b != head).collect();
+    let twice = !again.is_empty()
+        && index.path_exists(&again, copy, MAX_LOOP_BLOCKS, |b| b != head && inside(b)) != Some(false);
+    !exits_elsewhere && !before_condition && !skipped && !twice
+}
