@@ -540,7 +540,7 @@ impl FunctionRun<'_> {
         let mut outs = self.successors(reporter, b, last, path);
         for (succ, out) in &mut outs {
             // Entering a counted copy loop takes all its passes' copies at once.
-            for (n, passes) in self.copy_loops.entered(b, *succ) {
+            for &(n, passes) in self.copy_loops.entered(b, *succ) {
                 let Some((s, step)) = &self.steps[n] else { continue };
                 let Some(i) = self.slots.of.get(s).copied() else { continue };
                 let producer = self.slots.producer[i];

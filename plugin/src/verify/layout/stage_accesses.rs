@@ -195,9 +195,9 @@ fn stage_view_unproven(
     length: Value,
 ) -> Option<String> {
     let ctx = evaluator.ctx;
-    let unread = "the shared-memory layout: a slice over a stage whose start and length are not constants \
-                  the evaluator reads, so its elements are not shown inside the stage";
-    let element = pointee_bytes(ctx, pointer.get_type(ctx))?;
+    let unread = "the shared-memory layout: a slice over a stage whose start, length or element size are not \
+                  constants the evaluator reads, so its elements are not shown inside the stage";
+    let Some(element) = pointee_bytes(ctx, pointer.get_type(ctx)) else { return Some(unread.to_string()) };
     let Some(Affine { window: 1, index: Some((_, stride)), lo, hi }) = evaluator.stage_form(pointer, stage)
     else {
         return Some(unread.to_string());

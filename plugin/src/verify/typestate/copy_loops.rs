@@ -6,8 +6,8 @@
 //! bytes), and the copy inside it delivers nothing more.
 //!
 //! That is exact only when the loop makes a constant number of passes, at least one, each running
-//! the copy exactly once, its condition its one way out ([`constant_passes`], the reading of the
-//! tile-count rule), and nothing else in the loop steps the copy's state: no other operation on
+//! the copy exactly once, its condition its one way out ([`CounterReader::constant_passes`], the
+//! reading of the tile-count rule), and nothing else in the loop steps the copy's state: no other operation on
 //! it, no call of a function that touches it, no pipeline operation whose provenance failed.
 //! Any loop that is not so is left to the paths as before (a rejection or a gap, never a pass).
 
@@ -33,13 +33,12 @@ const MAX_LOOP_BLOCKS: usize = 512;
 /// The summarised copy loops of a scope.
 #[derive(Default)]
 pub(super) struct CopyLoops {
-    /// Per loop, by its head (the block ending in its condition): the copies taken when the
-    /// loop is entered, each (operation number, passes).
-    by_head: FxHashMap<usize, Vec<(usize, i64)>>,
-    /// The blocks of each of those loops, by its head.
-    loops: FxHashMap<usize, FxHashSet<usize>>,
-    /// The copies summarised (operation numbers): inside their loop they deliver nothing more.
-    summarised: FxHashSet<usize>,
+    /// Per edge entering a summarised loop (from a block outside it to one inside): the copies
+    /// taken on it, each (operation number, passes).
+    entries: FxHashMap<(usize, usize), Vec<(usize, i64)>>,
+    /// The summarised copies (operation number → passes): inside their loop they deliver nothing
+    /// more.
+    passes: FxHashMap<usize, i64>,
 }
 
 impl CopyLoops {
@@ -86,39 +85,32 @@ impl CopyLoops {
                 continue;
             };
             if passes <= MAX_PASSES && starts_every_entry(index, &body, &counter_starts) {
-                found.by_head.entry(head).or_default().push((n, passes));
-                found.loops.insert(head, body);
-                found.summarised.insert(n);
+                for to in &body {
+                    for from in index.preds[*to].iter().filter(|from| !body.contains(from)) {
+                        found.entries.entry((*from, *to)).or_default().push((n, passes));
+                    }
+                }
+                found.passes.insert(n, passes);
             }
         }
         found
     }
 
     /// Every summarised copy with its passes (operation number → passes).
-    pub(super) fn passes(&self) -> FxHashMap<usize, i64> {
-        self.by_head.values().flatten().copied().collect()
+    pub(super) fn passes(self) -> FxHashMap<usize, i64> {
+        self.passes
     }
 
     /// How many passes' copies operation `n` delivers where it runs: none for a summarised copy
     /// (its loop's entry took them all), one for any other.
     pub(super) fn passes_at(&self, n: usize) -> i64 {
-        if self.summarised.contains(&n) { 0 } else { 1 }
+        if self.passes.contains_key(&n) { 0 } else { 1 }
     }
 
     /// The copies taken on the edge from block `from` to block `to`, each (operation number,
-    /// passes): those of the loops the edge enters (`to` in the loop, `from` not).
-    pub(super) fn entered(&self, from: usize, to: usize) -> Vec<(usize, i64)> {
-        if self.by_head.is_empty() {
-            return Vec::new();
-        }
-        self.by_head
-            .iter()
-            .filter(|(head, _)| {
-                let body = &self.loops[*head];
-                body.contains(&to) && !body.contains(&from)
-            })
-            .flat_map(|(_, copies)| copies.iter().copied())
-            .collect()
+    /// passes): those of the loops the edge enters.
+    pub(super) fn entered(&self, from: usize, to: usize) -> &[(usize, i64)] {
+        self.entries.get(&(from, to)).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -171,9 +163,10 @@ fn innermost_loop(
                 let mut exits = body.iter().copied().filter(|b| {
                     index.succs[*b].iter().any(|succ| !body.contains(succ) && index.can_return(ctx, *succ))
                 });
+                // A block leading only into a panic is no way out: the trap ends the launch.
                 let (Some(condition), None) = (exits.next(), exits.next()) else { return None };
                 let inside = index.succs[condition].iter().filter(|succ| body.contains(succ)).count();
-                return (inside == 1 && once_per_pass(ctx, index, condition, copy, &body))
+                return (inside == 1 && once_per_pass(index, condition, copy, &body))
                     .then_some((condition, body));
             }
         }
@@ -205,25 +198,15 @@ fn natural_loop(index: &ScopeIndex, top: usize, back: Vec<usize>) -> Option<FxHa
     Some(body)
 }
 
-/// Whether every pass of the loop `body` headed by `head` runs block `copy` exactly once, and the
-/// loop's condition is its only way out (a block leading only into a panic is no way out: the
-/// trap ends the launch). A pass runs from the condition's branch into the loop back to the
+/// Whether every pass of the loop `body` whose condition ends block `head` (its only way out, as
+/// [`innermost_loop`] found it) runs block `copy` exactly once. A pass runs from the condition's branch into the loop back to the
 /// condition; what runs before the condition (in its block, or in blocks the loop is entered
 /// through) runs once more than the passes, so the copy may not be there.
-fn once_per_pass(
-    ctx: &Context,
-    index: &ScopeIndex,
-    head: usize,
-    copy: usize,
-    body: &FxHashSet<usize>,
-) -> bool {
+fn once_per_pass(index: &ScopeIndex, head: usize, copy: usize, body: &FxHashSet<usize>) -> bool {
     if copy == head {
         return false;
     }
     let inside = |b: usize| body.contains(&b);
-    let exits_elsewhere = body.iter().any(|b| {
-        *b != head && index.succs[*b].iter().any(|succ| !inside(*succ) && index.can_return(ctx, *succ))
-    });
     // Entered elsewhere than the condition, and reaching the copy before it.
     let entries: Vec<usize> = body
         .iter()
@@ -240,5 +223,5 @@ fn once_per_pass(
     let again: Vec<usize> = index.succs[copy].iter().copied().filter(|b| inside(*b) && *b != head).collect();
     let twice = !again.is_empty()
         && index.path_exists(&again, copy, MAX_LOOP_BLOCKS, |b| b != head && inside(b)) != Some(false);
-    !exits_elsewhere && !before_condition && !skipped && !twice
+    !before_condition && !skipped && !twice
 }
