@@ -149,6 +149,21 @@ fn opaque_is_accounted(what: &str) -> bool {
         || what == "dynamic_shared_window_address()"
         || what.starts_with("assertion failed")
         || is_local_value(what)
+        || is_register_value(what)
+}
+
+/// Whether an opaque operation computes a value from registers alone, touching no memory:
+/// whether the build checks undefined behaviour (`UbChecks`, a constant of the build), an
+/// optimiser hint (`assume(..)`: no code, undefined behaviour only where the hint is false,
+/// which a checked build's assertion before it traps on), a slice pointer's length
+/// (`PtrMetadata(..)`, a number carried beside the address), a constant argument or a constant
+/// string (a panic message). None of them may dereference a pointer: a form that reads through
+/// one (`PtrMetadata(copy (*_3))`) is an access the rules must place.
+pub(crate) fn is_register_value(what: &str) -> bool {
+    const REGISTER_FORMS: &[&str] =
+        &["UbChecks", "assume(", "PtrMetadata(", "argument const ", "constant const \""];
+    let dereferences = what.contains("(*") || what.contains("*_");
+    REGISTER_FORMS.iter().any(|form| what.starts_with(form)) && !dereferences
 }
 
 /// Whether an opaque operation only reads or builds a value of the function's own locals: a

@@ -231,8 +231,9 @@ pub(crate) fn analyze_with(
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     let returns = dataflow::returns_of(ctx, &index);
-    let copy_passes =
+    let (copy_passes, unordered) =
         typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to, &thread_model);
+    undecided.extend(unordered);
     let init_gap = init_order::check_init_order(&mut reporter);
     let layout_gaps =
         layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model, &copy_passes);

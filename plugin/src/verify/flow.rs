@@ -6,15 +6,16 @@
 //! a local that may be written unseen: [`LocalStores`]) answers `None`, never a guess.
 
 use pliron::{
-    context::Context,
+    context::{Context, Ptr},
     operation::Operation,
     r#type::TypeHandle,
     value::{DefiningEntity, Value},
 };
 
-use super::{index::ScopeIndex, memory::LocalStores};
+use super::{index::ScopeIndex, locals::LocalStores};
 use crate::ir::mir::{
     arith::{AddrSpaceCastOp, CastKind, CastOp},
+    control::{CallOp, ReturnOp},
     memory::{AllocaOp, FieldAddrOp, LoadOp},
     opaque::OpaqueOp,
 };
@@ -85,9 +86,38 @@ impl Flow<'_> {
                     drop(operation);
                     return self.values(capture, inner, budget);
                 }
+                if let Some(returned) = self.returned(def, value) {
+                    let mut found = Vec::new();
+                    for value in returned {
+                        found.extend(self.values(value, path, budget)?);
+                    }
+                    return Some(found);
+                }
                 path.is_empty().then(|| vec![value])
             }
         }
+    }
+
+    /// What a call of a scope function may return as its result `result`: the operand at that
+    /// position of each of the callee's `mir.return`s (a helper returning a struct it built, a
+    /// standard-library adaptor returning the iterator that holds a closure). `None` for a call
+    /// of a function outside the scope, or a value no call returns.
+    fn returned(&self, call: Ptr<Operation>, result: Value) -> Option<Vec<Value>> {
+        let (ctx, index) = (self.ctx, self.index);
+        Operation::get_op::<CallOp>(call, ctx)?;
+        let callee = *index.callee_of.get(index.op_number.get(&call)?)?;
+        let position = call.deref(ctx).results().position(|candidate| candidate == result)?;
+        let mut returned = Vec::new();
+        for b in index.blocks_of[callee].clone() {
+            let Some(last) = index.ops_of_block[b].clone().last() else { continue };
+            let operation = index.ops[last].deref(ctx);
+            if Operation::get_op::<ReturnOp>(index.ops[last], ctx).is_some() {
+                returned.push(
+                    (position < operation.get_num_operands()).then(|| operation.get_operand(position))?,
+                );
+            }
+        }
+        Some(returned)
     }
 
     /// The values stored at field `path` of the memory `pointer` points to.

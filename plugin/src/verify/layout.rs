@@ -36,10 +36,11 @@ use super::{
     call_chains::integer_bindings,
     dataflow::returned_at,
     facts::{Fact, FactStore, is_tracked},
+    flow::Flow,
     index::{OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
-        LocalStores, StageWalk, accessed_address, declared_constant, is_slice_from_parts,
+        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, is_slice_from_parts,
         stage_handed_to_call, stage_pointer,
     },
     progression::{Assumed, Progression, Progressions},

@@ -14,6 +14,7 @@ use pliron::{
 use super::{
     dataflow::returned_at,
     facts::{Fact, FactStore, StateId, is_tracked},
+    flow::Flow,
     index::{OpClass, ScopeIndex},
 };
 use crate::ir::{
@@ -21,7 +22,7 @@ use crate::ir::{
         arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
         control::CallOp,
-        may_carry_address,
+        int_width, may_carry_address,
         memory::{FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
         pointer_type_of,
     },
@@ -35,10 +36,13 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
     if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
         return Some(constant.get_attr_int_value(ctx)?.value().to_u64() as i64);
     }
-    let binop = Operation::get_op::<BinOp>(def, ctx)?;
     if depth == 0 {
         return None;
     }
+    if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
+        return constant_cast(ctx, def, cast, depth);
+    }
+    let binop = Operation::get_op::<BinOp>(def, ctx)?;
     let (lhs, rhs) = {
         let operation = def.deref(ctx);
         (operation.get_operand(0), operation.get_operand(1))
@@ -53,6 +57,22 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
         BinOpKind::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
         _ => None,
     }
+}
+
+/// An integer cast of a constant (`BLOCK_THREADS as usize`), where the value is the same on
+/// both sides: non-negative and below the sign bit of the narrower width, so that neither
+/// truncation nor sign extension changes it.
+fn constant_cast(ctx: &Context, def: Ptr<Operation>, cast: CastOp, depth: u32) -> Option<i64> {
+    if cast.kind(ctx) != Some(CastKind::IntToInt) {
+        return None;
+    }
+    let operation = def.deref(ctx);
+    let source = operation.get_operand(0);
+    let from = int_width(ctx, source.get_type(ctx))?;
+    let to = int_width(ctx, operation.get_result(0).get_type(ctx))?;
+    let value = constant_value(ctx, source, depth - 1)?;
+    let bits = from.min(to).min(64);
+    (bits > 1 && (0..1i64 << (bits - 1).min(62)).contains(&value)).then_some(value)
 }
 
 pub(crate) use super::locals::LocalStores;
@@ -172,7 +192,7 @@ pub(crate) fn stage_handed_to_call(
     ctx: &Context,
     walk: &StageWalk,
     op: Ptr<Operation>,
-) -> Option<(StateId, Value, Option<Value>)> {
+) -> Option<(StateId, Value, StageSource)> {
     let call = Operation::get_op::<CallOp>(op, ctx)?;
     if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
         return None;
@@ -184,6 +204,27 @@ pub(crate) fn stage_handed_to_call(
         .into_iter()
         .filter(|operand| may_carry_address(ctx, operand.get_type(ctx)))
         .find_map(|operand| stage_pointer(ctx, walk, operand).map(|(state, stage)| (state, operand, stage)))
+}
+
+/// Where a stage access's pointer comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StageSource {
+    /// The `mir.index_addr` on a shared pointer whose offset derives from the state's index,
+    /// which the layout rule places in the ring.
+    Pointer(Value),
+    /// An element of a table of pointers read at the state's index: the table's address (its
+    /// first element), whose entries the layout rule places one by one.
+    Table(Value),
+}
+
+impl StageSource {
+    /// The stage pointer itself, where the access computes it.
+    pub(crate) fn pointer(self) -> Option<Value> {
+        match self {
+            StageSource::Pointer(pointer) => Some(pointer),
+            StageSource::Table(_) => None,
+        }
+    }
 }
 
 /// The state whose stage `pointer` points into: it is computed from a shared-memory pointer by
@@ -203,7 +244,7 @@ pub(crate) fn stage_pointer(
     ctx: &Context,
     walk: &StageWalk,
     pointer: Value,
-) -> Option<(StateId, Option<Value>)> {
+) -> Option<(StateId, StageSource)> {
     let StageWalk { facts, locals, .. } = *walk;
     let mut pending = vec![pointer];
     let mut visited: FxHashSet<Value> = FxHashSet::default();
@@ -222,7 +263,7 @@ pub(crate) fn stage_pointer(
             let base_shared = points_to_shared(ctx, walk, operands[0]);
             let mut offset_budget = 16;
             if base_shared && let Some(state) = offset_state(ctx, facts, operands[1], &mut offset_budget) {
-                return Some((state, Some(value)));
+                return Some((state, StageSource::Pointer(value)));
             }
             pending.push(operands[0]);
         } else if Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
@@ -242,10 +283,20 @@ pub(crate) fn stage_pointer(
                 let mut offset_budget = 16;
                 let offset = element.deref(ctx).get_operand(1);
                 if let Some(state) = offset_state(ctx, facts, offset, &mut offset_budget) {
-                    return Some((state, None));
+                    return Some((state, StageSource::Table(element.deref(ctx).get_operand(0))));
                 }
             }
-            pending.extend(locals.stored_over(ctx, address).unwrap_or_default());
+            match locals.stored_over(ctx, address) {
+                Some(stored) => pending.extend(stored),
+                // Memory that is not a local of this function (a closure's environment, a
+                // parameter's pointee, a field of a returned struct): what the walk through
+                // memory and calls finds stored there.
+                None => {
+                    let flow = Flow { ctx, index: walk.index, locals, leaf: Some(value.get_type(ctx)) };
+                    let mut flow_budget = FLOW_BUDGET;
+                    pending.extend(flow.pointees(address, &[], &mut flow_budget).unwrap_or_default());
+                }
+            }
         } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
             if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
                 pending.extend(operands);
@@ -257,6 +308,8 @@ pub(crate) fn stage_pointer(
     None
 }
 
+/// Definitions the walk through memory may look at for one pointer a stage walk loads.
+const FLOW_BUDGET: u32 = 64;
 /// Helpers a pointer is followed up through to the shared pointer every call hands it.
 const MAX_PARAMETER_DEPTH: u32 = 4;
 /// Definitions looked at to show that a pointer points into shared memory.

@@ -47,7 +47,7 @@ use super::{
     index::{OpClass, ScopeIndex},
     layout::pointee_bytes,
     locals::loads_place,
-    memory::LocalStores,
+    memory::{LocalStores, is_slice_from_parts},
     progression::{Assumed, Place, Progression, Progressions},
     rules::Reporter,
     symbols,
@@ -492,6 +492,14 @@ fn shared_offset(
         || Operation::get_op::<CastOp>(def, ctx)
             .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
     if pointer_cast {
+        return shared_offset(flow, model, binding, assumed, operands[0], depth - 1);
+    }
+    // A slice made over shared memory (`slice::from_raw_parts(tile, n)`) starts where its
+    // pointer does: its elements are addressed from it (`rows[k]`).
+    let slice_from_parts = Operation::get_op::<CallOp>(def, ctx)
+        .and_then(|call| call.callee(ctx))
+        .is_some_and(|callee| is_slice_from_parts(callee.as_ref()));
+    if slice_from_parts && !operands.is_empty() {
         return shared_offset(flow, model, binding, assumed, operands[0], depth - 1);
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {

@@ -26,6 +26,7 @@
 //! blocks: linear in the function's size.
 
 mod counters;
+mod linear;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -34,6 +35,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
+    printable::Printable,
+    r#type::Typed,
     value::{DefiningEntity, Value},
 };
 
@@ -49,12 +52,14 @@ use super::{
     uniform::{computes_from_arguments, geometry_read},
 };
 pub(crate) use counters::CounterReader;
+use linear::{Atom, Linear};
 
 use crate::ir::{
     mir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
         constant::ConstIntOp,
         control::{CallOp, CondBrOp, ReturnOp, SwitchOp},
+        int_width,
         memory::{LoadOp, StoreOp, counted},
     },
     semantic::pipeline::PipelineRole,
@@ -74,100 +79,9 @@ const MAX_LIFTS: usize = 4;
 /// from its arguments.
 const HELPER_DEPTH: u32 = 4;
 
-/// What a linear form is made of.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Atom {
-    /// The loop's induction variable.
-    Iv,
-    /// Parameter `n` of the function.
-    Param(usize),
-    /// The result of an argument-less call of this callee.
-    Call(String),
-    /// The result of a call of scope function `function` with these arguments (none of them the
-    /// induction variable), when it computes its result from its arguments and the block's
-    /// coordinates alone (`uniform::computes_from_arguments`): the same value in every thread
-    /// of the block, and at every call with equal arguments (`owned_tiles(tiles)`).
-    Applied { function: usize, arguments: Vec<Linear> },
-}
-
-/// `Σ coefficient · atom + constant`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Linear {
-    terms: BTreeMap<Atom, i64>,
-    constant: i64,
-}
-
-impl Linear {
-    fn atom(atom: Atom) -> Linear {
-        Linear { terms: BTreeMap::from([(atom, 1)]), constant: 0 }
-    }
-
-    fn constant(value: i64) -> Linear {
-        Linear { terms: BTreeMap::new(), constant: value }
-    }
-
-    fn plus(mut self, other: &Linear, sign: i64) -> Linear {
-        for (atom, k) in &other.terms {
-            *self.terms.entry(atom.clone()).or_default() += sign * k;
-        }
-        self.terms.retain(|_, k| *k != 0);
-        self.constant += sign * other.constant;
-        self
-    }
-
-    fn scaled(mut self, factor: i64) -> Linear {
-        for k in self.terms.values_mut() {
-            *k *= factor;
-        }
-        self.terms.retain(|_, k| *k != 0);
-        self.constant *= factor;
-        self
-    }
-
-    fn iv(&self) -> i64 {
-        self.terms.get(&Atom::Iv).copied().unwrap_or(0)
-    }
-
-    /// The form with the function's parameters replaced by `arguments` (a helper's loop in its
-    /// caller's terms); `None` if it holds the induction variable or a parameter whose
-    /// argument is not read.
-    fn substituted(&self, arguments: &[Option<Linear>]) -> Option<Linear> {
-        let mut result = Linear::constant(self.constant);
-        for (atom, k) in &self.terms {
-            let replaced = match atom {
-                Atom::Iv => return None,
-                Atom::Param(n) => arguments.get(*n)?.clone()?,
-                Atom::Call(_) => Linear::atom(atom.clone()),
-                Atom::Applied { function, arguments: inner } => {
-                    let inner: Option<Vec<Linear>> =
-                        inner.iter().map(|form| form.substituted(arguments)).collect();
-                    Linear::atom(Atom::Applied { function: *function, arguments: inner? })
-                }
-            };
-            result = result.plus(&replaced.scaled(*k), 1);
-        }
-        Some(result)
-    }
-
-    /// The form with the induction variable's sign changed (`u = −iv`): a count-down read as
-    /// a count-up.
-    fn with_iv_negated(mut self) -> Linear {
-        if let Some(k) = self.terms.get_mut(&Atom::Iv) {
-            *k = -*k;
-        }
-        self
-    }
-
-    /// `k` with `self == k · step`, if there is one.
-    fn multiple_of(&self, step: &Linear) -> Option<i64> {
-        let k = match step.terms.iter().next() {
-            Some((atom, unit)) => self.terms.get(atom).copied().unwrap_or(0) / unit,
-            None if step.constant != 0 => self.constant / step.constant,
-            None => return None,
-        };
-        (k != 0 && *self == step.clone().scaled(k)).then_some(k)
-    }
-}
+/// Standard-library paths whose functions compute an integer from their integer arguments
+/// alone (`u32::div_ceil`, `Ord::min`).
+const PURE_INTEGER_PATHS: [&str; 2] = ["core__num__", "core__cmp__"];
 
 /// A loop read as `for (iv = start; iv < bound; iv += step)`, with its condition.
 #[derive(Clone, Debug)]
@@ -705,13 +619,25 @@ fn linear(
             BinOpKind::Sub => Some(a.plus(&b, -1)),
             BinOpKind::Mul if a.terms.is_empty() => Some(b.scaled(a.constant)),
             BinOpKind::Mul if b.terms.is_empty() => Some(a.scaled(b.constant)),
+            kind if a.iv() == 0 && b.iv() == 0 => {
+                let ty = value.get_type(ctx).disp(ctx).to_string();
+                Some(Linear::atom(Atom::Pure { operation: format!("{kind:?} {ty}"), operands: vec![a, b] }))
+            }
             _ => None,
         };
     }
     if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
         if !operands.is_empty() {
             let index = stores.index;
-            let function = *index.callee_of.get(index.op_number.get(&def)?)?;
+            let function = index.callee_of.get(index.op_number.get(&def)?).copied();
+            let name = call.callee(ctx)?.to_string();
+            let pure_integer = function.is_none()
+                && PURE_INTEGER_PATHS.iter().any(|path| name.starts_with(path))
+                && int_width(ctx, value.get_type(ctx)).is_some()
+                && operands.iter().all(|operand| int_width(ctx, operand.get_type(ctx)).is_some());
+            if function.is_none() && !pure_integer {
+                return None;
+            }
             let mut arguments = Vec::with_capacity(operands.len());
             for operand in &operands {
                 let argument = linear(ctx, stores, *operand, iv, budget)?;
@@ -720,8 +646,11 @@ fn linear(
                 }
                 arguments.push(argument);
             }
-            return computes_from_arguments(ctx, index, function, HELPER_DEPTH)
-                .then(|| Linear::atom(Atom::Applied { function, arguments }));
+            return match function {
+                Some(function) => computes_from_arguments(ctx, index, function, HELPER_DEPTH)
+                    .then(|| Linear::atom(Atom::Applied { function, arguments })),
+                None => Some(Linear::atom(Atom::Pure { operation: name, operands: arguments })),
+            };
         }
         // Both roles' loops read the atom, in different threads: equal bounds mean equal
         // counts only if it is the same in every thread (`block_idx_x()`, not `thread_idx_x()`).

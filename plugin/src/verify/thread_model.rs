@@ -51,6 +51,7 @@ use crate::ir::mir::{
     control::{CallOp, CondBrOp, ReturnOp, SwitchOp, UnreachableOp},
     int_width,
     memory::{AllocaOp, LoadOp, StoreOp},
+    opaque::OpaqueOp,
     pointer_type_of,
 };
 
@@ -397,8 +398,10 @@ impl Roles<'_> {
                 Val::Uniform => vec![(yes, threads.clone(), true), (no, threads.clone(), true)],
                 // A loop's condition (one side leads back to it): threads may iterate a different
                 // number of times, but every thread that enters the loop leaves it.
+                // A failed check's branch (`assert!`, a bounds check) traps: a thread that takes
+                // it ends the launch, so the other edge carries the threads that go on.
                 Val::Unknown => {
-                    let decided = self.is_loop_branch(b, yes, no);
+                    let decided = self.is_loop_branch(b, yes, no) || self.traps(yes) || self.traps(no);
                     vec![(yes, threads.clone(), decided), (no, threads.clone(), decided)]
                 }
             };
@@ -443,6 +446,21 @@ impl Roles<'_> {
             };
         }
         all(index)
+    }
+
+    /// Whether block `b` is a failed assertion's panic: the assertion's message, then
+    /// `mir.unreachable` (the panic handler traps).
+    fn traps(&self, b: usize) -> bool {
+        let ctx = self.ctx;
+        let mut ops = self.index.ops_of_block[b].clone().map(|n| self.index.ops[n]);
+        let failed_assertion = ops.next().is_some_and(|op| {
+            Operation::get_op::<OpaqueOp>(op, ctx)
+                .and_then(|opaque| opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into()))
+                .is_some_and(|what: String| what.starts_with("assertion failed"))
+        });
+        failed_assertion
+            && ops.next().is_some_and(|op| Operation::get_op::<UnreachableOp>(op, ctx).is_some())
+            && ops.next().is_none()
     }
 
     /// Whether block `b` is only `mir.unreachable` (the impossible arm of a `match`).
@@ -616,8 +634,9 @@ impl Roles<'_> {
         Some(stored.into_iter().filter(|(_, b)| !self.dead.contains(b)).collect())
     }
 
-    /// A helper's parameter where no call binds it: the same in every thread that runs one call
-    /// of the helper when every call passes a value that is the same in every thread (each call's
+    /// A helper's parameter where no call binds it: what its one call passes, per thread, when
+    /// the scope calls it once; otherwise the same in every thread that runs one call of the
+    /// helper when every call passes a value that is the same in every thread (each call's
     /// threads see one value, whatever the other calls pass).
     fn eval_parameter(&self, block: Ptr<BasicBlock>, value: Value, budget: &mut u32) -> Val {
         let (ctx, index) = (self.ctx, self.index);
@@ -630,6 +649,17 @@ impl Roles<'_> {
             return Val::Unknown;
         }
         let position = block.deref(ctx).arguments().position(|argument| argument == value);
+        // A helper the scope calls once runs only under that call: in each thread its parameter
+        // is what that thread passes (`setup(tid == 0, …)` deciding the thread that inits).
+        if let ([call], Some(position)) = (index.callers[f].as_slice(), position) {
+            let operation = index.ops[*call].deref(ctx);
+            let argument = (position < operation.get_num_operands()).then(|| operation.get_operand(position));
+            drop(operation);
+            let passed = argument
+                .map_or(Val::Unknown, |argument| self.eval(argument, &FxHashMap::default(), 0, budget));
+            self.visiting.borrow_mut().remove(&value);
+            return passed;
+        }
         let uniform = position.is_some_and(|position| {
             index.callers[f].iter().all(|call| {
                 let operation = index.ops[*call].deref(ctx);

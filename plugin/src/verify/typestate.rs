@@ -16,8 +16,10 @@
 //! function in a wrong typestate is reported where it leaves the part of the function that
 //! could still have fixed it (the `return` or `break`), not at the function's end.
 
+mod call_order;
 mod copy_loops;
 mod dominators;
+mod foreign;
 mod paths;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -45,7 +47,10 @@ use super::{
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_model::SharedThreadModel,
 };
+pub(crate) use call_order::callee_first;
+use call_order::calls_in;
 use copy_loops::CopyLoops;
+use foreign::{ForeignAccess, foreign_accesses};
 use paths::{Path, merge_path};
 
 use crate::ir::{
@@ -78,6 +83,11 @@ struct FunctionRun<'a> {
     slots: Slots,
     /// The counted loops of copies, each taken whole where its loop is entered.
     copy_loops: &'a CopyLoops,
+    /// Each function's stage accesses (its own and its callees') through a pointer computed
+    /// outside it, checked at the calls made where the pointer was computed.
+    foreign: &'a [Vec<ForeignAccess>],
+    /// The function this run is of.
+    function: usize,
     /// The function's branch conditions: which are one guard, which are tested more than once.
     guards: BranchGuards,
 }
@@ -100,7 +110,7 @@ type Summary = BTreeMap<StateId, [Option<Effect>; 9]>;
 /// Runs the typestate rules: every function's summary bottom-up, then each root (the kernel,
 /// and any function no call reaches) with the states it touches, reporting. Returns the copies
 /// taken whole at their counted loop's entry, each with its passes (operation number → passes),
-/// for the layout rule to hold their destinations to it.
+/// for the layout rule to hold their destinations to it, and what it could not check.
 pub(crate) fn check_ordering(
     reporter: &mut Reporter,
     facts: &dyn FactStore,
@@ -108,7 +118,7 @@ pub(crate) fn check_ordering(
     returns: &[Vec<usize>],
     provenance: &Provenance,
     threads: &SharedThreadModel,
-) -> FxHashMap<usize, i64> {
+) -> (FxHashMap<usize, i64>, Vec<String>) {
     let Provenance { applies_to, failed, .. } = provenance;
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut steps: Vec<Option<(StateId, Step)>> = (0..index.ops.len()).map(|_| None).collect();
@@ -136,7 +146,7 @@ pub(crate) fn check_ordering(
                 // the pointer's offset was computed from.
                 Some(address) => {
                     let found = stage_pointer(ctx, &walk, address);
-                    if let Some((_, Some(stage))) = found
+                    if let Some(stage) = found.and_then(|(_, source)| source.pointer())
                         && let Some(element) = stage.defining_op()
                         && let Some(source) =
                             offset_index(ctx, facts, element.deref(ctx).get_operand(1), &mut {
@@ -157,6 +167,8 @@ pub(crate) fn check_ordering(
     }
     // Functions in callee-first order; calls closing a cycle are not followed.
     let (order, cyclic) = callee_first(index);
+    let foreign = foreign_accesses(index, &steps, &access_offsets, &order, &cyclic);
+    let mut not_checked = Vec::new();
     for f in &order {
         let callees: Vec<usize> = calls_in(index, *f).map(|(_, callee)| callee).collect();
         for callee in callees {
@@ -184,6 +196,8 @@ pub(crate) fn check_ordering(
             summaries: &summaries,
             cyclic: &cyclic,
             copy_loops: &copy_loops,
+            foreign: &foreign,
+            function: f,
             slots: Slots {
                 of: states.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
                 producer: states
@@ -195,12 +209,19 @@ pub(crate) fn check_ordering(
         };
         if index.callers[f].is_empty() {
             run.check_root(reporter, f, &mut scratch);
+            if !foreign[f].is_empty() {
+                not_checked.push(format!(
+                    "whether {} stage accesses read the state's current stage (their stage pointer is computed in \
+                     a function that does not call toward them)",
+                    foreign[f].len()
+                ));
+            }
         } else {
             let summary = run.summarise(reporter, f, &mut scratch);
             summaries[f] = Some(summary);
         }
     }
-    copy_loops.passes()
+    (copy_loops.passes(), not_checked)
 }
 
 /// Arithmetic operations and casts looked through from a stage offset to its state's index.
@@ -210,52 +231,6 @@ const OFFSET_INDEX_BUDGET: u32 = 16;
 struct Scratch {
     block_in: Vec<Vec<Path>>,
     queued: Vec<bool>,
-}
-
-/// The calls of function `f` that call a scope function: (call number, callee).
-fn calls_in(index: &ScopeIndex, f: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-    index.blocks_of[f].clone().flat_map(move |b| {
-        index.ops_of_block[b].clone().filter_map(move |n| index.callee_of.get(&n).map(|callee| (n, *callee)))
-    })
-}
-
-/// The functions in an order where every callee comes before its callers (depth-first
-/// post-order from each function), and the calls (numbers) that close a cycle.
-pub(crate) fn callee_first(index: &ScopeIndex) -> (Vec<usize>, FxHashSet<usize>) {
-    let functions = index.functions.len();
-    let calls: Vec<Vec<(usize, usize)>> = (0..functions).map(|f| calls_in(index, f).collect()).collect();
-    // 0: not seen, 1: on the stack, 2: done.
-    let mut mark = vec![0u8; functions];
-    let mut order = Vec::with_capacity(functions);
-    let mut cyclic = FxHashSet::default();
-    for root in 0..functions {
-        if mark[root] != 0 {
-            continue;
-        }
-        let mut stack = vec![(root, 0usize)];
-        mark[root] = 1;
-        while let Some((f, next)) = stack.last_mut() {
-            let f = *f;
-            if let Some((n, callee)) = calls[f].get(*next).copied() {
-                *next += 1;
-                match mark[callee] {
-                    0 => {
-                        mark[callee] = 1;
-                        stack.push((callee, 0));
-                    }
-                    1 => {
-                        cyclic.insert(n);
-                    }
-                    _ => {}
-                }
-            } else {
-                mark[f] = 2;
-                order.push(f);
-                stack.pop();
-            }
-        }
-    }
-    (order, cyclic)
 }
 
 /// (rule, op, message, state, the bad bits when the violation is a path leaving the function).
@@ -514,6 +489,7 @@ impl FunctionRun<'_> {
                         ts.bits = 0;
                     }
                 } else if let Some(summary) = &self.summaries[*callee] {
+                    self.check_foreign(op, *callee, &path.row, &mut report);
                     self.apply_call(reporter, op, summary, &mut path.row, &mut report);
                 }
                 continue;

@@ -13,7 +13,10 @@
 
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
 
-use super::{accounting::is_local_value, index::ScopeIndex};
+use super::{
+    accounting::{is_local_value, is_register_value},
+    index::ScopeIndex,
+};
 use crate::ir::mir::{
     arith::{AddrSpaceCastOp, CastOp},
     control::{CallOp, CondBrOp, GotoOp, ReturnOp, SwitchOp, UnreachableOp},
@@ -49,7 +52,9 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
         if let Some(opaque) = Operation::get_op::<OpaqueOp>(op, ctx) {
             let what: Option<String> = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into());
             // A failed assertion's branch traps: it returns no value to the caller.
-            return what.is_some_and(|what| is_local_value(&what) || what.starts_with("assertion failed"));
+            return what.is_some_and(|what| {
+                is_local_value(&what) || is_register_value(&what) || what.starts_with("assertion failed")
+            });
         }
         let name = Operation::get_opid(op, ctx).to_string();
         let control = Operation::get_op::<CondBrOp>(op, ctx).is_some()

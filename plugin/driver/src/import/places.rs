@@ -82,12 +82,20 @@ impl<'tcx> Importer<'_, 'tcx> {
                     through_deref = true;
                 }
                 // `array[i]`: the array's address viewed as its first element's, `add(i)`
-                // (so that an array of stage pointers indexed by a stage index is seen).
+                // (so that an array of stage pointers indexed by a stage index is seen). A slice
+                // behind a reference (`(*rows)[i]`) is its elements' address, `add(i)` likewise;
+                // the bounds check before it traps on an index past its length.
                 ProjectionElem::Index(index) => {
                     let prefix = &place.projection[..skipped + k];
                     let array_ty = Place::ty_from(place.local, prefix, function.body, self.tcx).ty;
-                    let ty::Array(element_ty, _) = array_ty.kind() else { return None };
-                    let constant = function.constants.get(&index).copied();
+                    let (element_ty, is_slice) = match array_ty.kind() {
+                        ty::Array(element_ty, _) => (element_ty, false),
+                        ty::Slice(element_ty) if prefix.last() == Some(&ProjectionElem::Deref) => {
+                            (element_ty, true)
+                        }
+                        _ => return None,
+                    };
+                    let constant = function.constants.get(&index).copied().filter(|_| !is_slice);
                     let index = self.operand(function, builder, &Operand::Copy(Place::from(index)), at)?;
                     let base =
                         address.get_type(self.ctx).deref(self.ctx).downcast_ref::<PointerType>().cloned()?;

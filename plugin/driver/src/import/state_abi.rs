@@ -290,9 +290,15 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
         } else if let Some(value) = returned.first().filter(|_| declared > 0) {
             self.write_place(function, builder, destination, *value, at);
-            self.forget_destination_states(function, builder, destination, at);
-            // The states of a returned aggregate, into the destination's (where it has them).
+            // The states of a returned aggregate, into the destination's (where it has them);
+            // a destination state the callee returns no state for is forgotten.
             let to = function.state_path(destination);
+            let all_returned = to.as_ref().is_some_and(|to| {
+                function.states_below(to).iter().all(|(path, _)| returned_states.contains(path))
+            });
+            if !all_returned {
+                self.forget_destination_states(function, builder, destination, at);
+            }
             for (k, path) in returned_states.iter().enumerate() {
                 let slots = to.as_ref().and_then(|(local, prefix)| {
                     function.state_slots(&(*local, [prefix.clone(), path.clone()].concat()))

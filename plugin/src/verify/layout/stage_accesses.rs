@@ -96,22 +96,49 @@ pub(super) fn check_stage_accesses(
         // parameter, so the pointer handed over must at least start at a stage of the ring
         // (what the helper adds to it is not bounded: the documented hole of `shared-layout`).
         if let Some((pointer, length)) = slice_from_parts(ctx, op)
-            && let Some((_, Some(stage))) = stage_pointer(ctx, &walk, pointer)
+            && let Some((state, stage)) = stage_pointer(ctx, &walk, pointer)
         {
-            if let Some(why) = stage_view_unproven(evaluator, &starts, pointer, stage, length) {
+            let why = match stage {
+                StageSource::Pointer(stage) => {
+                    stage_view_unproven(evaluator, &starts, pointer, stage, length)
+                }
+                StageSource::Table(table) => match placed_table(evaluator, &starts, occupied, state, table) {
+                    TablePlacement::Stages => None,
+                    TablePlacement::Unproven(why) => Some(why),
+                    TablePlacement::OtherStages(why) => {
+                        reporter.reject(Rule::SharedLayout, op, why, vec![]);
+                        None
+                    }
+                },
+            };
+            if let Some(why) = why {
                 gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, why));
             }
             continue;
         }
-        let (address, stage, handed) = match accessed_address(ctx, op) {
-            Some(address) => match stage_pointer(ctx, &walk, address) {
-                Some((_, Some(stage))) => (address, stage, false),
-                _ => continue,
-            },
-            None => match stage_handed_to_call(ctx, &walk, op) {
-                Some((_, operand, Some(stage))) => (operand, stage, true),
-                _ => continue,
-            },
+        let found = match accessed_address(ctx, op) {
+            Some(address) => {
+                stage_pointer(ctx, &walk, address).map(|(state, stage)| (state, address, stage, false))
+            }
+            None => stage_handed_to_call(ctx, &walk, op)
+                .map(|(state, operand, stage)| (state, operand, stage, true)),
+        };
+        let (address, stage, handed) = match found {
+            Some((_, address, StageSource::Pointer(stage), handed)) => (address, stage, handed),
+            // A stage pointer read from a table at the stage index: every entry the index can
+            // select must be its stage's pointer (the offset added to the entry is not bounded,
+            // as for a call handed a stage).
+            Some((state, _, StageSource::Table(table), _)) => {
+                match placed_table(evaluator, &starts, occupied, state, table) {
+                    TablePlacement::Stages => {}
+                    TablePlacement::Unproven(why) => {
+                        gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, why))
+                    }
+                    TablePlacement::OtherStages(why) => reporter.reject(Rule::SharedLayout, op, why, vec![]),
+                }
+                continue;
+            }
+            None => continue,
         };
         let mut form = evaluator.stage_form(address, stage);
         if handed && !form.is_some_and(|form| form.lo == form.hi) {
@@ -171,6 +198,75 @@ pub(super) fn check_stage_accesses(
             )),
         }
     }
+}
+
+/// Entries of a table of stage pointers the layout places (a ring has at most this many stages).
+const MAX_TABLE_ENTRIES: i64 = 32;
+/// Definitions the walk through memory may look at for one entry of a table.
+const TABLE_FLOW_BUDGET: u32 = 64;
+
+/// What the entries of a table of stage pointers are.
+enum TablePlacement {
+    /// Entry `k` is stage `k` of a ring, for every stage `k` of the state.
+    Stages,
+    /// Some entry is not read (why).
+    Unproven(String),
+    /// Every entry is read, and some entry points at another stage or the barriers (why).
+    OtherStages(String),
+}
+
+/// Places the stage pointers in the table at `table` (the address of its first entry, read at
+/// `state`'s stage index): entry `k`, for every stage `k` of the state, must hold the pointer to
+/// stage `k` of one ring the copies fill, `first + k·stride` bytes into the window. A table whose
+/// entries the walk through memory cannot read (not one aggregate stored once), or one in other
+/// units, or whose entries all lie off the ring and the barriers, is a gap; one rotated, or
+/// reaching the ring or the barriers elsewhere than stage `k`, is rejected.
+fn placed_table(
+    evaluator: &Evaluator<'_, '_>,
+    starts: &[(i64, i64)],
+    occupied: &[Extent],
+    state: StateId,
+    table: Value,
+) -> TablePlacement {
+    let ctx = evaluator.ctx;
+    let unproven = |what: String| {
+        TablePlacement::Unproven(format!(
+            "the shared-memory layout: a stage pointer read from a table at the stage index, whose {what}"
+        ))
+    };
+    let Some(stages) = evaluator.stages(state).filter(|stages| (1..=MAX_TABLE_ENTRIES).contains(stages))
+    else {
+        return unproven("state has no known stage count".to_string());
+    };
+    let flow = Flow { ctx, index: evaluator.index, locals: evaluator.locals, leaf: None };
+    let mut offsets = Vec::new();
+    for k in 0..stages {
+        let mut budget = TABLE_FLOW_BUDGET;
+        let entry = match flow.pointees(table, &[k as u32], &mut budget).as_deref() {
+            Some([only]) => *only,
+            _ => return unproven(format!("entry {k} the walk through memory cannot read as one value")),
+        };
+        match evaluator.eval(entry, DEPTH) {
+            Some(Affine { window: 1, index: None, lo, hi }) if lo == hi => offsets.push(lo),
+            _ => return unproven(format!("entry {k} is not a constant offset from the dynamic shared base")),
+        }
+    }
+    if starts
+        .iter()
+        .any(|(first, stride)| offsets.iter().enumerate().all(|(k, at)| *at == first + stride * k as i64))
+    {
+        return TablePlacement::Stages;
+    }
+    let touches = |at: i64| occupied.iter().any(|extent| extent.lo <= at && at < extent.hi);
+    if !offsets.iter().any(|at| touches(*at)) {
+        return unproven(format!("entries point at window bytes {offsets:?}, off the ring and the barriers"));
+    }
+    let rings =
+        starts.iter().map(|(first, stride)| format!("{first} + {stride}·k")).collect::<Vec<_>>().join(", ");
+    TablePlacement::OtherStages(format!(
+        "this access's stage pointer is entry `index` of a table whose entries point at window bytes {offsets:?}, \
+         but stage k of the ring the copies fill is at {rings}: it reads another stage, or the barriers"
+    ))
 }
 
 /// The pointer and length of a call making a slice (`from_raw_parts(pointer, length)`).

@@ -117,6 +117,13 @@ pub struct Expectation {
     /// Where the hardware changed the expected hazard: what was expected before.
     #[serde(default)]
     pub note: Option<String>,
+    /// For a broken kernel whose defect is outside the model (arithmetic on values it reads in
+    /// the right order, global memory indexed by the kernel: the protocol it runs is right), why,
+    /// as reviewed after its measurement. A verdict proves the protocol, not the arithmetic, so
+    /// every verdict is right for such a kernel; only a kernel whose author named no rule may
+    /// carry it.
+    #[serde(default)]
+    pub outside_model: Option<String>,
 }
 
 #[derive(Debug, Error)]
@@ -150,6 +157,13 @@ impl Corpus {
                 Some("is expected to be accepted but names rules; remove `rules`")
             } else if kernel.expect == Expect::Accept && kernel.hazard != Hazard::None {
                 Some("is expected to be accepted, so its hazard must be `none`")
+            } else if kernel.outside_model.is_some()
+                && (kernel.expect != Expect::Reject || !kernel.rules.is_empty())
+            {
+                Some(
+                    "is marked outside the model, so it must be a broken kernel (`reject`) whose author named no \
+                     rule; remove `outside_model` or the rules",
+                )
             } else if kernel.expect == Expect::Reject && kernel.hazard == Hazard::None {
                 Some(
                     "is expected to be rejected, so it needs a hazard (hang, fault, wrong-result, race or clean)",
@@ -233,6 +247,22 @@ mod tests {
             .unwrap_err();
         assert!(error.to_string().starts_with("e.toml is not a valid"), "{error}");
         assert!(Corpus::parse(&entry("expect = \"accept\"\nhazard = \"none\"\n"), "e.toml").is_ok());
+    }
+
+    #[test]
+    fn only_a_broken_kernel_with_no_rule_named_may_be_outside_the_model() {
+        let entry =
+            |body: &str| format!("{CONTRACT}[[kernel]]\nname = \"k\"\nclass = \"c\"\nwhy = \"w\"\n{body}");
+        let outside = "outside_model = \"sums the wrong rows of the stage it waited for\"\n";
+        let broken = format!("expect = \"reject\"\nhazard = \"wrong-result\"\n{outside}");
+        assert!(Corpus::parse(&entry(&broken), "e.toml").is_ok());
+        for refused in [
+            format!("expect = \"accept\"\nhazard = \"none\"\n{outside}"),
+            format!("{broken}rules = [\"consumer-order\"]\n"),
+        ] {
+            let error = Corpus::parse(&entry(&refused), "e.toml").unwrap_err();
+            assert!(error.to_string().contains("kernel `k` is marked outside the model"), "{error}");
+        }
     }
 
     #[test]

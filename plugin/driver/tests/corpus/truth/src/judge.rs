@@ -107,6 +107,8 @@ pub fn judge(corpus: &Corpus, verdicts: &BTreeMap<String, Verdict>) -> (Vec<Judg
             let verdict = verdicts.get(&expectation.name).cloned();
             let misjudgment = match (&verdict, expectation.expect) {
                 (None, _) => Some(Misjudgment::NoVerdict),
+                // Its defect is outside what a verdict claims: any verdict is right.
+                (Some(_), _) if expectation.outside_model.is_some() => None,
                 (Some(Verdict::Accepted), Expect::Accept) => None,
                 (Some(Verdict::Accepted), Expect::Reject) => Some(Misjudgment::AcceptedBroken),
                 (Some(Verdict::Rejected(_)), Expect::Accept) => Some(Misjudgment::RejectedCorrect),
@@ -363,6 +365,21 @@ why = "w"
                 .map(|name| KnownEntry { name: name.to_string(), why: "w".into() })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_broken_kernel_outside_the_model_is_right_whatever_its_verdict() {
+        let mut corpus = corpus();
+        corpus.kernels[1].outside_model = Some("stores its sums one column block off".into());
+        for scopes in [vec![scope("broken", &[])], vec![scope("broken", &["consumer-order"])]] {
+            let (judgements, _) = judge(&corpus, &verdicts(&report(scopes)));
+            let broken = judgements.iter().find(|judgement| judgement.kernel == "broken").unwrap();
+            assert_eq!(broken.misjudgment, None);
+        }
+        // Without the mark the same acceptance is the worst misjudgment.
+        let (judgements, _) = judge(&self::corpus(), &verdicts(&report(vec![scope("broken", &[])])));
+        let broken = judgements.iter().find(|judgement| judgement.kernel == "broken").unwrap();
+        assert_eq!(broken.misjudgment, Some(Misjudgment::AcceptedBroken));
     }
 
     #[test]

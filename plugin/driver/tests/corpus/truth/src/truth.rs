@@ -314,6 +314,7 @@ mod tests {
                 hazard,
                 why: "w".into(),
                 note: None,
+                outside_model: None,
             },
             verdict,
             run: ProcessRecord {

@@ -1,0 +1,110 @@
+//! Linear forms over a function's parameters, constants and values alike in every thread: what
+//! the tile-count rule reads a loop's start, step and bound as (see the parent module).
+
+use std::collections::BTreeMap;
+
+/// What a linear form is made of.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Atom {
+    /// The loop's induction variable.
+    Iv,
+    /// Parameter `n` of the function.
+    Param(usize),
+    /// The result of an argument-less call of this callee.
+    Call(String),
+    /// The result of a call of scope function `function` with these arguments (none of them the
+    /// induction variable), when it computes its result from its arguments and the block's
+    /// coordinates alone (`uniform::computes_from_arguments`): the same value in every thread
+    /// of the block, and at every call with equal arguments (`owned_tiles(tiles)`).
+    Applied { function: usize, arguments: Vec<Linear> },
+    /// An operation other than `+`, `−` and a product by a constant (`(tiles - b + g - 1) / g`),
+    /// or a call of the standard library's integer methods (`div_ceil`, `min`), on forms without
+    /// the induction variable, keyed by the operation and its result type (division and shifts
+    /// follow the operands' signedness): the same pure operation on equal forms is the same
+    /// value, and forms of atoms alike in every thread are alike in every thread.
+    Pure { operation: String, operands: Vec<Linear> },
+}
+
+/// `Σ coefficient · atom + constant`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Linear {
+    pub terms: BTreeMap<Atom, i64>,
+    pub constant: i64,
+}
+
+impl Linear {
+    pub(super) fn atom(atom: Atom) -> Linear {
+        Linear { terms: BTreeMap::from([(atom, 1)]), constant: 0 }
+    }
+
+    pub(super) fn constant(value: i64) -> Linear {
+        Linear { terms: BTreeMap::new(), constant: value }
+    }
+
+    pub(super) fn plus(mut self, other: &Linear, sign: i64) -> Linear {
+        for (atom, k) in &other.terms {
+            *self.terms.entry(atom.clone()).or_default() += sign * k;
+        }
+        self.terms.retain(|_, k| *k != 0);
+        self.constant += sign * other.constant;
+        self
+    }
+
+    pub(super) fn scaled(mut self, factor: i64) -> Linear {
+        for k in self.terms.values_mut() {
+            *k *= factor;
+        }
+        self.terms.retain(|_, k| *k != 0);
+        self.constant *= factor;
+        self
+    }
+
+    pub(super) fn iv(&self) -> i64 {
+        self.terms.get(&Atom::Iv).copied().unwrap_or(0)
+    }
+
+    /// The form with the function's parameters replaced by `arguments` (a helper's loop in its
+    /// caller's terms); `None` if it holds the induction variable or a parameter whose
+    /// argument is not read.
+    pub(super) fn substituted(&self, arguments: &[Option<Linear>]) -> Option<Linear> {
+        let mut result = Linear::constant(self.constant);
+        for (atom, k) in &self.terms {
+            let replaced = match atom {
+                Atom::Iv => return None,
+                Atom::Param(n) => arguments.get(*n)?.clone()?,
+                Atom::Call(_) => Linear::atom(atom.clone()),
+                Atom::Applied { function, arguments: inner } => {
+                    let inner: Option<Vec<Linear>> =
+                        inner.iter().map(|form| form.substituted(arguments)).collect();
+                    Linear::atom(Atom::Applied { function: *function, arguments: inner? })
+                }
+                Atom::Pure { operation, operands } => {
+                    let operands: Option<Vec<Linear>> =
+                        operands.iter().map(|form| form.substituted(arguments)).collect();
+                    Linear::atom(Atom::Pure { operation: operation.clone(), operands: operands? })
+                }
+            };
+            result = result.plus(&replaced.scaled(*k), 1);
+        }
+        Some(result)
+    }
+
+    /// The form with the induction variable's sign changed (`u = −iv`): a count-down read as
+    /// a count-up.
+    pub(super) fn with_iv_negated(mut self) -> Linear {
+        if let Some(k) = self.terms.get_mut(&Atom::Iv) {
+            *k = -*k;
+        }
+        self
+    }
+
+    /// `k` with `self == k · step`, if there is one.
+    pub(super) fn multiple_of(&self, step: &Linear) -> Option<i64> {
+        let k = match step.terms.iter().next() {
+            Some((atom, unit)) => self.terms.get(atom).copied().unwrap_or(0) / unit,
+            None if step.constant != 0 => self.constant / step.constant,
+            None => return None,
+        };
+        (k != 0 && *self == step.clone().scaled(k)).then_some(k)
+    }
+}

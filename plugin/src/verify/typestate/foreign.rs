@@ -1,0 +1,132 @@
+//! Stage accesses whose stage pointer was computed in another function: a closure that reads a
+//! stage pointer it captured (`(0..8).map(|r| *stage.add(r * 32 + c)).sum()`), a helper reading
+//! through a pointer kept in a struct its caller filled. Inside the accessing function the state's
+//! current value is not known (a summary starts from any), so whether the pointer was taken from
+//! the state's current value is asked where it is known: at each call, in the function that
+//! computed the pointer, leading to the access. A pointer computed before the loop and read by a
+//! closure called on every tile names the first tile's stage on all of them (blind round 23's
+//! `r23_clo_bad_captured_stage`).
+//!
+//! Cost: one pass over the accesses, then per function (callees first) one pass over its calls,
+//! each adding the callee's open accesses: linear in the accesses times the call depth.
+
+use pliron::{
+    context::Ptr,
+    operation::Operation,
+    value::{DefiningEntity, Value},
+};
+use rustc_hash::FxHashSet;
+
+use super::super::{
+    Rule,
+    facts::StateId,
+    index::ScopeIndex,
+    protocol::{Step, Typestate, stale_versions},
+};
+use super::{Found, FunctionRun, calls_in};
+
+/// A stage access in a function (or below it) whose stage pointer's offset comes from a state's
+/// index computed in function `home`, not yet checked against the state's value there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ForeignAccess {
+    pub state: StateId,
+    /// The state's index value the pointer's offset derives from.
+    pub offset: Value,
+    /// The function computing `offset`.
+    pub home: usize,
+}
+
+/// The function defining `value` (an operation's result or a block argument).
+fn home_of(index: &ScopeIndex, value: Value) -> Option<usize> {
+    match value.defining_entity() {
+        DefiningEntity::Op(op) => index.function_of_op(op),
+        DefiningEntity::Block(block) => index.block_number.get(&block).map(|b| index.block_function[*b]),
+    }
+}
+
+/// Whether function `from` calls `to`, directly or through other functions of the scope.
+fn calls_toward(index: &ScopeIndex, from: usize, to: usize) -> bool {
+    let mut seen = FxHashSet::default();
+    let mut pending = vec![from];
+    while let Some(f) = pending.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        for (_, callee) in calls_in(index, f) {
+            if callee == to {
+                return true;
+            }
+            pending.push(callee);
+        }
+    }
+    false
+}
+
+/// For each function, the foreign accesses in it or below it whose offset comes from outside it:
+/// each is checked at the calls of the function `home` makes toward it; an access still open at
+/// a root (its offset computed in a function that does not call toward it) is not checked.
+pub(super) fn foreign_accesses(
+    index: &ScopeIndex,
+    steps: &[Option<(StateId, Step)>],
+    access_offsets: &[Option<Value>],
+    order: &[usize],
+    cyclic: &FxHashSet<usize>,
+) -> Vec<Vec<ForeignAccess>> {
+    let mut foreign: Vec<Vec<ForeignAccess>> = vec![Vec::new(); index.functions.len()];
+    for (n, step) in steps.iter().enumerate() {
+        let (Some((state, Step::StageAccess)), Some(offset)) = (step, access_offsets[n]) else { continue };
+        let (Some(at), Some(home)) = (index.function_of_op(index.ops[n]), home_of(index, offset)) else {
+            continue;
+        };
+        // A pointer a helper of the accessing function computed (`stage_of(&state)` returning
+        // it) is checked where it is read, the helper's result carrying the state's versions.
+        if at != home && !calls_toward(index, at, home) {
+            foreign[at].push(ForeignAccess { state: *state, offset, home });
+        }
+    }
+    for f in order {
+        let mut inherited = Vec::new();
+        for (call, callee) in calls_in(index, *f) {
+            // A call closing a cycle is not followed: the states it could touch end there.
+            if callee == *f || cyclic.contains(&call) {
+                continue;
+            }
+            inherited.extend(foreign[callee].iter().copied().filter(|access| access.home != *f));
+        }
+        for access in inherited {
+            if !foreign[*f].contains(&access) {
+                foreign[*f].push(access);
+            }
+        }
+    }
+    foreign
+}
+
+impl FunctionRun<'_> {
+    /// At a call of `callee`: the stage accesses below it whose stage pointer this function
+    /// computed must use the state's current value here (a pointer taken before the state's last
+    /// advance names an older stage); with `report`, each stale one is reported at the call.
+    pub(super) fn check_foreign(
+        &self,
+        call: Ptr<Operation>,
+        callee: usize,
+        row: &[Typestate],
+        report: &mut Option<&mut Vec<Found>>,
+    ) {
+        for access in self.foreign[callee].iter().filter(|access| access.home == self.function) {
+            let Some(&i) = self.slots.of.get(&access.state) else { continue };
+            let before = row[i];
+            if before.bits == 0 || !stale_versions(before.current, self.facts.versions(access.offset)) {
+                continue;
+            }
+            if let Some(report) = report.as_deref_mut() {
+                let message = "this call reads a stage through a pointer taken from a stale copy of the state: on \
+                               some path the state was advanced after the pointer was computed, so it names an \
+                               older stage"
+                    .to_string();
+                let rule = if self.slots.producer[i] { Rule::ProducerOrder } else { Rule::ConsumerOrder };
+                report.push((rule, call, message, access.state, None));
+            }
+        }
+    }
+}
