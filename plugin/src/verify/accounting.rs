@@ -147,9 +147,15 @@ fn opaque_is_accounted(what: &str) -> bool {
     what == REGISTER_ONLY_ASSEMBLY
         || what == MODELLED_ASSEMBLY
         || what == "dynamic_shared_window_address()"
-        || what.starts_with("assertion failed")
+        || is_failed_assertion(what)
         || is_local_value(what)
         || is_register_value(what)
+}
+
+/// Whether an opaque operation is the failed branch of a MIR assertion (a bounds check,
+/// `assert!`): a panic, which traps; the kernel stops, it does not go on with a wrong value.
+pub(crate) fn is_failed_assertion(what: &str) -> bool {
+    what.starts_with("assertion failed")
 }
 
 /// Whether an opaque operation computes a value from registers alone, touching no memory:

@@ -271,17 +271,16 @@ impl FlowState {
 
 /// Each function's `mir.return` operations (numbers).
 pub(crate) fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
-    let mut returns = vec![Vec::new(); index.functions.len()];
-    for (f, blocks) in index.blocks_of.iter().enumerate() {
-        for b in blocks.clone() {
-            if let Some(n) = index.ops_of_block[b].clone().last()
-                && Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some()
-            {
-                returns[f].push(n);
-            }
-        }
-    }
-    returns
+    (0..index.functions.len()).map(|f| function_returns(ctx, index, f)).collect()
+}
+
+/// Function `f`'s `mir.return` operations (numbers), in block order.
+pub(crate) fn function_returns(ctx: &Context, index: &ScopeIndex, f: usize) -> Vec<usize> {
+    index.blocks_of[f]
+        .clone()
+        .filter_map(|b| index.ops_of_block[b].clone().last())
+        .filter(|n| Operation::get_op::<ReturnOp>(index.ops[*n], ctx).is_some())
+        .collect()
 }
 
 /// What each `return` of the scope's helper that `call` calls (given every function's `returns`,
@@ -295,8 +294,20 @@ pub(crate) fn returned_at(
     result: Value,
 ) -> Option<Vec<Value>> {
     let callee = *index.callee_of.get(index.op_number.get(&call)?)?;
+    returned_by(ctx, index, &returns[callee], call, result)
+}
+
+/// What each of `callee_returns` (the `mir.return`s of the function `call` calls) returns at the
+/// position of the call's `result`; `None` when a return is too short.
+pub(crate) fn returned_by(
+    ctx: &Context,
+    index: &ScopeIndex,
+    callee_returns: &[usize],
+    call: Ptr<Operation>,
+    result: Value,
+) -> Option<Vec<Value>> {
     let position = call.deref(ctx).results().position(|candidate| candidate == result)?;
-    returns[callee]
+    callee_returns
         .iter()
         .map(|&ret| {
             let operation = index.ops[ret].deref(ctx);

@@ -12,10 +12,13 @@ use pliron::{
     value::{DefiningEntity, Value},
 };
 
-use super::{index::ScopeIndex, locals::LocalStores};
+use super::{
+    dataflow::{function_returns, returned_by},
+    index::ScopeIndex,
+    locals::LocalStores,
+};
 use crate::ir::mir::{
     arith::{AddrSpaceCastOp, CastKind, CastOp},
-    control::{CallOp, ReturnOp},
     memory::{AllocaOp, FieldAddrOp, LoadOp},
     opaque::OpaqueOp,
 };
@@ -104,20 +107,8 @@ impl Flow<'_> {
     /// of a function outside the scope, or a value no call returns.
     fn returned(&self, call: Ptr<Operation>, result: Value) -> Option<Vec<Value>> {
         let (ctx, index) = (self.ctx, self.index);
-        Operation::get_op::<CallOp>(call, ctx)?;
         let callee = *index.callee_of.get(index.op_number.get(&call)?)?;
-        let position = call.deref(ctx).results().position(|candidate| candidate == result)?;
-        let mut returned = Vec::new();
-        for b in index.blocks_of[callee].clone() {
-            let Some(last) = index.ops_of_block[b].clone().last() else { continue };
-            let operation = index.ops[last].deref(ctx);
-            if Operation::get_op::<ReturnOp>(index.ops[last], ctx).is_some() {
-                returned.push(
-                    (position < operation.get_num_operands()).then(|| operation.get_operand(position))?,
-                );
-            }
-        }
-        Some(returned)
+        returned_by(ctx, index, &function_returns(ctx, index, callee), call, result)
     }
 
     /// The values stored at field `path` of the memory `pointer` points to.

@@ -40,7 +40,7 @@ use super::{
     index::{OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
-        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, is_slice_from_parts,
+        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, slice_from_parts,
         stage_handed_to_call, stage_pointer,
     },
     progression::{Assumed, Progression, Progressions},

@@ -128,6 +128,16 @@ pub fn is_slice_from_parts(callee: &str) -> bool {
             .is_some_and(|name| matches!(name.trim_matches('_'), "from_raw_parts" | "from_raw_parts_mut"))
 }
 
+/// The pointer and length of a call making a slice (`from_raw_parts(pointer, length)`).
+pub(crate) fn slice_from_parts(ctx: &Context, op: Ptr<Operation>) -> Option<(Value, Value)> {
+    let call = Operation::get_op::<CallOp>(op, ctx)?;
+    if !call.callee(ctx).is_some_and(|callee| is_slice_from_parts(callee.as_ref())) {
+        return None;
+    }
+    let operation = op.deref(ctx);
+    (operation.get_num_operands() == 2).then(|| (operation.get_operand(0), operation.get_operand(1)))
+}
+
 /// Standard-library functions that consume an iterator or slice they are handed by reading
 /// its elements, and touch no other memory: handed a view of a stage, the call is a read of the
 /// stage (judged by the typestate rules like a load), and nothing the model cannot see.

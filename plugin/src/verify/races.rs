@@ -47,7 +47,7 @@ use super::{
     index::{OpClass, ScopeIndex},
     layout::pointee_bytes,
     locals::loads_place,
-    memory::{LocalStores, is_slice_from_parts},
+    memory::{LocalStores, slice_from_parts},
     progression::{Assumed, Place, Progression, Progressions},
     rules::Reporter,
     symbols,
@@ -496,11 +496,8 @@ fn shared_offset(
     }
     // A slice made over shared memory (`slice::from_raw_parts(tile, n)`) starts where its
     // pointer does: its elements are addressed from it (`rows[k]`).
-    let slice_from_parts = Operation::get_op::<CallOp>(def, ctx)
-        .and_then(|call| call.callee(ctx))
-        .is_some_and(|callee| is_slice_from_parts(callee.as_ref()));
-    if slice_from_parts && !operands.is_empty() {
-        return shared_offset(flow, model, binding, assumed, operands[0], depth - 1);
+    if let Some((pointer, _)) = slice_from_parts(ctx, def) {
+        return shared_offset(flow, model, binding, assumed, pointer, depth - 1);
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
         let mut budget = FLOW_BUDGET;

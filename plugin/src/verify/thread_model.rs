@@ -37,6 +37,7 @@ use pliron::{
 };
 
 use super::{
+    accounting::is_failed_assertion,
     divergence::{self, Divergent},
     flow::Flow,
     index::ScopeIndex,
@@ -456,7 +457,7 @@ impl Roles<'_> {
         let failed_assertion = ops.next().is_some_and(|op| {
             Operation::get_op::<OpaqueOp>(op, ctx)
                 .and_then(|opaque| opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into()))
-                .is_some_and(|what: String| what.starts_with("assertion failed"))
+                .is_some_and(|what: String| is_failed_assertion(&what))
         });
         failed_assertion
             && ops.next().is_some_and(|op| Operation::get_op::<UnreachableOp>(op, ctx).is_some())

@@ -14,7 +14,7 @@
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
 
 use super::{
-    accounting::{is_local_value, is_register_value},
+    accounting::{is_failed_assertion, is_local_value, is_register_value},
     index::ScopeIndex,
 };
 use crate::ir::mir::{
@@ -53,7 +53,7 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
             let what: Option<String> = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into());
             // A failed assertion's branch traps: it returns no value to the caller.
             return what.is_some_and(|what| {
-                is_local_value(&what) || is_register_value(&what) || what.starts_with("assertion failed")
+                is_local_value(&what) || is_register_value(&what) || is_failed_assertion(&what)
             });
         }
         let name = Operation::get_opid(op, ctx).to_string();

@@ -98,21 +98,15 @@ pub(super) fn check_stage_accesses(
         if let Some((pointer, length)) = slice_from_parts(ctx, op)
             && let Some((state, stage)) = stage_pointer(ctx, &walk, pointer)
         {
-            let why = match stage {
+            match stage {
                 StageSource::Pointer(stage) => {
-                    stage_view_unproven(evaluator, &starts, pointer, stage, length)
-                }
-                StageSource::Table(table) => match placed_table(evaluator, &starts, occupied, state, table) {
-                    TablePlacement::Stages => None,
-                    TablePlacement::Unproven(why) => Some(why),
-                    TablePlacement::OtherStages(why) => {
-                        reporter.reject(Rule::SharedLayout, op, why, vec![]);
-                        None
+                    if let Some(why) = stage_view_unproven(evaluator, &starts, pointer, stage, length) {
+                        gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, why));
                     }
-                },
-            };
-            if let Some(why) = why {
-                gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, why));
+                }
+                StageSource::Table(table) => {
+                    judge_table(reporter, gaps, evaluator, (&starts, occupied), (state, table), op)
+                }
             }
             continue;
         }
@@ -129,13 +123,7 @@ pub(super) fn check_stage_accesses(
             // select must be its stage's pointer (the offset added to the entry is not bounded,
             // as for a call handed a stage).
             Some((state, _, StageSource::Table(table), _)) => {
-                match placed_table(evaluator, &starts, occupied, state, table) {
-                    TablePlacement::Stages => {}
-                    TablePlacement::Unproven(why) => {
-                        gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, why))
-                    }
-                    TablePlacement::OtherStages(why) => reporter.reject(Rule::SharedLayout, op, why, vec![]),
-                }
+                judge_table(reporter, gaps, evaluator, (&starts, occupied), (state, table), op);
                 continue;
             }
             None => continue,
@@ -215,6 +203,26 @@ enum TablePlacement {
     OtherStages(String),
 }
 
+/// Judges access `op` through the table of stage pointers at `table`, read at `state`'s index
+/// ([`placed_table`]): a table of the ring's stages passes, one pointing at other stages is
+/// rejected, one not read is a gap.
+fn judge_table(
+    reporter: &mut Reporter,
+    gaps: &mut Vec<Gap>,
+    evaluator: &Evaluator<'_, '_>,
+    (starts, occupied): (&[(i64, i64)], &[Extent]),
+    (state, table): (StateId, Value),
+    op: Ptr<Operation>,
+) {
+    match placed_table(evaluator, starts, occupied, state, table) {
+        TablePlacement::Stages => {}
+        TablePlacement::Unproven(why) => {
+            gaps.push(Gap::at(reporter.ctx, reporter.index, op, GapKind::Undecided, why))
+        }
+        TablePlacement::OtherStages(why) => reporter.reject(Rule::SharedLayout, op, why, vec![]),
+    }
+}
+
 /// Places the stage pointers in the table at `table` (the address of its first entry, read at
 /// `state`'s stage index): entry `k`, for every stage `k` of the state, must hold the pointer to
 /// stage `k` of one ring the copies fill, `first + k·stride` bytes into the window. A table whose
@@ -267,16 +275,6 @@ fn placed_table(
         "this access's stage pointer is entry `index` of a table whose entries point at window bytes {offsets:?}, \
          but stage k of the ring the copies fill is at {rings}: it reads another stage, or the barriers"
     ))
-}
-
-/// The pointer and length of a call making a slice (`from_raw_parts(pointer, length)`).
-fn slice_from_parts(ctx: &Context, op: Ptr<Operation>) -> Option<(Value, Value)> {
-    let call = Operation::get_op::<CallOp>(op, ctx)?;
-    if !call.callee(ctx).is_some_and(|callee| is_slice_from_parts(callee.as_ref())) {
-        return None;
-    }
-    let operation = op.deref(ctx);
-    (operation.get_num_operands() == 2).then(|| (operation.get_operand(0), operation.get_operand(1)))
 }
 
 /// Why a slice made over a stage is not shown inside it (`None` when it is): the iterators and

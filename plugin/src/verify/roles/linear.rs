@@ -67,6 +67,9 @@ impl Linear {
     /// caller's terms); `None` if it holds the induction variable or a parameter whose
     /// argument is not read.
     pub(super) fn substituted(&self, arguments: &[Option<Linear>]) -> Option<Linear> {
+        let each = |forms: &[Linear]| -> Option<Vec<Linear>> {
+            forms.iter().map(|form| form.substituted(arguments)).collect()
+        };
         let mut result = Linear::constant(self.constant);
         for (atom, k) in &self.terms {
             let replaced = match atom {
@@ -74,14 +77,10 @@ impl Linear {
                 Atom::Param(n) => arguments.get(*n)?.clone()?,
                 Atom::Call(_) => Linear::atom(atom.clone()),
                 Atom::Applied { function, arguments: inner } => {
-                    let inner: Option<Vec<Linear>> =
-                        inner.iter().map(|form| form.substituted(arguments)).collect();
-                    Linear::atom(Atom::Applied { function: *function, arguments: inner? })
+                    Linear::atom(Atom::Applied { function: *function, arguments: each(inner)? })
                 }
                 Atom::Pure { operation, operands } => {
-                    let operands: Option<Vec<Linear>> =
-                        operands.iter().map(|form| form.substituted(arguments)).collect();
-                    Linear::atom(Atom::Pure { operation: operation.clone(), operands: operands? })
+                    Linear::atom(Atom::Pure { operation: operation.clone(), operands: each(operands)? })
                 }
             };
             result = result.plus(&replaced.scaled(*k), 1);

@@ -15,7 +15,7 @@ use pliron::{
     operation::Operation,
     value::{DefiningEntity, Value},
 };
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::super::{
     Rule,
@@ -44,22 +44,18 @@ fn home_of(index: &ScopeIndex, value: Value) -> Option<usize> {
     }
 }
 
-/// Whether function `from` calls `to`, directly or through other functions of the scope.
-fn calls_toward(index: &ScopeIndex, from: usize, to: usize) -> bool {
-    let mut seen = FxHashSet::default();
+/// The functions `from` calls, directly or through other functions of the scope.
+fn called_from(index: &ScopeIndex, from: usize) -> FxHashSet<usize> {
+    let mut called = FxHashSet::default();
     let mut pending = vec![from];
     while let Some(f) = pending.pop() {
-        if !seen.insert(f) {
-            continue;
-        }
         for (_, callee) in calls_in(index, f) {
-            if callee == to {
-                return true;
+            if called.insert(callee) {
+                pending.push(callee);
             }
-            pending.push(callee);
         }
     }
-    false
+    called
 }
 
 /// For each function, the foreign accesses in it or below it whose offset comes from outside it:
@@ -73,6 +69,8 @@ pub(super) fn foreign_accesses(
     cyclic: &FxHashSet<usize>,
 ) -> Vec<Vec<ForeignAccess>> {
     let mut foreign: Vec<Vec<ForeignAccess>> = vec![Vec::new(); index.functions.len()];
+    // Per accessing function, what it calls: one walk of the call graph each.
+    let mut callees: FxHashMap<usize, FxHashSet<usize>> = FxHashMap::default();
     for (n, step) in steps.iter().enumerate() {
         let (Some((state, Step::StageAccess)), Some(offset)) = (step, access_offsets[n]) else { continue };
         let (Some(at), Some(home)) = (index.function_of_op(index.ops[n]), home_of(index, offset)) else {
@@ -80,7 +78,7 @@ pub(super) fn foreign_accesses(
         };
         // A pointer a helper of the accessing function computed (`stage_of(&state)` returning
         // it) is checked where it is read, the helper's result carrying the state's versions.
-        if at != home && !calls_toward(index, at, home) {
+        if at != home && !callees.entry(at).or_insert_with(|| called_from(index, at)).contains(&home) {
             foreign[at].push(ForeignAccess { state: *state, offset, home });
         }
     }
