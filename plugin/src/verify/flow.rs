@@ -15,7 +15,7 @@ use pliron::{
 use super::{
     dataflow::{function_returns, returned_by},
     index::ScopeIndex,
-    locals::LocalStores,
+    locals::{LocalStores, captured},
 };
 use crate::ir::mir::{
     arith::{AddrSpaceCastOp, CastKind, CastOp},
@@ -73,21 +73,10 @@ impl Flow<'_> {
                     let address = def.deref(ctx).get_operand(0);
                     return self.pointees(address, path, budget);
                 }
-                if let Some(opaque) = Operation::get_op::<OpaqueOp>(def, ctx)
-                    && let [field, inner @ ..] = path
+                if let [field, inner @ ..] = path
+                    && Operation::get_op::<OpaqueOp>(def, ctx).is_some()
                 {
-                    let what: String = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into())?;
-                    let operation = def.deref(ctx);
-                    let count = operation.get_num_operands();
-                    // `[x; N]` (one operand): every element is `x`.
-                    let repeat = what.starts_with('[') && what.contains("; ") && count == 1;
-                    let built = what.starts_with("{closure@") || what.starts_with('[');
-                    if !built || count == 0 {
-                        return None;
-                    }
-                    let capture = operation.operands().nth(if repeat { 0 } else { *field as usize })?;
-                    drop(operation);
-                    return self.values(capture, inner, budget);
+                    return self.values(captured(ctx, value, *field)?, inner, budget);
                 }
                 if let Some(returned) = self.returned(def, value) {
                     let mut found = Vec::new();

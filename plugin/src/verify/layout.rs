@@ -46,6 +46,7 @@ use super::{
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
     thread_model::SharedThreadModel,
+    thread_values::Val,
 };
 use crate::ir::{
     mir::{
@@ -154,7 +155,19 @@ impl Evaluator<'_, '_> {
         (lo <= hi).then_some(Affine { window: 0, index: None, lo, hi })
     }
 
+    /// The form of `value`, or, for an integer the forms cannot read, the one constant the
+    /// thread model gives it in every thread (an offset a layout builder's methods computed).
     fn eval_exact(&self, value: Value, depth: u32) -> Option<Affine> {
+        self.form(value, depth).or_else(|| {
+            value.get_type(self.ctx).deref(self.ctx).downcast_ref::<IntegerType>()?;
+            match self.thread_model.get().eval(value, &FxHashMap::default()) {
+                Val::Const(constant) => Some(Affine::constant(constant)),
+                _ => None,
+            }
+        })
+    }
+
+    fn form(&self, value: Value, depth: u32) -> Option<Affine> {
         if is_tracked(self.ctx, value)
             && let Some(Fact::Index(state)) = self.facts.get(value)
         {

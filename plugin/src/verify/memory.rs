@@ -353,7 +353,24 @@ fn points_to_shared(ctx: &Context, walk: &StageWalk, pointer: Value) -> bool {
                 Some(vec![def.deref(ctx).get_operand(0)])
             }
             DefiningEntity::Op(def) if Operation::get_op::<LoadOp>(def, ctx).is_some() => {
-                walk.locals.stored_over(ctx, def.deref(ctx).get_operand(0))
+                let address = def.deref(ctx).get_operand(0);
+                // A pointer field of an aggregate stored whole (a struct a helper returned): the
+                // walk through memory and calls finds the field's values.
+                walk.locals
+                    .stored_over(ctx, address)
+                    .filter(|stored| {
+                        stored.iter().all(|value| pointer_type_of(ctx, value.get_type(ctx)).is_some())
+                    })
+                    .or_else(|| {
+                        let flow = Flow {
+                            ctx,
+                            index: walk.index,
+                            locals: walk.locals,
+                            leaf: Some(at.get_type(ctx)),
+                        };
+                        let mut flow_budget = FLOW_BUDGET;
+                        flow.pointees(address, &[], &mut flow_budget)
+                    })
             }
             DefiningEntity::Block(_) if depth > 0 => walk.index.call_arguments(ctx, at),
             _ => None,

@@ -28,6 +28,7 @@ use pliron::{
 
 use super::{
     Rule,
+    dataflow::{function_returns, returned_by},
     facts::{Fact, FactStore, StateId, is_tracked},
     index::ScopeIndex,
     locals::LocalStores,
@@ -45,9 +46,13 @@ use crate::ir::{
 /// Helper calls a pipeline operand is followed up through.
 const MAX_CALL_DEPTH: u32 = 4;
 
+/// A pipeline, named by the place of its `Pipeline` value: a local and the path of fields
+/// inside it (`cx.pipe` of a context struct is the local `cx` and its pipeline field).
+pub(crate) type PipelinePlace = (Value, Vec<u32>);
+
 /// What the operand rules found: each state's pipeline variable, where one was named.
 pub(crate) struct Operands {
-    pub pipelines: BTreeMap<StateId, Value>,
+    pub pipelines: BTreeMap<StateId, PipelinePlace>,
     /// What the rules could not judge, one line per kind (for `ScopeReport::not_checked`).
     pub not_checked: Vec<String>,
 }
@@ -67,7 +72,7 @@ pub(crate) fn check_operands(
              function: a reference chosen on a path, a parameter or a field)"
         ));
     }
-    let undecided = check_copy_destinations(reporter, facts, provenance);
+    let undecided = check_copy_destinations(reporter, facts, locals, provenance);
     if undecided > 0 {
         not_checked.push(format!(
             "the stage {undecided} bulk copies write into (the destination is computed through memory or a \
@@ -155,16 +160,21 @@ fn check_pipeline_identity(
     reporter: &mut Reporter,
     locals: &LocalStores,
     provenance: &Provenance,
-) -> (usize, BTreeMap<StateId, Value>) {
+) -> (usize, BTreeMap<StateId, PipelinePlace>) {
     let ctx = reporter.ctx;
     let mut unnamed = 0;
     // State → (its pipeline variable, the first operation that named it).
-    let mut pipeline_of: BTreeMap<StateId, (Value, Ptr<Operation>)> = BTreeMap::new();
+    let mut pipeline_of: BTreeMap<StateId, (PipelinePlace, Ptr<Operation>)> = BTreeMap::new();
     for (n, (state, kind)) in &provenance.applies_to {
         let Some(position) = pipeline_position(*kind) else { continue };
         let op = reporter.index.ops[*n];
-        let variable = pipeline_operand(ctx, op, position)
-            .and_then(|address| pipeline_variable(ctx, reporter.index, locals, address, MAX_CALL_DEPTH));
+        let variable = pipeline_operand(ctx, op, position).and_then(|address| {
+            let place = locals.slot(ctx, address).or_else(|| {
+                pipeline_variable(ctx, reporter.index, locals, address, MAX_CALL_DEPTH)
+                    .map(|local| (local, vec![]))
+            })?;
+            Some(locals.origin(ctx, reporter.index, place))
+        });
         let Some(variable) = variable else {
             unnamed += 1;
             continue;
@@ -205,6 +215,15 @@ enum Shape {
     Scaled,
 }
 
+/// What [`shape`] reads values through.
+#[derive(Clone, Copy)]
+struct Reads<'a> {
+    ctx: &'a Context,
+    index: &'a ScopeIndex,
+    facts: &'a dyn FactStore,
+    locals: &'a LocalStores,
+}
+
 /// Why a destination does not address the copy's own stage, or that the rule cannot tell.
 enum Verdict {
     OtherStage { at: Ptr<Operation>, why: &'static str },
@@ -212,7 +231,12 @@ enum Verdict {
 }
 
 /// Rule `copy-destination`; returns how many copies it could not judge.
-fn check_copy_destinations(reporter: &mut Reporter, facts: &dyn FactStore, provenance: &Provenance) -> usize {
+fn check_copy_destinations(
+    reporter: &mut Reporter,
+    facts: &dyn FactStore,
+    locals: &LocalStores,
+    provenance: &Provenance,
+) -> usize {
     let ctx = reporter.ctx;
     let mut undecided = 0;
     for (n, (state, kind)) in &provenance.applies_to {
@@ -224,7 +248,8 @@ fn check_copy_destinations(reporter: &mut Reporter, facts: &dyn FactStore, prove
         let stages = Operation::get_op::<StateNewOp>(reporter.index.state_op(*state), ctx)
             .and_then(|new| new.stages(ctx))
             .unwrap_or(0);
-        match shape(ctx, facts, (*state, stages), destination, &mut 64) {
+        let reads = Reads { ctx, index: reporter.index, facts, locals };
+        match shape(&reads, (*state, stages), destination, &mut 64) {
             Ok(_) => {}
             Err(Verdict::Undecided) => undecided += 1,
             Err(Verdict::OtherStage { at, why }) => {
@@ -248,12 +273,12 @@ fn check_copy_destinations(reporter: &mut Reporter, facts: &dyn FactStore, prove
 /// `budget` operations in all (shared subexpressions count each time they are read, so the
 /// budget bounds the work on any expression DAG).
 fn shape(
-    ctx: &Context,
-    facts: &dyn FactStore,
+    reads: &Reads,
     (state, stages): (StateId, u32),
     value: Value,
     budget: &mut u32,
 ) -> Result<Shape, Verdict> {
+    let Reads { ctx, index, facts, locals } = *reads;
     let tracked = is_tracked(ctx, value);
     match if tracked { facts.get(value) } else { None } {
         Some(Fact::Index(s)) if s == state => return Ok(Shape::Index),
@@ -271,11 +296,30 @@ fn shape(
     *budget -= 1;
     if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
         return match cast.kind(ctx) {
-            Some(CastKind::IntToInt) => {
-                shape(ctx, facts, (state, stages), def.deref(ctx).get_operand(0), budget)
-            }
+            Some(CastKind::IntToInt) => shape(reads, (state, stages), def.deref(ctx).get_operand(0), budget),
             _ => Err(Verdict::Undecided),
         };
+    }
+    // A helper computing the destination (`ring.dst(&state)`): the shape of what it returns,
+    // under the facts its body has in the scope (the state's index, where the helper reads it).
+    if let Some(callee) = index.op_number.get(&def).and_then(|n| index.callee_of.get(n)) {
+        let returns = function_returns(ctx, index, *callee);
+        let returned = returned_by(ctx, index, &returns, def, value).ok_or(Verdict::Undecided)?;
+        let mut agreed = None;
+        for returned in returned {
+            let found = shape(reads, (state, stages), returned, budget)?;
+            if agreed.is_some_and(|seen| seen != found) {
+                return Err(Verdict::Undecided);
+            }
+            agreed = Some(found);
+        }
+        return agreed.ok_or(Verdict::Undecided);
+    }
+    // A local written once (a helper's return value, kept in `_0` before the return).
+    if Operation::get_op::<LoadOp>(def, ctx).is_some()
+        && let Some([(stored, _)]) = locals.stores_into(ctx, def.deref(ctx).get_operand(0)).as_deref()
+    {
+        return shape(reads, (state, stages), *stored, budget);
     }
     let Some(binop) = Operation::get_op::<BinOp>(def, ctx) else {
         // A wide value from anything else (a load, a call) does not come from the index.
@@ -285,8 +329,8 @@ fn shape(
         let operation = def.deref(ctx);
         (operation.get_operand(0), operation.get_operand(1))
     };
-    let a = shape(ctx, facts, (state, stages), lhs, budget)?;
-    let b = shape(ctx, facts, (state, stages), rhs, budget)?;
+    let a = shape(reads, (state, stages), lhs, budget)?;
+    let b = shape(reads, (state, stages), rhs, budget)?;
     let other = |why: &'static str| -> Result<Shape, Verdict> { Err(Verdict::OtherStage { at: def, why }) };
     use BinOpKind::*;
     use Shape::*;

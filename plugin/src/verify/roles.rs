@@ -27,6 +27,7 @@
 
 mod counters;
 mod linear;
+mod stores;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -45,14 +46,16 @@ use super::{
     facts::StateId,
     index::ScopeIndex,
     locals::local_slot,
+    operands::PipelinePlace,
     progression::counted_advance,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_model::SharedThreadModel,
     thread_values::Val,
-    uniform::{computes_from_arguments, geometry_read},
+    uniform::{computes_from_arguments, geometry_read, parameter_unread, uniform_read},
 };
 pub(crate) use counters::CounterReader;
 use linear::{Atom, Linear};
+use stores::{Place, Stores, field_value, stores_of};
 
 use crate::ir::{
     mir::{
@@ -60,7 +63,8 @@ use crate::ir::{
         constant::ConstIntOp,
         control::{CallOp, CondBrOp, ReturnOp, SwitchOp},
         int_width,
-        memory::{LoadOp, StoreOp, counted},
+        memory::{LoadOp, counted},
+        pointer_type_of,
     },
     semantic::pipeline::PipelineRole,
 };
@@ -94,63 +98,13 @@ struct TileLoop {
     condition: Ptr<Operation>,
 }
 
-/// A variable: a local (`mir.alloca`) or a part of one, by its path of fields.
-type Place = (Value, Vec<u32>);
-
-/// The variables of one function (locals and their parts) and the values stored into each.
-struct Stores<'a, 't> {
-    index: &'a ScopeIndex,
-    of: FxHashMap<Place, Vec<Value>>,
-    /// The block of each store, beside `of`.
-    blocks: FxHashMap<Place, Vec<usize>>,
-    /// Places some store to an enclosing or an inner place also writes (a whole struct over its
-    /// field): their own stores are not all their values.
-    overlapped: FxHashSet<Place>,
-    params: Vec<Value>,
-    /// The scope's thread model: an atom of a bound must be the same in every thread.
-    threads: &'a SharedThreadModel<'t>,
-}
-
-impl Stores<'_, '_> {
-    /// Every value stored into `place`, if those are all its values.
-    fn at(&self, place: &Place) -> Option<&Vec<Value>> {
-        if self.overlapped.contains(place) {
-            return None;
-        }
-        self.of.get(place)
-    }
-
-    /// The two stores of `place` that the loop headed by block `header` sees, when the variable
-    /// is stored more often (a tile counter both roles' loops step): the one store inside the
-    /// loop, and the one store outside it from which a path reaches the header. `None` unless
-    /// there is exactly one of each (paths are taken whatever the thread, so a store that runs
-    /// before the loop on another thread's path counts too, and the rule gives up).
-    fn seen_by_loop(&self, place: &Place, header: usize) -> Option<(Value, Value)> {
-        let index = self.index;
-        let mut inside = Vec::new();
-        let mut reaching = Vec::new();
-        for (value, block) in self.at(place)?.iter().zip(&self.blocks[place]) {
-            if index.cycles().together(*block, header) {
-                inside.push(*value);
-            } else if index.path_exists(&[*block], header, MAX_LOOP_BLOCKS, |_| true)? {
-                // Off the loop's cycle yet reaching its condition: the header cannot reach it.
-                reaching.push(*value);
-            }
-        }
-        match (reaching.as_slice(), inside.as_slice()) {
-            ([start], [update]) => Some((*start, *update)),
-            _ => None,
-        }
-    }
-}
-
 /// Rule `tile-count`; returns what it could not judge, as not-checked lines. `pipelines`: each
 /// state's pipeline variable, where `pipeline-identity` named one (only states of one pipeline
 /// are compared).
 pub(crate) fn check_roles(
     reporter: &mut Reporter,
     provenance: &Provenance,
-    pipelines: &BTreeMap<StateId, Value>,
+    pipelines: &BTreeMap<StateId, PipelinePlace>,
     threads: &SharedThreadModel,
 ) -> Vec<String> {
     let (ctx, index) = (reporter.ctx, reporter.index);
@@ -294,7 +248,7 @@ fn runs_once_per_call(ctx: &Context, index: &ScopeIndex, f: usize, b: usize) -> 
 fn compare(
     reporter: &mut Reporter,
     loops: &[(StateId, PipelineRole, Option<TileLoop>)],
-    pipelines: &BTreeMap<StateId, Value>,
+    pipelines: &BTreeMap<StateId, PipelinePlace>,
     unread: &mut usize,
 ) {
     let producers: Vec<(StateId, &TileLoop)> = loops
@@ -349,51 +303,6 @@ fn compare(
             reporter.reject(Rule::TileCount, consumer.condition, message, related);
         }
     }
-}
-
-/// Every variable of function `f` with the values stored into it, and its parameters.
-fn stores_of<'a, 't>(
-    ctx: &Context,
-    index: &'a ScopeIndex,
-    f: usize,
-    threads: &'a SharedThreadModel<'t>,
-) -> Stores<'a, 't> {
-    let mut of: FxHashMap<Place, Vec<Value>> = FxHashMap::default();
-    let mut blocks: FxHashMap<Place, Vec<usize>> = FxHashMap::default();
-    for b in index.blocks_of[f].clone() {
-        for n in index.ops_of_block[b].clone() {
-            let op = index.ops[n];
-            if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-                let (value, address) = {
-                    let operation = op.deref(ctx);
-                    (operation.get_operand(0), operation.get_operand(1))
-                };
-                if let Some(place) = local_slot(ctx, address) {
-                    blocks.entry(place.clone()).or_default().push(b);
-                    of.entry(place).or_default().push(value);
-                }
-            }
-        }
-    }
-    let mut paths: FxHashMap<Value, Vec<&Vec<u32>>> = FxHashMap::default();
-    for (local, path) in of.keys() {
-        paths.entry(*local).or_default().push(path);
-    }
-    let overlapped = of
-        .keys()
-        .filter(|(local, path)| {
-            paths[local]
-                .iter()
-                .any(|other| *other != path && (other.starts_with(path) || path.starts_with(other)))
-        })
-        .cloned()
-        .collect();
-    let params = index.blocks_of[f]
-        .clone()
-        .next()
-        .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
-        .unwrap_or_default();
-    Stores { index, of, blocks, overlapped, params, threads }
 }
 
 /// The counted loop around `advance`, if the rule can read it.
@@ -554,9 +463,12 @@ fn counted_exit_test(
         let operation = branch.deref(ctx);
         (operation.get_operand(0), operation.successors().collect::<Vec<_>>())
     };
-    let (none, some) = match cases.as_slice() {
-        [0, 1] => (successors[0], successors[1]),
-        [1, 0] => (successors[1], successors[0]),
+    // The discriminant is 0 or 1: a `while let Some(..)` names one case and leaves the other
+    // to the switch's last target.
+    let (none, some) = match (cases.as_slice(), successors.as_slice()) {
+        ([0, 1], [none, some, ..]) | ([1, 0], [some, none, ..]) => (*none, *some),
+        ([1], [some, otherwise]) => (*otherwise, *some),
+        ([0], [none, otherwise]) => (*none, *otherwise),
         _ => return None,
     };
     let load = discriminant.defining_op()?;
@@ -571,6 +483,41 @@ fn counted_exit_test(
     let compare = cast.deref(ctx).get_operand(0);
     Operation::get_op::<CmpOp>(compare.defining_op()?, ctx)?;
     Some((compare, [some, none]))
+}
+
+/// `value`, loaded from `address`, as [`Atom::Place`]: a place of the kernel's own locals
+/// (reached through references to it) that one store outside every loop writes, read alike by
+/// every thread.
+fn written_once(ctx: &Context, stores: &Stores, value: Value, address: Value) -> Option<Linear> {
+    let index = stores.index;
+    let model = stores.threads.get();
+    let locals = model.locals();
+    let (local, path) = locals.slot(ctx, address)?;
+    let (stored, block, inside) = locals.single_store_over(ctx, address)?;
+    let alloca = local.defining_op()?;
+    let in_kernel = index.function_of_op(alloca) == Some(0);
+    if !in_kernel || index.cycles().on_cycle(block) {
+        return None;
+    }
+    // What was stored, where it reads as a form (`block_idx_x() + grid_dim_x()` in the
+    // constructor that built the struct): equal forms compare across places.
+    let written = if inside.is_empty() {
+        Some(stored)
+    } else {
+        field_value(ctx, index, stores.threads, stored, &inside)
+    };
+    let mut budget = MAX_READS;
+    if let Some(form) = written
+        .and_then(|written| linear(ctx, stores, written, &mut Induction::default(), &mut budget))
+        .filter(|form| form.iv() == 0)
+    {
+        return Some(form);
+    }
+    match model.eval(value, &FxHashMap::default()) {
+        Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
+        Val::Uniform => Some(Linear::atom(Atom::Place { local: *index.op_number.get(&alloca)?, path })),
+        _ => None,
+    }
 }
 
 /// The induction variable found while reading a condition.
@@ -639,7 +586,15 @@ fn linear(
                 return None;
             }
             let mut arguments = Vec::with_capacity(operands.len());
-            for operand in &operands {
+            for (position, operand) in operands.iter().enumerate() {
+                // A `&self` the helper never reads (a method of a unit struct) takes no part.
+                if let Some(function) = function
+                    && pointer_type_of(ctx, operand.get_type(ctx)).is_some()
+                    && parameter_unread(ctx, index, function, position)
+                {
+                    arguments.push(Linear::default());
+                    continue;
+                }
                 let argument = linear(ctx, stores, *operand, iv, budget)?;
                 if argument.iv() != 0 {
                     return None;
@@ -657,7 +612,7 @@ fn linear(
         // The thread geometry is known by name; only a helper needs the (costly) thread model.
         let name = call.callee(ctx)?.to_string();
         return match geometry_read(&name) {
-            Some(true) => Some(Linear::atom(Atom::Call(name))),
+            Some(true) => Some(Linear::atom(Atom::Call(uniform_read(&name).unwrap_or(&name).to_string()))),
             Some(false) => None,
             None => match stores.threads.get().eval(value, &FxHashMap::default()) {
                 Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
@@ -667,11 +622,15 @@ fn linear(
         };
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-        let slot = local_slot(ctx, operands[0])?;
+        let Some(slot) = local_slot(ctx, operands[0]) else {
+            return written_once(ctx, stores, value, operands[0]);
+        };
         if iv.slot.as_ref() == Some(&slot) {
             return Some(Linear::atom(Atom::Iv));
         }
-        let stored = stores.at(&slot)?;
+        let Some(stored) = stores.at(&slot) else {
+            return written_once(ctx, stores, value, operands[0]);
+        };
         let pair = match stored.as_slice() {
             [only] => return linear(ctx, stores, *only, iv, budget),
             [first, second] => Some((*first, *second)),

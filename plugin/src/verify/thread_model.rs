@@ -205,6 +205,11 @@ impl<'a> ThreadModel<'a> {
         self.roles.eval(value, params, 0, &mut budget)
     }
 
+    /// The stores into the scope's locals the model reads values through.
+    pub(crate) fn locals(&self) -> &LocalStores {
+        &self.roles.locals
+    }
+
     /// The divergent blocks of the scope.
     pub(crate) fn divergent(&self) -> &Divergent {
         &self.roles.divergent

@@ -44,6 +44,7 @@ use super::{
     index::ScopeIndex,
     init_order::is_pipeline_init,
     memory::constant_value,
+    operands::PipelinePlace,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_model::{SharedThreadModel, declared_block_threads},
     thread_set::Threads,
@@ -60,14 +61,14 @@ struct Side {
 }
 
 /// A pipeline: its variable, or the state itself where none was named.
-type Key = (Option<Value>, Option<StateId>);
+type Key = (Option<PipelinePlace>, Option<StateId>);
 
 /// Rules `producer-threads` and `release-count`; returns what they could not judge, as
 /// not-checked lines.
 pub(crate) fn check_threads(
     reporter: &mut Reporter,
     provenance: &Provenance,
-    pipelines: &BTreeMap<StateId, Value>,
+    pipelines: &BTreeMap<StateId, PipelinePlace>,
     thread_model: &SharedThreadModel,
 ) -> Vec<String> {
     let (ctx, index) = (reporter.ctx, reporter.index);
@@ -113,13 +114,13 @@ pub(crate) fn check_threads(
     for (n, (state, kind)) in &provenance.applies_to {
         let role = role_of(ctx, index, *state);
         let key = match pipelines.get(state) {
-            Some(variable) => (Some(*variable), None),
+            Some(variable) => (Some(variable.clone()), None),
             None => (None, Some(*state)),
         };
         let op = index.ops[*n];
         match (kind, role) {
             (PipelineKind::Release, Some(PipelineRole::Consumer)) => {
-                record(&mut releases, key, *state, op);
+                record(&mut releases, key.clone(), *state, op);
                 record(&mut consumers, key, *state, op);
             }
             (PipelineKind::Wait, Some(PipelineRole::Consumer)) => record(&mut consumers, key, *state, op),
@@ -159,7 +160,9 @@ pub(crate) fn check_threads(
             continue;
         };
         let init = match (variable, inits.as_slice()) {
-            (Some(variable), _) => inits.iter().find(|(stored_in, _, _)| *stored_in == Some(*variable)),
+            (Some(variable), _) => {
+                inits.iter().find(|(stored_in, _, _)| stored_in.as_ref() == Some(variable))
+            }
             (None, [only]) => Some(only),
             _ => None,
         }
@@ -243,7 +246,10 @@ fn list(threads: &Threads) -> String {
 
 /// Each `Pipeline::init` call of the scope: the variable its result is stored into, the call,
 /// and its constant `consumer_threads`.
-fn init_counts(ctx: &Context, index: &ScopeIndex) -> Vec<(Option<Value>, Ptr<Operation>, Option<i64>)> {
+fn init_counts(
+    ctx: &Context,
+    index: &ScopeIndex,
+) -> Vec<(Option<PipelinePlace>, Ptr<Operation>, Option<i64>)> {
     let mut found = Vec::new();
     for op in &index.ops {
         if !is_pipeline_init(ctx, *op) {
@@ -267,5 +273,8 @@ fn init_counts(ctx: &Context, index: &ScopeIndex) -> Vec<(Option<Value>, Ptr<Ope
             stored_in.insert(operation.get_operand(0), operation.get_operand(1));
         }
     }
-    found.into_iter().map(|(result, op, count)| (stored_in.get(&result).copied(), op, count)).collect()
+    found
+        .into_iter()
+        .map(|(result, op, count)| (stored_in.get(&result).map(|local| (*local, vec![])), op, count))
+        .collect()
 }

@@ -71,6 +71,28 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
     })
 }
 
+/// Whether parameter `position` of function `f` is never read: its only use stores it into a
+/// local of `f` that nothing loads (`&self` of a method on a unit struct). What `f` computes
+/// does not depend on such an argument.
+pub(crate) fn parameter_unread(ctx: &Context, index: &ScopeIndex, f: usize, position: usize) -> bool {
+    let Some(entry) = index.entry_block(f) else { return false };
+    let Some(parameter) = index.blocks[entry].deref(ctx).arguments().nth(position) else { return false };
+    parameter.uses(ctx).into_iter().all(|parameter_use| {
+        let user = parameter_use.user_op();
+        let operation = user.deref(ctx);
+        let kept = Operation::get_op::<StoreOp>(user, ctx).is_some()
+            && operation.get_operand(0) == parameter
+            && operation
+                .get_operand(1)
+                .defining_op()
+                .is_some_and(|def| Operation::get_op::<AllocaOp>(def, ctx).is_some());
+        kept && operation.get_operand(1).uses(ctx).into_iter().all(|slot_use| {
+            Operation::get_op::<StoreOp>(slot_use.user_op(), ctx).is_some()
+                && slot_use.user_op().deref(ctx).get_operand(1) == operation.get_operand(1)
+        })
+    })
+}
+
 /// Argument-less reads of the thread geometry that every thread of a block sees alike.
 const UNIFORM_READS: [&str; 6] =
     ["block_idx_x", "block_idx_y", "block_idx_z", "grid_dim_x", "grid_dim_y", "grid_dim_z"];
@@ -79,6 +101,13 @@ const UNIFORM_READS: [&str; 6] =
 /// (the block's and the grid's coordinates) or one that differs between threads (the thread's
 /// index, its lane), known from the name alone; `None` for any other callee (a helper: ask the
 /// thread model). Lets a rule settle the thread geometry without building the model.
+/// The coordinate an argument-less call of `callee` reads when it is one every thread of a
+/// block sees alike, named the same whichever wrapper reads it (`device::grid_dim_x` and the
+/// `core::arch::nvptx` intrinsic it calls are one value).
+pub(crate) fn uniform_read(callee: &str) -> Option<&'static str> {
+    UNIFORM_READS.iter().copied().find(|read| callee.ends_with(read))
+}
+
 pub(crate) fn geometry_read(callee: &str) -> Option<bool> {
     if UNIFORM_READS.iter().any(|read| callee.ends_with(read)) {
         Some(true)

@@ -303,7 +303,8 @@ impl<'tcx> Importer<'_, 'tcx> {
             ("add" | "wrapping_add" | "offset" | "wrapping_offset", 2) => {
                 let pointer = self.operand(function, builder, &args[0].node, at)?;
                 let index = self.operand(function, builder, &args[1].node, at)?;
-                Some(builder.index_addr(self.ctx, pointer, index, at))
+                let element = args[0].node.ty(function.body, self.tcx).builtin_deref(true)?;
+                Some(self.element_address(builder, pointer, element, index, at))
             }
             ("sub" | "wrapping_sub", 2) => {
                 let pointer = self.operand(function, builder, &args[0].node, at)?;
@@ -311,7 +312,8 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let int = int_type(self.ctx, count.get_type(self.ctx))?;
                 let zero = builder.const_int(self.ctx, int, 0, at);
                 let back = builder.binop(self.ctx, BinOpKind::Sub, zero, count, at);
-                Some(builder.index_addr(self.ctx, pointer, back, at))
+                let element = args[0].node.ty(function.body, self.tcx).builtin_deref(true)?;
+                Some(self.element_address(builder, pointer, element, back, at))
             }
             ("cast" | "cast_mut" | "cast_const", 1) => self.operand(function, builder, &args[0].node, at),
             ("read" | "read_volatile" | "read_unaligned", 1) => {
@@ -321,6 +323,34 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
             _ => None,
         }
+    }
+
+    /// The address `index` elements of Rust type `element` past `pointer`. A shared pointer
+    /// cast to another pointee keeps the view it had (`crate::spaces`), so its IR pointee may
+    /// not be `element`: `(base as *mut u8).wrapping_add(256)` on a base viewed as `f32` moves
+    /// 256 bytes, not 256 floats. There the index is applied to the pointer cast to `element`,
+    /// and the result cast back to the view.
+    pub(super) fn element_address(
+        &mut self,
+        builder: &FunctionBuilder,
+        pointer: Value,
+        element: Ty<'tcx>,
+        index: Value,
+        at: &SourceLoc,
+    ) -> Value {
+        let element = self.ir_type(element, None);
+        let viewed = pointer.get_type(self.ctx);
+        let Some(view) = viewed.deref(self.ctx).downcast_ref::<PointerType>().cloned() else {
+            return builder.index_addr(self.ctx, pointer, index, at);
+        };
+        if view.pointee() == element {
+            return builder.index_addr(self.ctx, pointer, index, at);
+        }
+        let in_units: TypeHandle =
+            PointerType::get(self.ctx, view.space(), view.mutability(), view.kind(), element).into();
+        let cast = builder.cast(self.ctx, IrCast::PtrToPtr, pointer, in_units, at);
+        let moved = builder.index_addr(self.ctx, cast, index, at);
+        builder.cast(self.ctx, IrCast::PtrToPtr, moved, viewed, at)
     }
 
     /// `ptr.write(v)`, `write_volatile` and `write_unaligned` (method or `core::ptr::`

@@ -20,7 +20,7 @@ use crate::spaces::field_path;
 
 use super::analysis::{Assignment, ReferenceOrigin, core_item_name, reference_origin};
 use super::state_abi::{captures_state_mutably, is_pipeline_state};
-use super::types::{int_type, is_shared_pointer, pointer_pointee};
+use super::types::{int_type, is_shared_pointer};
 use super::{FunctionImport, Importer, Slot, enum_field};
 
 impl<'tcx> Importer<'_, 'tcx> {
@@ -212,7 +212,14 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let lhs = self.operand(function, builder, &operands.0, at);
                 let rhs = self.operand(function, builder, &operands.1, at);
                 match (lhs, rhs) {
-                    (Some(lhs), Some(rhs)) => self.binary(builder, *op, lhs, rhs, ir_result, at),
+                    (Some(lhs), Some(rhs)) if *op == BinOp::Offset => {
+                        let element = operands.0.ty(function.body, self.tcx).builtin_deref(true);
+                        element.map(|element| {
+                            let pointer = self.element_address(builder, lhs, element, rhs, at);
+                            self.coerce(builder, pointer, ir_result, at)
+                        })
+                    }
+                    (Some(lhs), Some(rhs)) => self.binary(builder, *op, lhs, rhs, at),
                     _ => None,
                 }
             }
@@ -318,7 +325,6 @@ impl<'tcx> Importer<'_, 'tcx> {
         op: BinOp,
         lhs: Value,
         rhs: Value,
-        ir_result: TypeHandle,
         at: &SourceLoc,
     ) -> Option<Value> {
         let arithmetic = match op {
@@ -355,10 +361,6 @@ impl<'tcx> Importer<'_, 'tcx> {
         };
         if let Some(predicate) = predicate {
             return Some(builder.cmp(self.ctx, predicate, lhs, rhs, at));
-        }
-        if op == BinOp::Offset && pointer_pointee(self.ctx, lhs).is_some() {
-            let pointer = builder.index_addr(self.ctx, lhs, rhs, at);
-            return Some(self.coerce(builder, pointer, ir_result, at));
         }
         None
     }

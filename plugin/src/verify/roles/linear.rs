@@ -23,6 +23,12 @@ pub(super) enum Atom {
     /// follow the operands' signedness): the same pure operation on equal forms is the same
     /// value, and forms of atoms alike in every thread are alike in every thread.
     Pure { operation: String, operands: Vec<Linear> },
+    /// What a load reads from a place the scope writes once, outside every loop, with a value
+    /// alike in every thread (`cx.b` of a context struct the kernel built): every read of the
+    /// place, in whichever function (through references to it), is that one value. The local is
+    /// named by its `mir.alloca`'s operation number; the kernel's own locals only, since a
+    /// helper's local is a new one at every call.
+    Place { local: usize, path: Vec<u32> },
 }
 
 /// `Σ coefficient · atom + constant`.
@@ -75,7 +81,7 @@ impl Linear {
             let replaced = match atom {
                 Atom::Iv => return None,
                 Atom::Param(n) => arguments.get(*n)?.clone()?,
-                Atom::Call(_) => Linear::atom(atom.clone()),
+                Atom::Call(_) | Atom::Place { .. } => Linear::atom(atom.clone()),
                 Atom::Applied { function, arguments: inner } => {
                     Linear::atom(Atom::Applied { function: *function, arguments: each(inner)? })
                 }

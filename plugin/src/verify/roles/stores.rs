@@ -1,0 +1,154 @@
+//! The stores of one function's variables, as the tile-count rule reads loop counters and
+//! bounds from them: every value stored into each local and each field of one, with the block of
+//! each store; a field also written by stores of its whole struct reads the field's value in
+//! those (through memory and calls).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use pliron::{context::Context, operation::Operation, value::Value};
+
+use super::MAX_LOOP_BLOCKS;
+use crate::ir::mir::memory::StoreOp;
+use crate::verify::{flow::Flow, index::ScopeIndex, locals::local_slot, thread_model::SharedThreadModel};
+
+/// Definitions the walk through memory looks at for one field of a struct stored whole.
+const FIELD_BUDGET: u32 = 32;
+
+/// A variable: a local (`mir.alloca`) or a part of one, by its path of fields.
+pub(super) type Place = (Value, Vec<u32>);
+
+/// The variables of one function (locals and their parts) and the values stored into each.
+pub(super) struct Stores<'a, 't> {
+    pub index: &'a ScopeIndex,
+    of: FxHashMap<Place, Vec<Value>>,
+    /// The block of each store, beside `of`.
+    pub blocks: FxHashMap<Place, Vec<usize>>,
+    /// Places some store to an enclosing or an inner place also writes (a whole struct over its
+    /// field): their own stores are not all their values.
+    overlapped: FxHashSet<Place>,
+    pub params: Vec<Value>,
+    /// The scope's thread model: an atom of a bound must be the same in every thread.
+    pub threads: &'a SharedThreadModel<'t>,
+}
+
+impl Stores<'_, '_> {
+    /// Every value stored into `place`, if those are all its values.
+    pub(super) fn at(&self, place: &Place) -> Option<&Vec<Value>> {
+        if self.overlapped.contains(place) {
+            return None;
+        }
+        self.of.get(place)
+    }
+
+    /// The two stores of `place` that the loop headed by block `header` sees, when the variable
+    /// is stored more often (a tile counter both roles' loops step): the one store inside the
+    /// loop, and the one store outside it from which a path reaches the header. `None` unless
+    /// there is exactly one of each (paths are taken whatever the thread, so a store that runs
+    /// before the loop on another thread's path counts too, and the rule gives up).
+    pub(super) fn seen_by_loop(&self, place: &Place, header: usize) -> Option<(Value, Value)> {
+        let index = self.index;
+        let mut inside = Vec::new();
+        let mut reaching = Vec::new();
+        for (value, block) in self.at(place)?.iter().zip(&self.blocks[place]) {
+            if index.cycles().together(*block, header) {
+                inside.push(*value);
+            } else if index.path_exists(&[*block], header, MAX_LOOP_BLOCKS, |_| true)? {
+                // Off the loop's cycle yet reaching its condition: the header cannot reach it.
+                reaching.push(*value);
+            }
+        }
+        match (reaching.as_slice(), inside.as_slice()) {
+            ([start], [update]) => Some((*start, *update)),
+            _ => None,
+        }
+    }
+}
+
+/// Every variable of function `f` with the values stored into it, and its parameters.
+pub(super) fn stores_of<'a, 't>(
+    ctx: &Context,
+    index: &'a ScopeIndex,
+    f: usize,
+    threads: &'a SharedThreadModel<'t>,
+) -> Stores<'a, 't> {
+    let mut of: FxHashMap<Place, Vec<Value>> = FxHashMap::default();
+    let mut blocks: FxHashMap<Place, Vec<usize>> = FxHashMap::default();
+    for b in index.blocks_of[f].clone() {
+        for n in index.ops_of_block[b].clone() {
+            let op = index.ops[n];
+            if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+                let (value, address) = {
+                    let operation = op.deref(ctx);
+                    (operation.get_operand(0), operation.get_operand(1))
+                };
+                if let Some(place) = local_slot(ctx, address) {
+                    blocks.entry(place.clone()).or_default().push(b);
+                    of.entry(place).or_default().push(value);
+                }
+            }
+        }
+    }
+    let mut paths: FxHashMap<Value, Vec<&Vec<u32>>> = FxHashMap::default();
+    for (local, path) in of.keys() {
+        paths.entry(*local).or_default().push(path);
+    }
+    let mut overlapped: FxHashSet<Place> = of
+        .keys()
+        .filter(|(local, path)| {
+            paths[local]
+                .iter()
+                .any(|other| *other != path && (other.starts_with(path) || path.starts_with(other)))
+        })
+        .cloned()
+        .collect();
+    // A field written on its own and also by stores of the whole struct (`work.next += step`
+    // after `let mut work = Tiles::of_block(tiles)`): the whole stores count as stores of the
+    // field's value in them, where the walk through memory and calls finds exactly one.
+    let prefix_stores: Vec<(Place, Vec<(Value, usize)>)> = overlapped
+        .iter()
+        .filter_map(|(local, path)| {
+            let mut found = Vec::new();
+            for other in &paths[local] {
+                if *other == path {
+                    continue;
+                }
+                let inside = path.strip_prefix(other.as_slice())?;
+                let place = (*local, (*other).clone());
+                for (value, block) in of[&place].iter().zip(&blocks[&place]) {
+                    found.push((field_value(ctx, index, threads, *value, inside)?, *block));
+                }
+            }
+            Some(((*local, path.clone()), found))
+        })
+        .collect();
+    for (place, found) in prefix_stores {
+        overlapped.remove(&place);
+        for (value, block) in found {
+            of.get_mut(&place).expect("a stored place").push(value);
+            blocks.get_mut(&place).expect("a stored place").push(block);
+        }
+    }
+    let params = index.blocks_of[f]
+        .clone()
+        .next()
+        .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
+        .unwrap_or_default();
+    Stores { index, of, blocks, overlapped, params, threads }
+}
+
+/// The one value field `path` of the aggregate `value` holds, through memory and calls (a struct
+/// a helper built and returned).
+pub(super) fn field_value(
+    ctx: &Context,
+    index: &ScopeIndex,
+    threads: &SharedThreadModel,
+    value: Value,
+    path: &[u32],
+) -> Option<Value> {
+    let flow = Flow { ctx, index, locals: threads.get().locals(), leaf: None };
+    let mut budget = FIELD_BUDGET;
+    match flow.values(value, path, &mut budget)?.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
