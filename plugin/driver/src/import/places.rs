@@ -325,6 +325,30 @@ impl<'tcx> Importer<'_, 'tcx> {
         }
     }
 
+    /// `core::mem::size_of::<T>()` and `align_of::<T>()` as the constant rustc lays `T` out
+    /// with for the target (`4 * size_of::<Tile>()` is a layout offset the rules read as such);
+    /// `None` for any other callee, or a type without a known layout.
+    pub(super) fn type_layout_constant(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        callee: Instance<'tcx>,
+        destination: Place<'tcx>,
+        at: &SourceLoc,
+    ) -> Option<Value> {
+        let name = core_item_name(self.tcx, callee.def_id())?;
+        let measured = *callee.args.types().collect::<Vec<_>>().first()?;
+        let layout = self.tcx.layout_of(TypingEnv::fully_monomorphized().as_query_input(measured)).ok()?;
+        let bytes = match name.as_str() {
+            "size_of" if layout.is_sized() => layout.size.bytes(),
+            "align_of" => layout.align.abi.bytes(),
+            _ => return None,
+        };
+        let result = self.ir_type(destination.ty(function.body, self.tcx).ty, None);
+        let int = int_type(self.ctx, result)?;
+        Some(builder.const_int(self.ctx, int, i128::from(bytes), at))
+    }
+
     /// The address `index` elements of Rust type `element` past `pointer`. A shared pointer
     /// cast to another pointee keeps the view it had (`crate::spaces`), so its IR pointee may
     /// not be `element`: `(base as *mut u8).wrapping_add(256)` on a base viewed as `f32` moves

@@ -207,6 +207,10 @@ impl<'tcx> Importer<'_, 'tcx> {
         if self.counted_call(function, builder, callee, args, destination, at) {
             return Ok(());
         }
+        if let Some(constant) = self.type_layout_constant(function, builder, callee, destination, at) {
+            self.write_place(function, builder, destination, constant, at);
+            return Ok(());
+        }
         if let Some(pointer) = self.pointer_arithmetic(function, builder, callee, args, at) {
             self.write_place(function, builder, destination, pointer, at);
             return Ok(());
