@@ -331,7 +331,9 @@ impl LocalStores {
     /// exactly that place, or the capture at that position of the one closure (or array literal)
     /// stored whole around it (`|s| window + s.index() * SIZE` captures `&window`).
     fn stored_once(&self, ctx: &Context, local: Value, path: &[u32], read: TypeHandle) -> Option<Value> {
-        if let Some([(stored, _)]) = self.stores_into_place(ctx, local, path, Some(read)).as_deref() {
+        // Only the count is asked here, so nothing is collected: a local stored in every block
+        // is asked once per load of it.
+        if let Some(([stored], _)) = self.stores_into_place(ctx, local, path, Some(read)) {
             return Some(*stored);
         }
         if self.unseen_writes(ctx, local, Some(read)) {
@@ -497,7 +499,9 @@ impl LocalStores {
     /// aggregate around it or to a part of it also write it, or when it may be written unseen.
     pub(crate) fn stores_into(&self, ctx: &Context, address: Value) -> Option<Vec<(Value, usize)>> {
         let (local, path) = self.slot(ctx, address)?;
-        self.stores_into_place(ctx, local, &path, Self::read_type(ctx, address, &[]))
+        let (values, blocks) =
+            self.stores_into_place(ctx, local, &path, Self::read_type(ctx, address, &[]))?;
+        Some(values.iter().copied().zip(blocks.iter().copied()).collect())
     }
 
     /// [`LocalStores::stores_into`] for the place `path` of `local`, read at type `read`.
@@ -507,7 +511,7 @@ impl LocalStores {
         local: Value,
         path: &[u32],
         read: Option<TypeHandle>,
-    ) -> Option<Vec<(Value, usize)>> {
+    ) -> Option<(&[Value], &[usize])> {
         if self.unseen_writes(ctx, local, read) {
             return None;
         }
@@ -519,7 +523,7 @@ impl LocalStores {
             return None;
         }
         let part = parts.iter().find(|part| part.path == path)?;
-        Some(part.values.iter().copied().zip(part.blocks.iter().copied()).collect())
+        Some((&part.values, &part.blocks))
     }
 
     /// Whether something is stored into a part of part `inside` below `address` (a field of it,
