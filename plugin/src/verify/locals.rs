@@ -173,7 +173,6 @@ impl LocalStores {
             );
         }
         loop {
-            self.aliases.clear();
             let mut resolved: FxHashMap<Value, Option<(Value, Vec<u32>)>> = FxHashMap::default();
             let found: Vec<(Value, (Value, Vec<u32>))> = candidates
                 .iter()
@@ -285,19 +284,9 @@ impl LocalStores {
         index: &ScopeIndex,
         (local, path): &(Value, Vec<u32>),
     ) -> Option<(Value, Vec<u32>)> {
-        if self.unseen_writes(ctx, *local, None) {
-            return None;
-        }
-        let mut covering = self
-            .by_local
-            .get(local)?
-            .iter()
-            .filter(|part| part.path.starts_with(path) || path.starts_with(&part.path));
-        let part = covering.next()?;
-        let ([value], None) = (part.values.as_slice(), covering.next()) else { return None };
-        let inside = path.strip_prefix(part.path.as_slice())?;
-        let (source, mut source_path) = self.copy_source(ctx, index, *value, 0)?;
-        source_path.extend_from_slice(inside);
+        let (value, _, inside) = self.only_store_over(ctx, *local, path, None)?;
+        let (source, mut source_path) = self.copy_source(ctx, index, value, 0)?;
+        source_path.extend_from_slice(&inside);
         Some((source, source_path))
     }
 
@@ -336,19 +325,9 @@ impl LocalStores {
         if let Some(([stored], _)) = self.stores_into_place(ctx, local, path, Some(read)) {
             return Some(*stored);
         }
-        if self.unseen_writes(ctx, local, Some(read)) {
-            return None;
-        }
-        let mut covering = self
-            .by_local
-            .get(&local)?
-            .iter()
-            .filter(|part| part.path.starts_with(path) || path.starts_with(&part.path));
-        let part = covering.next()?;
-        let ([whole], None) = (part.values.as_slice(), covering.next()) else { return None };
-        let mut value = *whole;
-        for field in path.strip_prefix(part.path.as_slice())? {
-            value = captured(ctx, value, *field)?;
+        let (mut value, _, inside) = self.only_store_over(ctx, local, path, Some(read))?;
+        for field in inside {
+            value = captured(ctx, value, field)?;
         }
         Some(value)
     }
@@ -547,20 +526,42 @@ impl LocalStores {
         address: Value,
     ) -> Option<(Value, usize, Vec<u32>)> {
         let (local, path) = self.slot(ctx, address)?;
-        if self.unseen_writes(ctx, local, Self::read_type(ctx, address, &[])) {
+        self.only_store_over(ctx, local, &path, Self::read_type(ctx, address, &[]))
+    }
+
+    /// [`LocalStores::single_store_over`] for the place `path` of `local`, read at type `read`
+    /// (`None`: unknown).
+    fn only_store_over(
+        &self,
+        ctx: &Context,
+        local: Value,
+        path: &[u32],
+        read: Option<TypeHandle>,
+    ) -> Option<(Value, usize, Vec<u32>)> {
+        if self.unseen_writes(ctx, local, read) {
             return None;
         }
         let mut covering = self
             .by_local
             .get(&local)?
             .iter()
-            .filter(|part| part.path.starts_with(&path) || path.starts_with(&part.path));
+            .filter(|part| part.path.starts_with(path) || path.starts_with(&part.path));
         let part = covering.next()?;
         let ([value], [block], None) = (part.values.as_slice(), part.blocks.as_slice(), covering.next())
         else {
             return None;
         };
         Some((*value, *block, path.strip_prefix(part.path.as_slice())?.to_vec()))
+    }
+
+    /// The one value stored into exactly the place `address` names, if one store writes it
+    /// ([`LocalStores::stores_into`], asked for its count only).
+    pub(crate) fn only_store_into(&self, ctx: &Context, address: Value) -> Option<Value> {
+        let (local, path) = self.slot(ctx, address)?;
+        match self.stores_into_place(ctx, local, &path, Self::read_type(ctx, address, &[]))? {
+            ([value], _) => Some(*value),
+            _ => None,
+        }
     }
 
     /// Every value stored over the memory `address` names, if it is a local or a part of one:

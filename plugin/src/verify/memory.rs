@@ -7,7 +7,7 @@ use rustc_hash::FxHashSet;
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
-    r#type::Typed,
+    r#type::{TypeHandle, Typed},
     value::{DefiningEntity, Value},
 };
 
@@ -301,11 +301,9 @@ pub(crate) fn stage_pointer(
                 // Memory that is not a local of this function (a closure's environment, a
                 // parameter's pointee, a field of a returned struct): what the walk through
                 // memory and calls finds stored there.
-                None => {
-                    let flow = Flow { ctx, index: walk.index, locals, leaf: Some(value.get_type(ctx)) };
-                    let mut flow_budget = FLOW_BUDGET;
-                    pending.extend(flow.pointees(address, &[], &mut flow_budget).unwrap_or_default());
-                }
+                None => pending.extend(
+                    walk.stored_through_memory(ctx, address, value.get_type(ctx)).unwrap_or_default(),
+                ),
             }
         } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
             if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
@@ -361,16 +359,7 @@ fn points_to_shared(ctx: &Context, walk: &StageWalk, pointer: Value) -> bool {
                     .filter(|stored| {
                         stored.iter().all(|value| pointer_type_of(ctx, value.get_type(ctx)).is_some())
                     })
-                    .or_else(|| {
-                        let flow = Flow {
-                            ctx,
-                            index: walk.index,
-                            locals: walk.locals,
-                            leaf: Some(at.get_type(ctx)),
-                        };
-                        let mut flow_budget = FLOW_BUDGET;
-                        flow.pointees(address, &[], &mut flow_budget)
-                    })
+                    .or_else(|| walk.stored_through_memory(ctx, address, at.get_type(ctx)))
             }
             DefiningEntity::Block(_) if depth > 0 => walk.index.call_arguments(ctx, at),
             _ => None,
@@ -394,6 +383,15 @@ pub(crate) struct StageWalk<'a> {
 }
 
 impl StageWalk<'_> {
+    /// What the walk through memory and calls finds stored where `address` points, read at
+    /// type `leaf`: memory that is not a local of the function (a closure's environment, a
+    /// parameter's pointee, a field of a returned struct).
+    fn stored_through_memory(&self, ctx: &Context, address: Value, leaf: TypeHandle) -> Option<Vec<Value>> {
+        let flow = Flow { ctx, index: self.index, locals: self.locals, leaf: Some(leaf) };
+        let mut budget = FLOW_BUDGET;
+        flow.pointees(address, &[], &mut budget)
+    }
+
     /// What the helper `call` calls returns at `result`'s position, when it has one `return`
     /// (several may return different pointers).
     fn returned(&self, ctx: &Context, call: Ptr<Operation>, result: Value) -> Option<Value> {

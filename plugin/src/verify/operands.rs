@@ -119,10 +119,7 @@ fn pipeline_variable(
             }
             address = def.deref(ctx).get_operand(0);
         } else if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-            let [(stored, _)] = locals.stores_into(ctx, def.deref(ctx).get_operand(0))?[..] else {
-                return None;
-            };
-            address = stored;
+            address = locals.only_store_into(ctx, def.deref(ctx).get_operand(0))?;
         } else {
             return None;
         }
@@ -317,9 +314,9 @@ fn shape(
     }
     // A local written once (a helper's return value, kept in `_0` before the return).
     if Operation::get_op::<LoadOp>(def, ctx).is_some()
-        && let Some([(stored, _)]) = locals.stores_into(ctx, def.deref(ctx).get_operand(0)).as_deref()
+        && let Some(stored) = locals.only_store_into(ctx, def.deref(ctx).get_operand(0))
     {
-        return shape(reads, (state, stages), *stored, budget);
+        return shape(reads, (state, stages), stored, budget);
     }
     let Some(binop) = Operation::get_op::<BinOp>(def, ctx) else {
         // A wide value from anything else (a load, a call) does not come from the index.

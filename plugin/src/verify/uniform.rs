@@ -109,7 +109,7 @@ pub(crate) fn uniform_read(callee: &str) -> Option<&'static str> {
 }
 
 pub(crate) fn geometry_read(callee: &str) -> Option<bool> {
-    if UNIFORM_READS.iter().any(|read| callee.ends_with(read)) {
+    if uniform_read(callee).is_some() {
         Some(true)
     } else if callee.ends_with("thread_idx_x") || callee.contains("lane") {
         Some(false)
