@@ -14,6 +14,7 @@ use crate::device::pipeline::{
 use crate::device::wgmma::{
     Accumulators64x128, commit_group, fence, k_major_swizzle_128b_descriptor, mma_m64n128k16_bf16, wait_group,
 };
+use crate::device::launch::{block_threads, dynamic_shared_bytes};
 use crate::device::{
     barrier, block_idx_x, block_idx_y, dynamic_shared_window_address, lane_id, thread_idx_x, warp_id,
 };
@@ -83,9 +84,6 @@ const WARPS_PER_WARPGROUP: u32 = 4;
 /// # Safety
 /// `a_map` and `b_map` point to tiled tensor maps in device memory encoding A (dims `k, m`)
 /// and B (dims `k, n`), bf16, box 64 × 128, 128-byte swizzle; `c` to `m * n` floats.
-#[kernel_verifier::unverified(
-    reason = "its barriers and copies are addressed through a parameter the layout rule cannot place, the epilogue touches shared memory outside the ring, and its roles run in separate functions with no declared block size: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma(
     a_map: *const TensorMap,
@@ -95,6 +93,8 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma(
     n: u32,
     k: u32,
 ) {
+    block_threads(288);
+    dynamic_shared_bytes(GEMM_BF16_WGMMA_SHARED_BYTES);
     gemm_bf16_wgmma_tile::<f32, false>(a_map, b_map, c, core::ptr::null(), m, n, k);
 }
 
@@ -106,9 +106,6 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma(
 ///
 /// # Safety
 /// As [`gemm_bf16_wgmma`]; `bias` points to `n` floats.
-#[kernel_verifier::unverified(
-    reason = "its barriers and copies are addressed through a parameter the layout rule cannot place, the epilogue touches shared memory outside the ring, and its roles run in separate functions with no declared block size: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias(
     a_map: *const TensorMap,
@@ -119,6 +116,8 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias(
     n: u32,
     k: u32,
 ) {
+    block_threads(288);
+    dynamic_shared_bytes(GEMM_BF16_WGMMA_SHARED_BYTES);
     gemm_bf16_wgmma_tile::<f32, true>(a_map, b_map, c, bias, m, n, k);
 }
 
@@ -131,9 +130,6 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias(
 ///
 /// # Safety
 /// As [`gemm_bf16_wgmma`], with `c` pointing to `m * n` bf16 values.
-#[kernel_verifier::unverified(
-    reason = "its barriers and copies are addressed through a parameter the layout rule cannot place, the epilogue touches shared memory outside the ring, and its roles run in separate functions with no declared block size: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bf16(
     a_map: *const TensorMap,
@@ -143,6 +139,8 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bf16(
     n: u32,
     k: u32,
 ) {
+    block_threads(288);
+    dynamic_shared_bytes(GEMM_BF16_WGMMA_SHARED_BYTES);
     gemm_bf16_wgmma_tile::<Bf16, false>(a_map, b_map, c.cast(), core::ptr::null(), m, n, k);
 }
 
@@ -154,9 +152,6 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bf16(
 ///
 /// # Safety
 /// As [`gemm_bf16_wgmma_bf16`]; `bias` points to `n` floats.
-#[kernel_verifier::unverified(
-    reason = "its barriers and copies are addressed through a parameter the layout rule cannot place, the epilogue touches shared memory outside the ring, and its roles run in separate functions with no declared block size: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias_bf16(
     a_map: *const TensorMap,
@@ -167,6 +162,8 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_wgmma_bias_bf16(
     n: u32,
     k: u32,
 ) {
+    block_threads(288);
+    dynamic_shared_bytes(GEMM_BF16_WGMMA_SHARED_BYTES);
     gemm_bf16_wgmma_tile::<Bf16, true>(a_map, b_map, c.cast(), bias, m, n, k);
 }
 

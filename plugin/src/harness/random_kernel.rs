@@ -213,7 +213,8 @@ pub fn build(ctx: &mut Context, specs: &[BlockSpec]) -> Ptr<Operation> {
                             f.wgmma_fence(ctx, array, &at);
                         }
                         1 => {
-                            f.wgmma_mma(ctx, array, &at);
+                            let descriptor = f.const_int(ctx, int_type(ctx, 64, false), 0, &at);
+                            f.wgmma_mma(ctx, array, [descriptor, descriptor], &at);
                         }
                         2 => {
                             f.wgmma_commit(ctx, &at);

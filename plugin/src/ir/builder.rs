@@ -576,9 +576,17 @@ impl FunctionBuilder {
         self.new_op::<WgmmaFenceOp>(ctx, vec![], vec![accumulators], vec![], at)
     }
 
-    /// One `wgmma.mma_async` writing `accumulators` (`wgmma::mma_m64n128k16_bf16`).
-    pub fn wgmma_mma(&self, ctx: &mut Context, accumulators: Value, at: &SourceLoc) -> Ptr<Operation> {
-        self.new_op::<WgmmaMmaOp>(ctx, vec![], vec![accumulators], vec![], at)
+    /// One `wgmma.mma_async` writing `accumulators` from the tiles `descriptors` (A's, B's)
+    /// name (`wgmma::mma_m64n128k16_bf16`).
+    pub fn wgmma_mma(
+        &self,
+        ctx: &mut Context,
+        accumulators: Value,
+        descriptors: [Value; 2],
+        at: &SourceLoc,
+    ) -> Ptr<Operation> {
+        let [a, b] = descriptors;
+        self.new_op::<WgmmaMmaOp>(ctx, vec![], vec![accumulators, a, b], vec![], at)
     }
 
     /// `wgmma::commit_group()`.

@@ -23,12 +23,15 @@ use super::{
     facts::{FactStore, is_tracked},
     flow::Flow,
     index::{OpClass, ScopeIndex},
-    memory::{LocalStores, StageWalk, accessed_address, is_memory_view, is_view_reader, stage_of_pointer},
+    memory::{
+        LocalStores, StageWalk, accessed_address, is_memory_view, is_pointer_step, is_view_reader,
+        stage_of_pointer,
+    },
 };
 use crate::ir::{
     builder::SourceLoc,
     mir::{
-        arith::{AddrSpaceCastOp, CastKind, CastOp},
+        arith::{CastKind, CastOp},
         control::CallOp,
         may_carry_address,
         memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp},
@@ -313,12 +316,7 @@ impl Placer<'_> {
                         );
                 }
                 let operands: Vec<Value> = def.deref(ctx).operands().collect();
-                if Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
-                    || Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
-                    || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
-                    || Operation::get_op::<CastOp>(def, ctx)
-                        .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr))
-                {
+                if is_pointer_step(ctx, def) {
                     return self.placed(operands[0], budget);
                 }
                 if Operation::get_op::<LoadOp>(def, ctx).is_some() {

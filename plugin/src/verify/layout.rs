@@ -18,6 +18,10 @@
 //! or bulk copy faults.
 
 mod stage_accesses;
+mod stage_parts;
+mod wgmma_reads;
+
+use stage_parts::{inside_a_part, spilled_stage, stage_parts};
 
 use std::cell::Cell;
 
@@ -64,18 +68,25 @@ use crate::ir::{
     types::AdtType,
 };
 
-/// `window·w + coefficient·index(state) + [lo, hi]`.
+/// `window·w + coefficient·index(state) + [lo, hi]`, where `window` is the window's address
+/// rounded up to a multiple of `rounding` (1: the address itself; a ring aligned for a swizzle
+/// starts at `(window + 1023) & !1023`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Affine {
     window: i64,
     index: Option<(StateId, i64)>,
     lo: i64,
     hi: i64,
+    rounding: i64,
 }
 
 impl Affine {
     fn constant(value: i64) -> Affine {
-        Affine { window: 0, index: None, lo: value, hi: value }
+        Affine { window: 0, index: None, lo: value, hi: value, rounding: 1 }
+    }
+
+    fn window(rounding: i64) -> Affine {
+        Affine { window: 1, index: None, lo: 0, hi: 0, rounding }
     }
 
     fn is_constant(&self) -> bool {
@@ -89,11 +100,14 @@ const BARRIER_BYTES_PER_STAGE: i64 = 16;
 const MBARRIER_ALIGN: i64 = 8;
 /// The alignment of a bulk copy's shared address and of its size.
 const BULK_COPY_ALIGN: i64 = 16;
+/// The alignment of the dynamic shared window's own address.
+const WINDOW_ALIGN: i64 = 16;
 /// Definitions the evaluator looks through for one address.
 const DEPTH: u32 = 24;
 /// Values one thread's index may take for the evaluator to bound it.
 const MAX_INTERVAL_VALUES: usize = 4096;
 
+#[derive(Clone)]
 struct Evaluator<'a, 'm> {
     ctx: &'a Context,
     index: &'a ScopeIndex,
@@ -110,6 +124,9 @@ struct Evaluator<'a, 'm> {
     /// The block (number) of the access whose address is read as intervals: only the threads
     /// reaching it give its integers values.
     access_block: Cell<Option<usize>>,
+    /// The rounding of the window every form of the layout is read on (see [`Affine`]): the one
+    /// its barriers and copies agree on; `None` until that is known, 0 where they disagree.
+    rounding: Cell<Option<i64>>,
 }
 
 impl Evaluator<'_, '_> {
@@ -152,7 +169,7 @@ impl Evaluator<'_, '_> {
                 }
             }
         }
-        (lo <= hi).then_some(Affine { window: 0, index: None, lo, hi })
+        (lo <= hi).then_some(Affine { lo, hi, ..Affine::constant(0) })
     }
 
     /// The form of `value`, or, for an integer the forms cannot read, the one constant the
@@ -172,7 +189,7 @@ impl Evaluator<'_, '_> {
             && let Some(Fact::Index(state)) = self.facts.get(value)
         {
             let stages = self.stages(state)?;
-            return (stages > 0).then_some(Affine { window: 0, index: Some((state, 1)), lo: 0, hi: 0 });
+            return (stages > 0).then_some(Affine { index: Some((state, 1)), ..Affine::constant(0) });
         }
         let def = match value.defining_entity() {
             DefiningEntity::Op(def) => def,
@@ -183,12 +200,7 @@ impl Evaluator<'_, '_> {
         }
         if let Some(opaque) = Operation::get_op::<OpaqueOp>(def, self.ctx) {
             let what: String = opaque.get_attr_opaque_what(self.ctx).map(|what| what.clone().into())?;
-            return (what == "dynamic_shared_window_address()").then_some(Affine {
-                window: 1,
-                index: None,
-                lo: 0,
-                hi: 0,
-            });
+            return (what == "dynamic_shared_window_address()").then_some(Affine::window(1));
         }
         if depth == 0 {
             return None;
@@ -196,7 +208,7 @@ impl Evaluator<'_, '_> {
         // A pointer into dynamic shared memory has the form of its window address: the base
         // is the window's byte 0, and an element offset scales by the pointee's size.
         if Operation::get_op::<DynamicSharedBaseOp>(def, self.ctx).is_some() {
-            return Some(Affine { window: 1, index: None, lo: 0, hi: 0 });
+            return Some(Affine::window(1));
         }
         let operands: Vec<Value> = def.deref(self.ctx).operands().collect();
         if Operation::get_op::<IndexAddrOp>(def, self.ctx).is_some() {
@@ -220,7 +232,11 @@ impl Evaluator<'_, '_> {
         let binop = Operation::get_op::<BinOp>(def, self.ctx)?;
         let a = self.eval(operands[0], depth - 1)?;
         let b = self.eval(operands[1], depth - 1)?;
-        match binop.kind(self.ctx)? {
+        let kind = binop.kind(self.ctx)?;
+        if let Some(constant) = bitwise_constant(self.ctx, value, kind, a, b) {
+            return Some(Affine::constant(constant));
+        }
+        match kind {
             BinOpKind::Add => add(a, b),
             BinOpKind::Sub => add(a, scale(b, -1)?),
             BinOpKind::Mul if b.is_constant() && b.lo == b.hi => scale(a, b.lo),
@@ -234,8 +250,29 @@ impl Evaluator<'_, '_> {
             BinOpKind::Shr if b.is_constant() && b.lo == b.hi && (0..32).contains(&b.lo) => {
                 divide_exactly(a, 1 << b.lo)
             }
+            BinOpKind::BitAnd => self.rounded_up_window(value, a, b),
             _ => None,
         }
+    }
+
+    /// `(window + A - 1) & !(A - 1)` (`a & mask`, `value` the result): the window rounded up to
+    /// `A`, a power of two above the window's own 16-byte alignment. It lies `δ` bytes above the
+    /// window, `0 ≤ δ ≤ A - 16`, the same `δ` for every form built on it.
+    fn rounded_up_window(&self, value: Value, a: Affine, mask: Affine) -> Option<Affine> {
+        let width = value.get_type(self.ctx).deref(self.ctx).downcast_ref::<IntegerType>()?.width();
+        let all_ones = u64::MAX >> (64 - width.clamp(1, 64));
+        let mask = u64::try_from(mask.lo).ok().filter(|_| mask.is_constant() && mask.lo == mask.hi)?;
+        let alignment = i64::try_from((!mask & all_ones).checked_add(1)?).ok()?;
+        let rounds_up = alignment.count_ones() == 1
+            && alignment > WINDOW_ALIGN
+            && a == Affine { lo: alignment - 1, hi: alignment - 1, ..Affine::window(1) };
+        rounds_up.then_some(Affine::window(alignment))
+    }
+
+    /// The form of `value` where the layout is judged: a form on the window rounded otherwise
+    /// than the scope's layout (`rounding`) is not comparable with it and is not read.
+    fn place(&self, value: Value) -> Option<Affine> {
+        self.eval(value, DEPTH).filter(|form| form.window == 0 || Some(form.rounding) == self.rounding.get())
     }
 }
 
@@ -279,7 +316,7 @@ impl Evaluator<'_, '_> {
     fn stage_form(&self, address: Value, stage: Value) -> Option<Affine> {
         let mut at = address;
         for _ in 0..DEPTH {
-            if let Some(form) = self.eval(at, DEPTH)
+            if let Some(form) = self.place(at)
                 && form.window == 1
                 && form.index.is_some()
             {
@@ -298,7 +335,7 @@ impl Evaluator<'_, '_> {
             }
             at = def.deref(self.ctx).get_operand(0);
         }
-        self.eval(stage, DEPTH)
+        self.place(stage)
     }
 
     /// The one form all `values` have, if they agree (and there is at least one).
@@ -338,11 +375,19 @@ fn add(a: Affine, b: Affine) -> Option<Affine> {
         (Some((s, k)), Some((t, l))) if s == t => Some((s, k.checked_add(l)?)),
         _ => return None,
     };
+    // Offsets from two differently rounded windows do not add up to one form.
+    let rounding = match (a.window, b.window) {
+        (0, _) => b.rounding,
+        (_, 0) => a.rounding,
+        _ if a.rounding == b.rounding => a.rounding,
+        _ => return None,
+    };
     Some(Affine {
         window: a.window + b.window,
         index,
         lo: a.lo.checked_add(b.lo)?,
         hi: a.hi.checked_add(b.hi)?,
+        rounding,
     })
 }
 
@@ -356,7 +401,23 @@ fn scale(a: Affine, k: i64) -> Option<Affine> {
         },
         lo: lo.min(hi),
         hi: lo.max(hi),
+        rounding: a.rounding,
     })
+}
+
+/// `a & b`, `a | b` or `a ^ b` of two constants on `value`'s unsigned width (a mask `!(A - 1)`).
+fn bitwise_constant(ctx: &Context, value: Value, kind: BinOpKind, a: Affine, b: Affine) -> Option<i64> {
+    let exact = |form: Affine| (form.is_constant() && form.lo == form.hi).then_some(form.lo);
+    let (a, b) = (u64::try_from(exact(a)?).ok()?, u64::try_from(exact(b)?).ok()?);
+    let width = value.get_type(ctx).deref(ctx).downcast_ref::<IntegerType>()?.width();
+    let all_ones = u64::MAX >> (64 - width.clamp(1, 64));
+    let result = match kind {
+        BinOpKind::BitAnd => a & b,
+        BinOpKind::BitOr => a | b,
+        BinOpKind::BitXor => a ^ b,
+        _ => return None,
+    };
+    i64::try_from(result & all_ones).ok()
 }
 
 /// `a / k` when every part of `a` is a non-negative multiple of `k`, so that no rounding (and
@@ -369,10 +430,10 @@ fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
         None => None,
     };
     (a.window == 0 && divides(a.lo) && divides(a.hi)).then_some(Affine {
-        window: 0,
         index,
         lo: a.lo / k,
         hi: a.hi / k,
+        ..Affine::constant(0)
     })
 }
 
@@ -401,11 +462,6 @@ struct Extent {
     op: Ptr<Operation>,
     lo: i64,
     hi: i64,
-}
-
-/// Where the first stage of `state`'s ring starts: the lowest offset a copy of the state writes.
-fn first_stage(rings: &[(Extent, Option<(StateId, i64)>)], state: StateId) -> Option<i64> {
-    rings.iter().filter(|(_, ring)| ring.map(|(s, _)| s) == Some(state)).map(|(extent, _)| extent.lo).min()
 }
 
 fn overlaps(a: &Extent, b: &Extent) -> bool {
@@ -441,7 +497,8 @@ pub(crate) fn check_layout(
             }
         })
         .collect();
-    if copies.is_empty() && barrier_setups.is_empty() {
+    let multiplies = wgmma_reads::multiplies(ctx, index);
+    if copies.is_empty() && barrier_setups.is_empty() && multiplies.is_empty() {
         return Vec::new();
     }
     let evaluator = Evaluator {
@@ -453,7 +510,24 @@ pub(crate) fn check_layout(
         intervals: false,
         thread_model,
         access_block: Cell::new(None),
+        rounding: Cell::new(None),
     };
+    // The window the layout is read on: the one its barriers and copies name.
+    let mut roundings: Vec<i64> = barrier_setups
+        .iter()
+        .map(|(op, _)| op.deref(ctx).get_operand(0))
+        .chain(copies.iter().map(|op| op.deref(ctx).get_operand(0)))
+        .filter_map(|address| evaluator.eval(address, DEPTH))
+        .filter(|form| form.window == 1)
+        .map(|form| form.rounding)
+        .collect();
+    roundings.sort_unstable();
+    roundings.dedup();
+    evaluator.rounding.set(Some(match roundings[..] {
+        [one] => one,
+        [] => 1,
+        _ => 0,
+    }));
     let stages = index
         .ops
         .iter()
@@ -472,7 +546,7 @@ pub(crate) fn check_layout(
     let mut attaches: Vec<Extent> = Vec::new();
     for (op, is_init) in barrier_setups {
         let address = op.deref(ctx).get_operand(0);
-        match evaluator.eval(address, DEPTH) {
+        match evaluator.place(address) {
             Some(form) if form.window == 1 && form.index.is_none() && form.lo == form.hi => {
                 if form.lo % MBARRIER_ALIGN != 0 {
                     reporter.reject(
@@ -499,8 +573,8 @@ pub(crate) fn check_layout(
         let operation = op.deref(ctx);
         let (destination, bytes) = (operation.get_operand(0), operation.get_operand(2));
         drop(operation);
-        let bytes = evaluator.eval(bytes, DEPTH).filter(Affine::is_constant);
-        match (evaluator.eval(destination, DEPTH), bytes) {
+        let bytes = evaluator.place(bytes).filter(Affine::is_constant);
+        match (evaluator.place(destination), bytes) {
             (Some(form), Some(bytes)) if form.window == 1 => {
                 let stride = form.index.map_or(0, |(_, stride)| stride);
                 // The typestate counted every pass of a copy loop; one destination for all of
@@ -573,23 +647,13 @@ pub(crate) fn check_layout(
                 );
             }
         }
-        // A stage holds the copies of one index: each copy must fit in one stride.
-        if let Some((state, stride)) = copy_index {
-            let base = first_stage(&rings, *state).unwrap_or(copy.lo);
-            if copy.hi - base > stride.abs() {
-                reporter.reject(
-                    Rule::SharedLayout,
-                    copy.op,
-                    format!(
-                        "this bulk copy writes bytes {}..{} of its stage, but stages are {} bytes apart: it spills \
-                         into the next stage, which consumers may still be reading",
-                        copy.lo - base,
-                        copy.hi - base,
-                        stride.abs()
-                    ),
-                    vec![],
-                );
-            }
+        // A stage holds the copies of one index: each part of it must fit in one stride, and no
+        // part of one stage may reach into another stage's parts.
+        if let Some((state, stride)) = copy_index
+            && let Some(why) =
+                spilled_stage(&stage_parts(&rings, *state), copy, *stride, evaluator.stages(*state))
+        {
+            reporter.reject(Rule::SharedLayout, copy.op, why, vec![]);
         }
     }
     // Rings of different states (pipelines) apart.
@@ -636,6 +700,8 @@ pub(crate) fn check_layout(
         .chain(inits.iter().chain(&attaches).copied())
         .collect();
     stage_accesses::check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
+    let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..evaluator.clone() };
+    wgmma_reads::check_wgmma_reads(&intervals, &rings, &multiplies, &mut gaps);
     let declared = declared_constant(ctx, index, SHARED_BYTES_SYMBOL);
     if declared.is_none()
         && let Some(last) = occupied.iter().max_by_key(|extent| extent.hi)
@@ -656,8 +722,10 @@ pub(crate) fn check_layout(
         ));
     }
     if let Some(window) = declared {
+        // A rounded window lies up to its rounding less 16 bytes above the window itself.
+        let slack = evaluator.rounding.get().map_or(0, |rounding| (rounding - WINDOW_ALIGN).max(0));
         for extent in &occupied {
-            if extent.lo < 0 || extent.hi > window {
+            if extent.lo < 0 || extent.hi + slack > window {
                 reporter.reject(
                     Rule::SharedLayout,
                     extent.op,

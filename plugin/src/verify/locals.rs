@@ -618,7 +618,8 @@ pub(crate) fn captured(ctx: &Context, aggregate: Value, field: u32) -> Option<Va
     let count = operation.get_num_operands();
     // `[x; N]` (one operand): every element is `x`.
     let repeat = what.starts_with('[') && what.contains("; ") && count == 1;
-    let built = what.starts_with("{closure@") || what.starts_with('[');
+    // `read of _5` with operands: a struct the import built field by field, read whole.
+    let built = what.starts_with("{closure@") || what.starts_with('[') || what.starts_with("read of ");
     if !built || count == 0 {
         return None;
     }

@@ -371,6 +371,15 @@ fn points_to_shared(ctx: &Context, walk: &StageWalk, pointer: Value) -> bool {
     true
 }
 
+/// Whether `op` derives a pointer from the pointer that is its first operand, pointing into the
+/// same memory: an element, a field, an address-space or pointer-to-pointer cast.
+pub(crate) fn is_pointer_step(ctx: &Context, op: Ptr<Operation>) -> bool {
+    Operation::get_op::<IndexAddrOp>(op, ctx).is_some()
+        || Operation::get_op::<FieldAddrOp>(op, ctx).is_some()
+        || Operation::get_op::<AddrSpaceCastOp>(op, ctx).is_some()
+        || Operation::get_op::<CastOp>(op, ctx).is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr))
+}
+
 /// What the walk from a pointer back to its stage reads: the facts, the stores into locals,
 /// and the scope's helpers (a pointer a helper returns is what its one `return` returns).
 #[derive(Clone, Copy)]
@@ -386,7 +395,12 @@ impl StageWalk<'_> {
     /// What the walk through memory and calls finds stored where `address` points, read at
     /// type `leaf`: memory that is not a local of the function (a closure's environment, a
     /// parameter's pointee, a field of a returned struct).
-    fn stored_through_memory(&self, ctx: &Context, address: Value, leaf: TypeHandle) -> Option<Vec<Value>> {
+    pub(crate) fn stored_through_memory(
+        &self,
+        ctx: &Context,
+        address: Value,
+        leaf: TypeHandle,
+    ) -> Option<Vec<Value>> {
         let flow = Flow { ctx, index: self.index, locals: self.locals, leaf: Some(leaf) };
         let mut budget = FLOW_BUDGET;
         flow.pointees(address, &[], &mut budget)

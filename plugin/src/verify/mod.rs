@@ -21,6 +21,7 @@ pub mod accounting;
 pub(crate) mod call_chains;
 pub(crate) mod cycles;
 pub(crate) mod dataflow;
+pub(crate) mod descriptors;
 pub(crate) mod divergence;
 pub(crate) mod engine;
 pub mod facts;

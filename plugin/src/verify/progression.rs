@@ -370,8 +370,19 @@ impl Progressions<'_> {
             (CmpPredicate::Ge, false) | (CmpPredicate::Le, true) => (b, a, true),
             _ => return None,
         };
-        let read = counter.defining_op()?;
-        let in_test = index.op_number.get(&read).map(|m| index.op_block[*m]) == Some(t);
+        let read = *index.op_number.get(&counter.defining_op()?)?;
+        // The counter is read in the test's block, or in its one predecessor with no store to it
+        // after the read (a division by a constant in the bound, `step < TILE / STEP`, puts the
+        // divisor's zero check between the read and the test).
+        let read_block = index.op_block[read];
+        let stored_after_read = || {
+            (read + 1..index.ops_of_block[read_block].end).any(|m| {
+                let op = index.ops[m];
+                Operation::get_op::<StoreOp>(op, ctx).is_some()
+                    && local_slot(ctx, op.deref(ctx).get_operand(1)).is_none_or(|p| p == *place)
+            })
+        };
+        let in_test = read_block == t || (index.preds[t] == [read_block] && !stored_after_read());
         (in_test && loads_place(ctx, counter, place))
             .then(|| (end, inclusive, index.block_number[&taken], index.block_number[&skipped]))
     }

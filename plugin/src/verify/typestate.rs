@@ -34,6 +34,7 @@ use pliron::{
 
 use super::{
     Rule,
+    descriptors::multiply_stage,
     facts::{Fact, FactStore, KEEP, StateId, Versions},
     guards::{BranchGuards, branch_guards},
     index::{OpClass, ScopeIndex},
@@ -139,6 +140,11 @@ pub(crate) fn check_ordering(
         } else if let Some(state) = failed.get(&n).filter(|_| semantic) {
             poisons[n] = Some((function, *state));
             None
+        } else if let Some((state, stage_index)) = multiply_stage(ctx, facts, locals, op).filter(|_| semantic)
+        {
+            // A wgmma multiply reads the stage its tiles are addressed in.
+            access_offsets[n] = Some(stage_index);
+            Some((state, Step::StageAccess))
         } else {
             let walk = StageWalk { facts, locals, index, returns };
             match accessed_address(ctx, op) {

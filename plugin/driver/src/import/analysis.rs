@@ -131,6 +131,29 @@ pub(super) fn assignments<'a, 'tcx>(body: &'a Body<'tcx>) -> IndexVec<Local, Ass
     table
 }
 
+/// The local `operand` reads and the locals it is a copy of, through at most a few
+/// single-assignment `_a = _b` steps (the operand's own local first; empty for a constant or a
+/// projection).
+pub(super) fn copy_chain<'tcx>(
+    assignments: &IndexVec<Local, Assignments<'_, 'tcx>>,
+    operand: &Operand<'tcx>,
+) -> Vec<Local> {
+    let mut chain = Vec::new();
+    let mut next = operand.place().and_then(|place| place.as_local());
+    while let Some(local) = next
+        && chain.len() < 4
+    {
+        chain.push(local);
+        next = match assignments[local].only() {
+            Some(Assignment::Rvalue(Rvalue::Use(Operand::Copy(place) | Operand::Move(place), ..))) => {
+                place.as_local()
+            }
+            _ => None,
+        };
+    }
+    chain
+}
+
 /// Where a reference comes from, through single-assignment temporaries and reborrows.
 pub(super) enum ReferenceOrigin<'a, 'tcx> {
     /// A constant reference (rustc's promoted constants).

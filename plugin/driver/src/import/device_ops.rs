@@ -3,6 +3,7 @@
 //! (inline PTX, the shared-window address, operations outside the model) as opaque operations
 //! whose descriptions the verifier's accounting reads.
 
+use super::analysis::copy_chain;
 use pliron::context::Ptr;
 use pliron::operation::Operation;
 use pliron::r#type::TypeHandle;
@@ -116,11 +117,12 @@ impl<'tcx> Importer<'_, 'tcx> {
                     _ => return false,
                 };
                 let (copy_to, source, bytes, barrier) = operands;
-                let pipeline = args
-                    .get(barrier_arg)
-                    .and_then(|arg| arg.node.place())
-                    .filter(|place| place.projection.is_empty())
-                    .and_then(|place| function.barrier_pipelines.get(&place.local).copied());
+                // The barrier is often a temporary copy of the local `producer_barrier` wrote.
+                let pipeline = args.get(barrier_arg).and_then(|arg| {
+                    copy_chain(&function.assignments, &arg.node)
+                        .into_iter()
+                        .find_map(|local| function.barrier_pipelines.get(&local).copied())
+                });
                 let semantic = builder.bulk_copy(self.ctx, copy_to, source, bytes, barrier, at);
                 self.name_pipeline(semantic, pipeline);
             }
@@ -139,11 +141,11 @@ impl<'tcx> Importer<'_, 'tcx> {
                 builder.barrier(self.ctx, at);
             }
             DeviceOp::WgmmaFence | DeviceOp::WgmmaMma | DeviceOp::WgmmaWait => {
-                // The accumulators' address comes first; an mma's descriptors and scale are not
-                // modelled (see `plugin::ir::semantic::wgmma`).
-                let Some(accumulators) =
-                    args.first().and_then(|arg| self.operand(function, builder, &arg.node, at))
-                else {
+                // The accumulators' address comes first, then an mma's two descriptors; its
+                // scale is not modelled (see `plugin::ir::semantic::wgmma`).
+                let operands: Vec<Option<Value>> =
+                    args.iter().map(|arg| self.operand(function, builder, &arg.node, at)).collect();
+                let Some(&Some(accumulators)) = operands.first() else {
                     return false;
                 };
                 if pointer_pointee(self.ctx, accumulators).is_none() {
@@ -151,7 +153,12 @@ impl<'tcx> Importer<'_, 'tcx> {
                 }
                 match op {
                     DeviceOp::WgmmaFence => builder.wgmma_fence(self.ctx, accumulators, at),
-                    DeviceOp::WgmmaMma => builder.wgmma_mma(self.ctx, accumulators, at),
+                    DeviceOp::WgmmaMma => {
+                        let (Some(&Some(a)), Some(&Some(b))) = (operands.get(1), operands.get(2)) else {
+                            return false;
+                        };
+                        builder.wgmma_mma(self.ctx, accumulators, [a, b], at)
+                    }
                     _ => {
                         // `PENDING` is the callee's const argument; without one the wait is
                         // imported with an opaque count, which completes nothing.

@@ -151,7 +151,10 @@ impl<'tcx> Importer<'_, 'tcx> {
                 // (a shared pointer in a field of an aggregate kept as a value).
                 let view = field_path(place).and_then(|path| self.shared.view(function.instance, &path));
                 let ty = self.ir_type(place.ty(function.body, self.tcx).ty, view);
-                Some(self.opaque(builder, &format!("read of {place:?}"), &[], &[ty], at)[0])
+                // A struct built once and read whole (moved into a helper's `self`) carries its
+                // fields as operands, so the walk through memory reads them inside the helper.
+                let fields = self.built_fields(function, place).unwrap_or_default();
+                Some(self.opaque(builder, &format!("read of {place:?}"), &fields, &[ty], at)[0])
             }
             Operand::Constant(constant) => {
                 let ty = constant.ty();
@@ -227,7 +230,9 @@ impl<'tcx> Importer<'_, 'tcx> {
             let ty = self.local_type(function.instance, function.body, place.local);
             // A reference to a closure's capture of a shared pointer (`_3 = deref_copy
             // ((*_1).0)`) keeps pointing to a shared pointer.
-            let value = if refers_to_shared(self.ctx, value, ty) {
+            // A generic pointer a library function returns from a shared pointer it was handed
+            // (`byte_add`) stays generic: no cast makes a generic pointer shared.
+            let value = if refers_to_shared(self.ctx, value, ty) || generic_for_shared(self.ctx, value, ty) {
                 value
             } else {
                 self.coerce(builder, value, ty, at)
@@ -255,6 +260,22 @@ impl<'tcx> Importer<'_, 'tcx> {
                 self.opaque(builder, &format!("write to {place:?}"), &[value], &[], at);
             }
         }
+    }
+
+    /// The value written into each field of `place`, a whole single-assignment struct or tuple
+    /// local built by its aggregate, in field order; `None` unless every field's is known.
+    fn built_fields(&self, function: &FunctionImport<'_, 'tcx>, place: &Place<'tcx>) -> Option<Vec<Value>> {
+        if !place.projection.is_empty() || !matches!(function.slots[place.local], Slot::Ssa(None)) {
+            return None;
+        }
+        let count = match place.ty(function.body, self.tcx).ty.kind() {
+            ty::Adt(def, _) if def.is_struct() => def.non_enum_variant().fields.len(),
+            ty::Tuple(types) => types.len(),
+            _ => return None,
+        };
+        (0..count as u32)
+            .map(|field| function.aggregate_fields.get(&(place.local, vec![field])).copied())
+            .collect()
     }
 
     /// `place` projected through the struct and tuple fields `fields`, with the field's type;
@@ -401,4 +422,12 @@ impl<'tcx> Importer<'_, 'tcx> {
         builder.store(self.ctx, value, pointer, at);
         true
     }
+}
+
+/// Whether `value` is a generic pointer and `ty` the same pointer in shared memory.
+fn generic_for_shared(ctx: &pliron::context::Context, value: Value, ty: TypeHandle) -> bool {
+    let from = value.get_type(ctx).deref(ctx).downcast_ref::<PointerType>().cloned();
+    let to = ty.deref(ctx).downcast_ref::<PointerType>().cloned();
+    matches!((from, to), (Some(from), Some(to))
+        if from.space() == AddressSpace::Generic && to.space() == AddressSpace::Shared)
 }

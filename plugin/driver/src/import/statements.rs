@@ -20,7 +20,7 @@ use crate::spaces::field_path;
 
 use super::analysis::{Assignment, ReferenceOrigin, core_item_name, reference_origin};
 use super::state_abi::{captures_state_mutably, is_pipeline_state};
-use super::types::{int_type, is_shared_pointer};
+use super::types::{int_type, is_shared_pointer, pointer_pointee};
 use super::{FunctionImport, Importer, Slot, enum_field};
 
 impl<'tcx> Importer<'_, 'tcx> {
@@ -272,6 +272,20 @@ impl<'tcx> Importer<'_, 'tcx> {
                         builder.cast(self.ctx, IrCast::PtrToPtr, address, ir_result, at)
                     }
                 })
+            }
+            // `ptr::from_raw_parts(data, ())` (the tail of `byte_add`, `cast`): a thin pointer is
+            // its data pointer at another pointee.
+            Rvalue::Aggregate(kind, operands)
+                if matches!(**kind, mir::AggregateKind::RawPtr(..))
+                    && operands.len() == 2
+                    && operands
+                        .iter()
+                        .nth(1)
+                        .is_some_and(|meta| meta.ty(function.body, self.tcx).is_unit()) =>
+            {
+                let data = operands.iter().next().and_then(|data| self.operand(function, builder, data, at));
+                data.filter(|data| pointer_pointee(self.ctx, *data).is_some())
+                    .map(|data| self.coerce(builder, data, ir_result, at))
             }
             Rvalue::Aggregate(kind, operands)
                 if matches!(

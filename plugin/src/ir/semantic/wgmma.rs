@@ -4,8 +4,8 @@
 //! `acc` operands are the address of the accumulator array the instruction names (`&mut
 //! accumulators`); the verifier identifies an accumulator array by that address's root (the
 //! `mir.alloca` or argument it is derived from) and judges the ordinary loads, stores and calls
-//! that reach the same root. The shared-memory descriptors of `mma_async` are not operands: the
-//! model does not follow which tile a descriptor names.
+//! that reach the same root. An `mma_async` also takes its two shared-memory descriptors (A's
+//! and B's, `u64`): the verifier follows each back to the tile address it was made from.
 
 use pliron::{
     builtin::op_interfaces::{NOpdsInterface, NResultsInterface},
@@ -45,12 +45,14 @@ impl Verify for WgmmaFenceOp {
     }
 }
 
-/// `semantic.wgmma_mma acc`: one `wgmma.mma_async` writing the accumulators at `acc`
-/// (asynchronously: they hold its result only after a `wait_group` covering it).
+/// `semantic.wgmma_mma acc, a, b`: one `wgmma.mma_async` (`m64n128k16`) writing the
+/// accumulators at `acc` (asynchronously: they hold its result only after a `wait_group`
+/// covering it) from the shared-memory tiles the descriptors `a` (64 rows of A) and `b` (128
+/// rows of B) name; it reads them until that `wait_group` too.
 #[pliron_op(
     name = "semantic.wgmma_mma",
     format = "operands(CharSpace(`,`))",
-    interfaces = [NOpdsInterface<1>, NResultsInterface<0>]
+    interfaces = [NOpdsInterface<3>, NResultsInterface<0>]
 )]
 pub struct WgmmaMmaOp;
 
@@ -58,6 +60,12 @@ impl WgmmaMmaOp {
     /// The accumulators' address.
     pub fn accumulators(&self, ctx: &Context) -> Value {
         self.get_operation().deref(ctx).get_operand(0)
+    }
+
+    /// The descriptors of the A and B tiles.
+    pub fn descriptors(&self, ctx: &Context) -> [Value; 2] {
+        let operation = self.get_operation().deref(ctx);
+        [operation.get_operand(1), operation.get_operand(2)]
     }
 }
 

@@ -3,6 +3,8 @@
 //! intervals read stays inside it, and a slice made over a stage ends inside it.
 
 use super::*;
+use crate::verify::memory::is_pointer_step;
+use rustc_hash::FxHashSet;
 
 /// Whether every byte the access at `address` touches, for every thread reaching it and every
 /// loop iteration, lies inside the stage its state's index names: its address is `window +
@@ -19,38 +21,13 @@ fn inside_first_stage(
     address: Value,
 ) -> Option<bool> {
     let ctx = intervals.ctx;
-    let form = intervals.eval(address, DEPTH)?;
+    let form = intervals.place(address)?;
     let Some(size) = pointee_bytes(ctx, address.get_type(ctx)) else { return Some(false) };
-    let Affine { window: 1, index: Some((_, stride)), lo, hi } = form else {
+    let Affine { window: 1, index: Some((_, stride)), lo, hi, .. } = form else {
         return Some(false);
     };
-    // The rings of that stride (a consumer's state indexes the ring its producer's copies fill),
-    // each by the state whose copies fill it.
-    let mut states: Vec<StateId> = rings
-        .iter()
-        .filter_map(|(_, ring)| ring.filter(|(_, k)| *k == stride).map(|(state, _)| state))
-        .collect();
-    states.sort();
-    states.dedup();
-    let inside = states.into_iter().any(|state| {
-        let mut filled: Vec<&Extent> = rings
-            .iter()
-            .filter(|(_, ring)| *ring == Some((state, stride)))
-            .map(|(extent, _)| extent)
-            .collect();
-        filled.sort_by_key(|extent| extent.lo);
-        let Some(first) = filled.first().map(|extent| extent.lo) else { return false };
-        // The bytes the copies fill from the first stage's start, without a hole: every byte
-        // read there is one a copy delivered.
-        let mut end = first;
-        for extent in filled {
-            if extent.lo > end {
-                break;
-            }
-            end = end.max(extent.hi);
-        }
-        first <= lo && hi + size <= end.min(first + stride)
-    });
+    // A consumer's state indexes the ring its producer's copies fill: any ring of that stride.
+    let inside = inside_a_part(rings, stride, lo, hi + size);
     Some(inside)
 }
 
@@ -74,17 +51,18 @@ pub(super) fn check_stage_accesses(
     let (ctx, index) = (reporter.ctx, reporter.index);
     // Each ring's first stage and stride, from the copies that fill it.
     let mut starts: Vec<(i64, i64)> = Vec::new();
-    for (extent, ring_index) in rings {
+    for (_, ring_index) in rings {
         let Some((state, stride)) = ring_index else { continue };
-        let first = first_stage(rings, *state).unwrap_or(extent.lo);
-        if !starts.contains(&(first, *stride)) {
-            starts.push((first, *stride));
+        for part in stage_parts(rings, *state).into_iter().filter(|part| part.stride == *stride) {
+            if !starts.contains(&(part.first, *stride)) {
+                starts.push((part.first, *stride));
+            }
         }
     }
     if starts.is_empty() {
         return;
     }
-    let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..*evaluator };
+    let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..evaluator.clone() };
     let walk = StageWalk {
         facts: evaluator.facts,
         locals: evaluator.locals,
@@ -126,12 +104,33 @@ pub(super) fn check_stage_accesses(
                 judge_table(reporter, gaps, evaluator, (&starts, occupied), (state, table), op);
                 continue;
             }
-            None => continue,
+            None => {
+                // An access inside a helper through a stage pointer a call handed it (a reader
+                // summing a column): its whole address, read from the call's stage, must be shown
+                // inside the stage, or the offsets the helper adds are not bounded.
+                if let Some(address) = accessed_address(ctx, op)
+                    && reaches_stage_through_parameters(ctx, &walk, address)
+                {
+                    intervals.access_block.set(Some(index.op_block[n]));
+                    if inside_first_stage(&intervals, rings, address) != Some(true) {
+                        gaps.push(Gap::at(
+                            ctx,
+                            index,
+                            op,
+                            GapKind::Undecided,
+                            "the shared-memory layout: an access through a stage pointer a helper was handed, at an \
+                             offset the intervals of its threads and loop counters do not show inside the stage"
+                                .to_string(),
+                        ));
+                    }
+                }
+                continue;
+            }
         };
         let mut form = evaluator.stage_form(address, stage);
         if handed && !form.is_some_and(|form| form.lo == form.hi) {
             // A column or row added before the call: the stage pointer itself must start a stage.
-            form = evaluator.eval(stage, DEPTH);
+            form = evaluator.place(stage);
         }
         intervals.access_block.set(Some(index.op_block[n]));
         if !handed
@@ -141,7 +140,7 @@ pub(super) fn check_stage_accesses(
             continue;
         }
         match form {
-            Some(Affine { window: 1, index: Some((state, stride)), lo, hi }) if lo == hi => {
+            Some(Affine { window: 1, index: Some((state, stride)), lo, hi, .. }) if lo == hi => {
                 let last = lo + stride * (evaluator.stages(state).unwrap_or(1) - 1);
                 let span = Extent { op, lo: lo.min(last), hi: lo.max(last) + 1 };
                 let touches = occupied.iter().any(|extent| overlaps(extent, &span));
@@ -160,10 +159,9 @@ pub(super) fn check_stage_accesses(
                         ),
                         vec![],
                     );
-                } else if touches && !handed && inside_first_stage(&intervals, rings, address) == Some(false) {
-                    // The stage pointer is a ring's, and the row or column added to it reaches
-                    // past the stage (an offset the intervals cannot read is not bounded: the
-                    // documented hole of `shared-layout`).
+                } else if touches && !handed && inside_first_stage(&intervals, rings, address) != Some(true) {
+                    // The stage pointer is a ring's, and the row or column added to it may reach
+                    // past the stage: the intervals show it outside, or cannot read it at all.
                     gaps.push(Gap::at(
                         ctx,
                         index,
@@ -186,6 +184,51 @@ pub(super) fn check_stage_accesses(
             )),
         }
     }
+}
+
+/// Calls a pointer is followed up through to the stage pointer a call hands a helper.
+const HANDED_STAGE_DEPTH: u32 = 4;
+/// Definitions looked at to find that a helper's pointer came from a stage pointer.
+const HANDED_STAGE_BUDGET: u32 = 64;
+
+/// Whether `address` (in a helper) may derive from a stage pointer some call hands the helper:
+/// through offsets, casts and locals back to a parameter, and from there to the arguments of the
+/// helper's calls (any one that is a stage pointer, or derives from one).
+fn reaches_stage_through_parameters(ctx: &Context, walk: &StageWalk, address: Value) -> bool {
+    let mut pending = vec![(address, HANDED_STAGE_DEPTH)];
+    let mut seen: FxHashSet<Value> = FxHashSet::default();
+    let mut budget = HANDED_STAGE_BUDGET;
+    while let Some((at, depth)) = pending.pop() {
+        if budget == 0 || !seen.insert(at) {
+            budget = budget.saturating_sub(1);
+            continue;
+        }
+        budget -= 1;
+        match at.defining_entity() {
+            DefiningEntity::Block(_) if depth > 0 => {
+                for argument in walk.index.call_arguments(ctx, at).unwrap_or_default() {
+                    if stage_pointer(ctx, walk, argument).is_some() {
+                        return true;
+                    }
+                    pending.push((argument, depth - 1));
+                }
+            }
+            DefiningEntity::Op(def) => {
+                let operands: Vec<Value> = def.deref(ctx).operands().collect();
+                if is_pointer_step(ctx, def) {
+                    pending.push((operands[0], depth));
+                } else if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+                    let stored = walk
+                        .locals
+                        .stored_over(ctx, operands[0])
+                        .or_else(|| walk.stored_through_memory(ctx, operands[0], at.get_type(ctx)));
+                    pending.extend(stored.unwrap_or_default().into_iter().map(|value| (value, depth)));
+                }
+            }
+            DefiningEntity::Block(_) => {}
+        }
+    }
+    false
 }
 
 /// Entries of a table of stage pointers the layout places (a ring has at most this many stages).
@@ -254,8 +297,8 @@ fn placed_table(
             Some([only]) => *only,
             _ => return unproven(format!("entry {k} the walk through memory cannot read as one value")),
         };
-        match evaluator.eval(entry, DEPTH) {
-            Some(Affine { window: 1, index: None, lo, hi }) if lo == hi => offsets.push(lo),
+        match evaluator.place(entry) {
+            Some(Affine { window: 1, index: None, lo, hi, .. }) if lo == hi => offsets.push(lo),
             _ => return unproven(format!("entry {k} is not a constant offset from the dynamic shared base")),
         }
     }
@@ -292,11 +335,12 @@ fn stage_view_unproven(
     let unread = "the shared-memory layout: a slice over a stage whose start, length or element size are not \
                   constants the evaluator reads, so its elements are not shown inside the stage";
     let Some(element) = pointee_bytes(ctx, pointer.get_type(ctx)) else { return Some(unread.to_string()) };
-    let Some(Affine { window: 1, index: Some((_, stride)), lo, hi }) = evaluator.stage_form(pointer, stage)
+    let Some(Affine { window: 1, index: Some((_, stride)), lo, hi, .. }) =
+        evaluator.stage_form(pointer, stage)
     else {
         return Some(unread.to_string());
     };
-    let length = evaluator.eval(length, DEPTH).filter(|form| form.is_constant() && form.lo == form.hi);
+    let length = evaluator.place(length).filter(|form| form.is_constant() && form.lo == form.hi);
     let (Some(length), true) = (length, lo == hi) else { return Some(unread.to_string()) };
     // The ring whose stage the pointer lies in; a pointer in none is judged by the accesses
     // through the slice (another stage, or past the ring).
