@@ -6,6 +6,7 @@
 //! epilogue is a type and a const parameter, so each entry's PTX holds only its own stores and
 //! the mainloop is the same in all four.
 
+use crate::device::launch::{block_threads, dynamic_shared_bytes};
 use crate::device::math::f32_to_bf16_bits;
 use crate::device::pipeline::{
     Pipeline, PipelineState, TensorMap, pipeline_barrier_bytes, tensor_box_bytes,
@@ -14,7 +15,6 @@ use crate::device::pipeline::{
 use crate::device::wgmma::{
     Accumulators64x128, commit_group, fence, k_major_swizzle_128b_descriptor, mma_m64n128k16_bf16, wait_group,
 };
-use crate::device::launch::{block_threads, dynamic_shared_bytes};
 use crate::device::{
     barrier, block_idx_x, block_idx_y, dynamic_shared_window_address, lane_id, thread_idx_x, warp_id,
 };

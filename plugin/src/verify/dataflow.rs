@@ -31,12 +31,13 @@ use pliron::{
 };
 
 use super::{
-    facts::{Fact, FactStore, IndexedFacts, Versions, join_opt, version_bit},
+    facts::{Fact, FactStore, IndexedFacts, Versions, is_tracked, join_opt, version_bit},
     index::{OpClass, ScopeIndex},
 };
 use crate::ir::{
     mir::{
         arith::{BinOp, CastKind, CastOp, CmpOp},
+        constant::ConstIntOp,
         control::{GotoOp, ReturnOp},
         memory::{AllocaOp, FieldAddrOp},
     },
@@ -197,6 +198,9 @@ enum Step {
     Arithmetic,
     Cast {
         int_to_int: bool,
+        /// A narrowing of 64-bit arithmetic on a widened 32-bit value (`(index as usize * TILE)
+        /// as u32`): the facts do not follow 64-bit values, so its provenance is not known.
+        narrows_widened: bool,
     },
     Load(Option<PlaceId>),
     Store(Option<PlaceId>),
@@ -349,7 +353,10 @@ fn step_of(ctx: &Context, index: &ScopeIndex, n: usize, places: &mut Places, ver
             Step::Arithmetic
         }
         OpClass::Other => match Operation::get_op::<CastOp>(op, ctx) {
-            Some(cast) => Step::Cast { int_to_int: cast.kind(ctx) == Some(CastKind::IntToInt) },
+            Some(cast) => {
+                let int_to_int = cast.kind(ctx) == Some(CastKind::IntToInt);
+                Step::Cast { int_to_int, narrows_widened: int_to_int && narrows_widened(ctx, op) }
+            }
             None if Operation::is_op::<GotoOp>(op, ctx) => Step::Goto,
             None => Step::Other,
         },
@@ -471,6 +478,34 @@ fn operand_versions(store: &dyn FactStore, operand: Slotted) -> Versions {
     operand.map_or(0, |value| store.versions_tracked(value))
 }
 
+/// Steps looked through from a narrowing cast down to a widened 32-bit value.
+const WIDENED_DEPTH: u32 = 8;
+
+/// Whether the cast `op` narrows a 64-bit integer (untracked) computed by arithmetic from a
+/// widened value of 32 bits or less (tracked): a value the facts may have followed up to the
+/// widening and lost after it.
+fn narrows_widened(ctx: &Context, op: Ptr<Operation>) -> bool {
+    let operand = op.deref(ctx).get_operand(0);
+    if is_tracked(ctx, operand) {
+        return false;
+    }
+    let mut pending = vec![(operand, WIDENED_DEPTH)];
+    while let Some((value, depth)) = pending.pop() {
+        let constant = value.defining_op().is_some_and(|def| Operation::is_op::<ConstIntOp>(def, ctx));
+        if is_tracked(ctx, value) && !constant {
+            return true;
+        }
+        let Some(def) = value.defining_op() else { continue };
+        let arithmetic = Operation::is_op::<BinOp>(def, ctx)
+            || Operation::get_op::<CastOp>(def, ctx)
+                .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt));
+        if arithmetic && depth > 0 {
+            pending.extend(def.deref(ctx).operands().map(|operand| (operand, depth - 1)));
+        }
+    }
+    false
+}
+
 /// Arithmetic on facts: anything about one state becomes `Derived` of it.
 fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
     let mut state = None;
@@ -553,8 +588,13 @@ pub(crate) fn transfer_block(
                     set(store, changes, results[0], fact);
                 }
             }
-            Step::Cast { int_to_int } => {
-                let fact = if *int_to_int { operand_fact(store, operands[0]) } else { Some(Fact::Unrelated) };
+            Step::Cast { int_to_int, narrows_widened } => {
+                // Not known is `Contexts`, which the rules leave undecided instead of rejecting.
+                let fact = match (int_to_int, narrows_widened) {
+                    (true, true) => Some(Fact::Contexts),
+                    (true, false) => operand_fact(store, operands[0]),
+                    (false, _) => Some(Fact::Unrelated),
+                };
                 if let Some(fact) = fact {
                     set(store, changes, results[0], fact);
                 }

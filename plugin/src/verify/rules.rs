@@ -164,12 +164,14 @@ pub(crate) struct Provenance {
 }
 
 impl Provenance {
-    /// The not-checked line for the operations whose provenance was lost per call, if any.
+    /// The not-checked line for the operations whose provenance was lost per call or through
+    /// 64-bit arithmetic, if any.
     pub(crate) fn not_checked(&self) -> Option<String> {
         (self.lost_per_call > 0).then(|| {
             format!(
                 "the states of {} pipeline operations (a helper is called with different states, and \
-                 provenance is kept per value, not per call)",
+                 provenance is kept per value, not per call; or an operand went through 64-bit arithmetic, \
+                 which provenance does not follow)",
                 self.lost_per_call
             )
         })
