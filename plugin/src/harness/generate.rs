@@ -348,10 +348,9 @@ pub fn generate(
                 // The tensor cores read the stage too: fence, multiply, commit, wait for it.
                 let accumulators = accumulators.expect("the story family has accumulators");
                 f.wgmma_fence(ctx, accumulators, &here);
-                // Its descriptors are the stage's byte offset widened (not a descriptor the
-                // device API makes, so the layout rule cannot place the tiles it reads).
-                let descriptor = f.cast(ctx, CastKind::IntToInt, offset, u64_ty, &here);
-                f.wgmma_mma(ctx, accumulators, [descriptor, descriptor], &here);
+                // Its descriptors are the stage's word offset (not a descriptor the device API
+                // makes, so the layout rule cannot place the tiles it reads).
+                f.wgmma_mma(ctx, accumulators, [offset, offset], &here);
                 f.wgmma_commit(ctx, &here);
                 let pending = f.const_int(ctx, u32_type(ctx), 0, &here);
                 f.wgmma_wait(ctx, pending, accumulators, &here);

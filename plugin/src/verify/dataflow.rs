@@ -491,11 +491,12 @@ fn narrows_widened(ctx: &Context, op: Ptr<Operation>) -> bool {
     }
     let mut pending = vec![(operand, WIDENED_DEPTH)];
     while let Some((value, depth)) = pending.pop() {
-        let constant = value.defining_op().is_some_and(|def| Operation::is_op::<ConstIntOp>(def, ctx));
+        let def = value.defining_op();
+        let constant = def.is_some_and(|def| Operation::is_op::<ConstIntOp>(def, ctx));
         if is_tracked(ctx, value) && !constant {
             return true;
         }
-        let Some(def) = value.defining_op() else { continue };
+        let Some(def) = def else { continue };
         let arithmetic = Operation::is_op::<BinOp>(def, ctx)
             || Operation::get_op::<CastOp>(def, ctx)
                 .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt));

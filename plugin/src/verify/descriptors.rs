@@ -8,7 +8,11 @@
 //! A descriptor made any other way, or a tile address the rules cannot place, leaves the scope
 //! unverified: which bytes the tensor cores read is then unknown.
 
-use pliron::{context::Context, operation::Operation, value::Value};
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    value::Value,
+};
 
 use super::{
     facts::{Fact, FactStore, StateId, is_tracked},
@@ -56,7 +60,7 @@ pub(crate) fn descriptor_address(ctx: &Context, locals: &LocalStores, descriptor
 pub(crate) fn tile_addresses(
     ctx: &Context,
     locals: &LocalStores,
-    op: pliron::context::Ptr<Operation>,
+    op: Ptr<Operation>,
 ) -> Option<[Option<Value>; 2]> {
     let mma = Operation::get_op::<WgmmaMmaOp>(op, ctx)?;
     Some(mma.descriptors(ctx).map(|descriptor| descriptor_address(ctx, locals, descriptor)))
@@ -69,7 +73,7 @@ pub(crate) fn multiply_stage(
     ctx: &Context,
     facts: &dyn FactStore,
     locals: &LocalStores,
-    op: pliron::context::Ptr<Operation>,
+    op: Ptr<Operation>,
 ) -> Option<(StateId, Value)> {
     let mut found: Option<(StateId, Value)> = None;
     for address in tile_addresses(ctx, locals, op)? {

@@ -50,13 +50,14 @@ use super::{
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
     thread_model::SharedThreadModel,
-    thread_values::Val,
+    thread_values::{Val, apply_binop, wrap_to},
 };
 use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
         constant::ConstIntOp,
         control::CallOp,
+        int_width,
         memory::{IndexAddrOp, LoadOp},
         opaque::OpaqueOp,
         pointer_type_of,
@@ -259,10 +260,9 @@ impl Evaluator<'_, '_> {
     /// `A`, a power of two above the window's own 16-byte alignment. It lies `δ` bytes above the
     /// window, `0 ≤ δ ≤ A - 16`, the same `δ` for every form built on it.
     fn rounded_up_window(&self, value: Value, a: Affine, mask: Affine) -> Option<Affine> {
-        let width = value.get_type(self.ctx).deref(self.ctx).downcast_ref::<IntegerType>()?.width();
-        let all_ones = u64::MAX >> (64 - width.clamp(1, 64));
-        let mask = u64::try_from(mask.lo).ok().filter(|_| mask.is_constant() && mask.lo == mask.hi)?;
-        let alignment = i64::try_from((!mask & all_ones).checked_add(1)?).ok()?;
+        let width = int_width(self.ctx, value.get_type(self.ctx))?;
+        let mask = Some(mask.lo).filter(|lo| mask.is_constant() && mask.lo == mask.hi && *lo >= 0)?;
+        let alignment = wrap_to(width, !mask).checked_add(1)?;
         let rounds_up = alignment.count_ones() == 1
             && alignment > WINDOW_ALIGN
             && a == Affine { lo: alignment - 1, hi: alignment - 1, ..Affine::window(1) };
@@ -272,7 +272,12 @@ impl Evaluator<'_, '_> {
     /// The form of `value` where the layout is judged: a form on the window rounded otherwise
     /// than the scope's layout (`rounding`) is not comparable with it and is not read.
     fn place(&self, value: Value) -> Option<Affine> {
-        self.eval(value, DEPTH).filter(|form| form.window == 0 || Some(form.rounding) == self.rounding.get())
+        self.eval(value, DEPTH).filter(|form| self.comparable(form))
+    }
+
+    /// Whether `form` is read on the scope's window (or on none).
+    fn comparable(&self, form: &Affine) -> bool {
+        form.window == 0 || Some(form.rounding) == self.rounding.get()
     }
 }
 
@@ -405,19 +410,15 @@ fn scale(a: Affine, k: i64) -> Option<Affine> {
     })
 }
 
-/// `a & b`, `a | b` or `a ^ b` of two constants on `value`'s unsigned width (a mask `!(A - 1)`).
+/// `a & b`, `a | b` or `a ^ b` of two non-negative constants on `value`'s unsigned width (a mask
+/// `!(A - 1)`).
 fn bitwise_constant(ctx: &Context, value: Value, kind: BinOpKind, a: Affine, b: Affine) -> Option<i64> {
-    let exact = |form: Affine| (form.is_constant() && form.lo == form.hi).then_some(form.lo);
-    let (a, b) = (u64::try_from(exact(a)?).ok()?, u64::try_from(exact(b)?).ok()?);
-    let width = value.get_type(ctx).deref(ctx).downcast_ref::<IntegerType>()?.width();
-    let all_ones = u64::MAX >> (64 - width.clamp(1, 64));
-    let result = match kind {
-        BinOpKind::BitAnd => a & b,
-        BinOpKind::BitOr => a | b,
-        BinOpKind::BitXor => a ^ b,
-        _ => return None,
-    };
-    i64::try_from(result & all_ones).ok()
+    if !matches!(kind, BinOpKind::BitAnd | BinOpKind::BitOr | BinOpKind::BitXor) {
+        return None;
+    }
+    let exact = |form: Affine| (form.is_constant() && form.lo == form.hi && form.lo >= 0).then_some(form.lo);
+    let width = int_width(ctx, value.get_type(ctx))?;
+    Some(wrap_to(width, apply_binop(kind, exact(a)?, exact(b)?)?))
 }
 
 /// `a / k` when every part of `a` is a non-negative multiple of `k`, so that no rounding (and
@@ -512,12 +513,15 @@ pub(crate) fn check_layout(
         access_block: Cell::new(None),
         rounding: Cell::new(None),
     };
-    // The window the layout is read on: the one its barriers and copies name.
-    let mut roundings: Vec<i64> = barrier_setups
+    // The barriers' and the copies' addresses, read once: the window the layout is read on is
+    // the one they name.
+    let address_form = |op: &Ptr<Operation>| evaluator.eval(op.deref(ctx).get_operand(0), DEPTH);
+    let setup_forms: Vec<Option<Affine>> = barrier_setups.iter().map(|(op, _)| address_form(op)).collect();
+    let destination_forms: Vec<Option<Affine>> = copies.iter().map(address_form).collect();
+    let mut roundings: Vec<i64> = setup_forms
         .iter()
-        .map(|(op, _)| op.deref(ctx).get_operand(0))
-        .chain(copies.iter().map(|op| op.deref(ctx).get_operand(0)))
-        .filter_map(|address| evaluator.eval(address, DEPTH))
+        .chain(&destination_forms)
+        .flatten()
         .filter(|form| form.window == 1)
         .map(|form| form.rounding)
         .collect();
@@ -544,9 +548,8 @@ pub(crate) fn check_layout(
     // Barrier areas.
     let mut inits: Vec<Extent> = Vec::new();
     let mut attaches: Vec<Extent> = Vec::new();
-    for (op, is_init) in barrier_setups {
-        let address = op.deref(ctx).get_operand(0);
-        match evaluator.place(address) {
+    for ((op, is_init), form) in barrier_setups.into_iter().zip(setup_forms) {
+        match form.filter(|form| evaluator.comparable(form)) {
             Some(form) if form.window == 1 && form.index.is_none() && form.lo == form.hi => {
                 if form.lo % MBARRIER_ALIGN != 0 {
                     reporter.reject(
@@ -569,12 +572,9 @@ pub(crate) fn check_layout(
     }
     // Copies, grouped by the state whose stage they fill.
     let mut rings: Vec<(Extent, Option<(StateId, i64)>)> = Vec::new();
-    for op in copies {
-        let operation = op.deref(ctx);
-        let (destination, bytes) = (operation.get_operand(0), operation.get_operand(2));
-        drop(operation);
-        let bytes = evaluator.place(bytes).filter(Affine::is_constant);
-        match (evaluator.place(destination), bytes) {
+    for (op, destination) in copies.into_iter().zip(destination_forms) {
+        let bytes = evaluator.place(op.deref(ctx).get_operand(2)).filter(Affine::is_constant);
+        match (destination.filter(|form| evaluator.comparable(form)), bytes) {
             (Some(form), Some(bytes)) if form.window == 1 => {
                 let stride = form.index.map_or(0, |(_, stride)| stride);
                 // The typestate counted every pass of a copy loop; one destination for all of
@@ -699,8 +699,9 @@ pub(crate) fn check_layout(
         .map(|(extent, ring_index)| whole_ring(extent, *ring_index))
         .chain(inits.iter().chain(&attaches).copied())
         .collect();
-    stage_accesses::check_stage_accesses(reporter, &evaluator, &rings, &occupied, &mut gaps);
-    let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..evaluator.clone() };
+    // The same evaluator reading a thread's own terms and loop counters as intervals.
+    let intervals = Evaluator { intervals: true, ..evaluator.clone() };
+    stage_accesses::check_stage_accesses(reporter, (&evaluator, &intervals), &rings, &occupied, &mut gaps);
     wgmma_reads::check_wgmma_reads(&intervals, &rings, &multiplies, &mut gaps);
     let declared = declared_constant(ctx, index, SHARED_BYTES_SYMBOL);
     if declared.is_none()

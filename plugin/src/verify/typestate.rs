@@ -140,8 +140,7 @@ pub(crate) fn check_ordering(
         } else if let Some(state) = failed.get(&n).filter(|_| semantic) {
             poisons[n] = Some((function, *state));
             None
-        } else if let Some((state, stage_index)) = multiply_stage(ctx, facts, locals, op).filter(|_| semantic)
-        {
+        } else if semantic && let Some((state, stage_index)) = multiply_stage(ctx, facts, locals, op) {
             // A wgmma multiply reads the stage its tiles are addressed in.
             access_offsets[n] = Some(stage_index);
             Some((state, Step::StageAccess))

@@ -1,6 +1,7 @@
 //! Places and operands: addresses of locals, fields, derefs and indices, loads and stores of
 //! them, and the pointer arithmetic of `add`/`offset`/`write`.
 
+use pliron::context::Context;
 use pliron::r#type::{TypeHandle, Typed};
 use pliron::value::Value;
 use plugin::ir::builder::{FunctionBuilder, SourceLoc};
@@ -425,7 +426,7 @@ impl<'tcx> Importer<'_, 'tcx> {
 }
 
 /// Whether `value` is a generic pointer and `ty` the same pointer in shared memory.
-fn generic_for_shared(ctx: &pliron::context::Context, value: Value, ty: TypeHandle) -> bool {
+fn generic_for_shared(ctx: &Context, value: Value, ty: TypeHandle) -> bool {
     let from = value.get_type(ctx).deref(ctx).downcast_ref::<PointerType>().cloned();
     let to = ty.deref(ctx).downcast_ref::<PointerType>().cloned();
     matches!((from, to), (Some(from), Some(to))

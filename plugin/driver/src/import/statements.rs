@@ -277,13 +277,9 @@ impl<'tcx> Importer<'_, 'tcx> {
             // its data pointer at another pointee.
             Rvalue::Aggregate(kind, operands)
                 if matches!(**kind, mir::AggregateKind::RawPtr(..))
-                    && operands.len() == 2
-                    && operands
-                        .iter()
-                        .nth(1)
-                        .is_some_and(|meta| meta.ty(function.body, self.tcx).is_unit()) =>
+                    && matches!(&operands.raw[..], [_, meta] if meta.ty(function.body, self.tcx).is_unit()) =>
             {
-                let data = operands.iter().next().and_then(|data| self.operand(function, builder, data, at));
+                let data = self.operand(function, builder, &operands.raw[0], at);
                 data.filter(|data| pointer_pointee(self.ctx, *data).is_some())
                     .map(|data| self.coerce(builder, data, ir_result, at))
             }

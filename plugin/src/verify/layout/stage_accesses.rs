@@ -43,7 +43,7 @@ fn inside_first_stage(
 /// gap.
 pub(super) fn check_stage_accesses(
     reporter: &mut Reporter,
-    evaluator: &Evaluator<'_, '_>,
+    (evaluator, intervals): (&Evaluator<'_, '_>, &Evaluator<'_, '_>),
     rings: &[(Extent, Option<(StateId, i64)>)],
     occupied: &[Extent],
     gaps: &mut Vec<Gap>,
@@ -62,7 +62,6 @@ pub(super) fn check_stage_accesses(
     if starts.is_empty() {
         return;
     }
-    let intervals = Evaluator { intervals: true, access_block: Cell::new(None), ..evaluator.clone() };
     let walk = StageWalk {
         facts: evaluator.facts,
         locals: evaluator.locals,
@@ -112,7 +111,7 @@ pub(super) fn check_stage_accesses(
                     && reaches_stage_through_parameters(ctx, &walk, address)
                 {
                     intervals.access_block.set(Some(index.op_block[n]));
-                    if inside_first_stage(&intervals, rings, address) != Some(true) {
+                    if inside_first_stage(intervals, rings, address) != Some(true) {
                         gaps.push(Gap::at(
                             ctx,
                             index,
@@ -135,7 +134,7 @@ pub(super) fn check_stage_accesses(
         intervals.access_block.set(Some(index.op_block[n]));
         if !handed
             && !form.is_some_and(|form| form.lo == form.hi)
-            && inside_first_stage(&intervals, rings, address) == Some(true)
+            && inside_first_stage(intervals, rings, address) == Some(true)
         {
             continue;
         }
@@ -159,7 +158,7 @@ pub(super) fn check_stage_accesses(
                         ),
                         vec![],
                     );
-                } else if touches && !handed && inside_first_stage(&intervals, rings, address) != Some(true) {
+                } else if touches && !handed && inside_first_stage(intervals, rings, address) != Some(true) {
                     // The stage pointer is a ring's, and the row or column added to it may reach
                     // past the stage: the intervals show it outside, or cannot read it at all.
                     gaps.push(Gap::at(
@@ -199,11 +198,13 @@ fn reaches_stage_through_parameters(ctx: &Context, walk: &StageWalk, address: Va
     let mut seen: FxHashSet<Value> = FxHashSet::default();
     let mut budget = HANDED_STAGE_BUDGET;
     while let Some((at, depth)) = pending.pop() {
-        if budget == 0 || !seen.insert(at) {
-            budget = budget.saturating_sub(1);
-            continue;
+        if budget == 0 {
+            return false;
         }
         budget -= 1;
+        if !seen.insert(at) {
+            continue;
+        }
         match at.defining_entity() {
             DefiningEntity::Block(_) if depth > 0 => {
                 for argument in walk.index.call_arguments(ctx, at).unwrap_or_default() {

@@ -37,7 +37,7 @@ pub(super) fn check_wgmma_reads(
                      `k_major_swizzle_128b_descriptor` made"
                 ),
                 Some(address) => match read_bytes(intervals, address, rows) {
-                    Some((state_stride, lo, hi)) if inside_a_part(rings, state_stride, lo, hi) => continue,
+                    Some((stride, lo, hi)) if inside_a_part(rings, stride, lo, hi) => continue,
                     Some((stride, lo, hi)) => format!(
                         "the {which} tile a wgmma multiply reads: window bytes {lo}..{hi} + {stride}·index are not \
                          shown inside one stage the copies fill"
