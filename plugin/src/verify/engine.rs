@@ -234,7 +234,7 @@ pub(crate) fn analyze_with(
     let (copy_passes, unordered) =
         typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to, &thread_model);
     undecided.extend(unordered);
-    let init_gap = init_order::check_init_order(&mut reporter);
+    let init_gap = init_order::check_init_order(&mut reporter, &thread_model);
     let layout_gaps =
         layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model, &copy_passes);
     report.gaps = operation_gaps;

@@ -23,6 +23,7 @@ use super::{
     Gap, Rule,
     index::{OpClass, ScopeIndex},
     rules::{PipelineKind, Reporter},
+    thread_model::SharedThreadModel,
     typestate::callee_first,
 };
 use crate::ir::{mir::control::CallOp, semantic::memory::BarrierOp};
@@ -71,7 +72,7 @@ type Summary = FxHashMap<Bits, Bits>;
 /// The rule; returns a gap when the scope uses pipelines but holds no `Pipeline::init` (IR made
 /// without the device API, or barriers set up where the scope cannot see): the order cannot be
 /// judged, so the scope is not proven.
-pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
+pub(crate) fn check_init_order(reporter: &mut Reporter, thread_model: &SharedThreadModel) -> Option<Gap> {
     let ctx = reporter.ctx;
     let index = reporter.index;
     let uses_pipelines = index
@@ -88,6 +89,9 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
         return Some(Gap::undecided(
             "the initialisation of the pipelines' barriers (no `Pipeline::init`, or no block barrier, in the scope)",
         ));
+    }
+    if let Some(gap) = check_init_runs(reporter, thread_model) {
+        return Some(gap);
     }
     // Callee-first summaries; a function in a call cycle is summarised as "anything may hold".
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
@@ -125,6 +129,44 @@ pub(crate) fn check_init_order(reporter: &mut Reporter) -> Option<Gap> {
         );
     }
     None
+}
+
+/// Every `Pipeline::init` must run in some thread: one under a branch no thread of the block
+/// takes (`tid == 64` in a block of 64) leaves the barriers it names uninitialised, and the
+/// order of the rest of this rule (an init on the path) says nothing. In the kernel function,
+/// where the thread model reads every branch, such an init is rejected; in a helper (reached
+/// from call sites the model joins) it is a gap.
+fn check_init_runs(reporter: &mut Reporter, thread_model: &SharedThreadModel) -> Option<Gap> {
+    let (ctx, index) = (reporter.ctx, reporter.index);
+    let model = thread_model.get();
+    let mut gap = None;
+    for (n, op) in index.ops_of_class(OpClass::Call) {
+        if !is_pipeline_init(ctx, op) {
+            continue;
+        }
+        let block = index.op_block[n];
+        if model.reach[block].as_ref().is_some_and(|reach| reach.threads.count() > 0) {
+            continue;
+        }
+        if index.block_function[block] == 0 {
+            reporter.reject(
+                Rule::PipelineInit,
+                op,
+                format!(
+                    "no thread of the block ({} threads) runs this `Pipeline::init`: the branch around it excludes \
+                     every thread index, so the barriers are never initialised (waits return on garbage or hang)",
+                    model.block_threads
+                ),
+                vec![],
+            );
+        } else {
+            gap = Some(Gap::undecided(
+                "the initialisation of the pipelines' barriers: a `Pipeline::init` in a helper that the thread \
+                 model shows no thread reaching",
+            ));
+        }
+    }
+    gap
 }
 
 /// Function `f` from `entry`: its exit bits (joined over returns), and the pipeline

@@ -67,16 +67,16 @@ use crate::ir::{
 };
 
 mod barriers;
+mod contexts;
 mod window;
 
 pub(crate) use barriers::divergent_barrier_gap;
 use barriers::{divergent_barrier, divergent_branch, functions_holding_barriers};
+use contexts::{Binding, Contexts};
 use window::{declared_window, outside_window_unproven, reject_past_window};
 
 /// Barriers a scope may hold for its intervals to be walked.
 const MAX_BARRIERS: usize = 64;
-/// Call chains from the kernel followed per function.
-const MAX_CONTEXTS: usize = 8;
 /// Accesses (per call chain) one interval may hold.
 const MAX_INTERVAL_ACCESSES: usize = 4096;
 /// Definitions looked through for one address.
@@ -95,17 +95,6 @@ const MAX_CALL_DEPTH: u32 = 16;
 /// Byte offsets one access may start at, over all threads of one call chain.
 const MAX_STARTS: usize = 1 << 18;
 
-/// A helper's parameters bound to what one call chain passes them.
-#[derive(Clone, Default)]
-struct Binding {
-    integers: FxHashMap<Value, Val>,
-    /// Pointer parameters into dynamic shared memory: their byte offset per thread.
-    shared: FxHashMap<Value, Val>,
-    /// Pointer parameters that point elsewhere in this chain (into a local or a kernel
-    /// parameter's memory): an access through one is not an access of shared memory here.
-    elsewhere: FxHashSet<Value>,
-}
-
 /// One access under one call chain.
 struct Instance {
     op: usize,
@@ -115,6 +104,9 @@ struct Instance {
     /// counters it is indexed by; `None` when not known per thread.
     offsets: Option<Progression>,
     bytes: i64,
+    /// The call in the kernel function its chain starts with (`None` in the kernel itself): it
+    /// runs only in the intervals that reach that call.
+    site: Option<usize>,
     /// The uniform variables (with one load) whose values its evaluation could not read (leaving
     /// `offsets` unknown, or a counter in it unbounded), for [`symbols`] to read as one value per
     /// interval.
@@ -183,7 +175,8 @@ pub(crate) fn shared_order_gaps(
         ));
     }
     let flow = Flow { ctx, index, locals, leaf: None };
-    let contexts = Contexts::of(&flow, model);
+    let unassumed = Assumed::default();
+    let mut contexts = Contexts::new(&flow, model, &unassumed);
     // An access in a block no thread reaches (behind a branch on a constant) never runs.
     let candidates: Vec<usize> =
         candidates.iter().copied().filter(|n| model.reach[index.op_block[*n]].is_some()).collect();
@@ -191,7 +184,8 @@ pub(crate) fn shared_order_gaps(
     let mut instances: FxHashMap<usize, Vec<Instance>> = FxHashMap::default();
     for n in &candidates {
         let f = index.block_function[index.op_block[*n]];
-        let found: Vec<Instance> = contexts.of[f]
+        let found: Vec<Instance> = contexts
+            .of(f)
             .iter()
             .filter_map(|binding| instance(&flow, model, binding, *n, &Assumed::default()))
             .collect();
@@ -209,10 +203,18 @@ pub(crate) fn shared_order_gaps(
                  {MAX_CALL_DEPTH}) to walk"
             ));
         };
-        let mut interval: Vec<usize> = reached.into_iter().filter(|n| candidate_set.contains(n)).collect();
+        let mut interval: Vec<usize> =
+            reached.iter().copied().filter(|n| candidate_set.contains(n)).collect();
         interval.sort_unstable();
         seen_in_interval.extend(interval.iter().copied());
-        let members: Vec<&Instance> = interval.iter().flat_map(|n| instances[n].iter()).collect();
+        // Only an interval starting in the kernel function enters every helper through a call
+        // it reaches: one starting in a helper runs the rest of that helper's chains.
+        let reached = (index.block_function[index.op_block[source]] == 0).then_some(&reached);
+        let members: Vec<&Instance> = interval
+            .iter()
+            .flat_map(|n| instances[n].iter())
+            .filter(|instance| runs_in(instance.site, reached))
+            .collect();
         if members.len() > MAX_INTERVAL_ACCESSES {
             for n in &interval {
                 unproven.entry(*n).or_insert_with(|| {
@@ -228,18 +230,19 @@ pub(crate) fn shared_order_gaps(
         let (conflicts, variables_read) = match conflicts_reading_variables(
             &flow,
             model,
-            &contexts,
             &holds_barrier,
-            source,
+            (source, reached),
             &interval,
             &instances,
         ) {
             Some(conflicts) => (conflicts, true),
             None => (interval_conflicts(ctx, index, &members), false),
         };
-        for (access, why) in
-            conflicts.into_iter().chain(outside_window_unproven(&interval, &instances, variables_read))
-        {
+        for (access, why) in conflicts.into_iter().chain(outside_window_unproven(
+            (&interval, reached),
+            &instances,
+            variables_read,
+        )) {
             unproven.entry(access).or_insert(why);
         }
     }
@@ -339,9 +342,8 @@ fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) 
 fn conflicts_reading_variables(
     flow: &Flow,
     model: &ThreadModel,
-    contexts: &Contexts,
     holds_barrier: &[bool],
-    source: usize,
+    (source, reached): (usize, Option<&FxHashSet<usize>>),
     interval: &[usize],
     instances: &FxHashMap<usize, Vec<Instance>>,
 ) -> Option<Vec<(usize, String)>> {
@@ -351,13 +353,19 @@ fn conflicts_reading_variables(
     let unknown: Vec<usize> = interval
         .iter()
         .copied()
-        .filter(|n| instances[n].iter().any(|i| i.offsets.is_none() || !i.blocked.is_empty()))
+        .filter(|n| {
+            instances[n]
+                .iter()
+                .any(|i| runs_in(i.site, reached) && (i.offsets.is_none() || !i.blocked.is_empty()))
+        })
         .collect();
     if unknown.is_empty() || index.block_function[index.op_block[source]] != 0 {
         return None;
     }
     let mut places: FxHashMap<Place, Value> = FxHashMap::default();
-    for instance in unknown.iter().flat_map(|n| &instances[n]).filter(|i| i.offsets.is_none()) {
+    for instance in
+        unknown.iter().flat_map(|n| &instances[n]).filter(|i| runs_in(i.site, reached) && i.offsets.is_none())
+    {
         if instance.blocked.is_empty() {
             return None;
         }
@@ -377,8 +385,12 @@ fn conflicts_reading_variables(
     }
     let load_ops: FxHashMap<Value, usize> = loads.iter().flatten().map(|(load, n, _)| (*load, *n)).collect();
     let window = declared_window(ctx, index);
-    let known: Vec<&Instance> =
-        interval.iter().filter(|n| !unknown.contains(n)).flat_map(|n| instances[n].iter()).collect();
+    let known: Vec<&Instance> = interval
+        .iter()
+        .filter(|n| !unknown.contains(n))
+        .flat_map(|n| instances[n].iter())
+        .filter(|instance| runs_in(instance.site, reached))
+        .collect();
     let mut same_interval: FxHashMap<(usize, usize), bool> = FxHashMap::default();
     for start in symbols::assignments(&variables)? {
         let mut assumed = Assumed::default();
@@ -391,21 +403,25 @@ fn conflicts_reading_variables(
             }
         }
         let mut read: Vec<Instance> = Vec::new();
+        // Helpers' parameters bound again, reading the variables at these values.
+        let mut contexts = Contexts::new(flow, model, &assumed);
         for n in &unknown {
             let f = index.block_function[index.op_block[*n]];
-            for binding in &contexts.of[f] {
+            for binding in contexts.of(f).iter().filter(|binding| runs_in(binding.site, reached)) {
                 assumed.used.borrow_mut().clear();
                 let Some(instance) = instance(flow, model, binding, *n, &assumed) else { continue };
+                // In a helper, the access runs where the chain's call in the kernel does.
+                let at = if f == 0 { Some(*n) } else { binding.site }?;
                 let inside = instance.offsets.as_ref().is_some_and(Progression::bounded)
                     && instance.threads.members().all(|t| {
                         instance.starts(t).iter().all(|start| *start >= 0 && start + instance.bytes <= window)
                     });
                 // A load read at its version must have run in this interval: every path from
                 // the interval's start to the access passes it.
-                let fresh = assumed.used.borrow().iter().all(|load| {
+                let fresh = assumed.used.borrow().iter().chain(&binding.used).all(|load| {
                     let load = load_ops[load];
-                    *same_interval.entry((load, *n)).or_insert_with(|| {
-                        !symbols::reaches_avoiding(ctx, index, holds_barrier, source, *n, load)
+                    *same_interval.entry((load, at)).or_insert_with(|| {
+                        !symbols::reaches_avoiding(ctx, index, holds_barrier, source, at, load)
                     })
                 });
                 if !inside || !fresh {
@@ -421,6 +437,17 @@ fn conflicts_reading_variables(
         }
     }
     Some(Vec::new())
+}
+
+/// Whether an access under a call chain starting with the kernel's call `site` may run in an
+/// interval that starts in the kernel function and whose walk `reached` these operations (`None`
+/// for an interval starting in a helper): the kernel's own accesses always, a helper's only if
+/// the walk passes the call that runs it.
+fn runs_in(site: Option<usize>, reached: Option<&FxHashSet<usize>>) -> bool {
+    match (site, reached) {
+        (Some(site), Some(reached)) => reached.contains(&site),
+        _ => true,
+    }
 }
 
 /// `n` (a load or store) under one call chain; `None` where its pointer points outside shared
@@ -447,8 +474,12 @@ fn instance(
     let offsets = bytes
         .and_then(|_| shared_offset(flow, model, binding, assumed, address, ADDRESS_DEPTH))
         .filter(|offsets| Instance::enumerable(offsets, &threads));
-    let blocked = assumed.blocked.borrow().clone().into_iter().collect();
-    Some(Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), blocked })
+    let mut blocked: Vec<(Place, Value)> = assumed.blocked.borrow().clone().into_iter().collect();
+    if offsets.is_none() {
+        // A parameter the chain could not bind for want of a variable's value.
+        blocked.extend(binding.blocked.iter().cloned());
+    }
+    Some(Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), site: binding.site, blocked })
 }
 
 /// The byte offset from the dynamic shared base of the pointer `value`, per thread.
@@ -476,7 +507,8 @@ fn shared_offset(
     let operands: Vec<Value> = def.deref(ctx).operands().collect();
     if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
         let element = pointee_bytes(ctx, operands[0].get_type(ctx))?;
-        let base = shared_offset(flow, model, binding, assumed, operands[0], depth - 1)?;
+        let base = shared_offset(flow, model, binding, assumed, operands[0], depth - 1);
+        let base = base?;
         let progressions = Progressions {
             ctx,
             index: flow.index,
@@ -485,7 +517,8 @@ fn shared_offset(
             locals: flow.locals,
             params: &binding.integers,
         };
-        let offset = progressions.of(operands[1])?.scaled(element)?;
+        let offset = progressions.of(operands[1]);
+        let offset = offset?.scaled(element)?;
         return base.plus(offset);
     }
     let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
@@ -500,6 +533,17 @@ fn shared_offset(
         return shared_offset(flow, model, binding, assumed, pointer, depth - 1);
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
+        // A helper's pointer parameter kept in its own local: the binding says what this chain
+        // passed (the walk through memory would follow it to every caller's argument). Another
+        // function's parameter (captured by a closure) is not this binding's.
+        let index = flow.index;
+        let function_of_op = |op| index.op_number.get(&op).map(|n| index.block_function[index.op_block[*n]]);
+        if let Some([(parameter, _)]) = flow.locals.stores_into(ctx, operands[0]).as_deref()
+            && let DefiningEntity::Block(block) = parameter.defining_entity()
+            && index.block_number.get(&block).map(|b| index.block_function[*b]) == function_of_op(def)
+        {
+            return shared_offset(flow, model, binding, assumed, *parameter, depth - 1);
+        }
         let mut budget = FLOW_BUDGET;
         let flow = Flow { leaf: Some(value.get_type(ctx)), ..*flow };
         let stored = match flow.pointees(operands[0], &[], &mut budget)?.as_slice() {
@@ -509,82 +553,6 @@ fn shared_offset(
         return shared_offset(&flow, model, binding, assumed, stored, depth - 1);
     }
     None
-}
-
-/// Each function's bindings, one per call chain from the kernel (at most [`MAX_CONTEXTS`]);
-/// the kernel has one, empty. A function called from no chain has none.
-struct Contexts {
-    of: Vec<Vec<Binding>>,
-}
-
-impl Contexts {
-    fn of(flow: &Flow, model: &ThreadModel) -> Contexts {
-        let index = flow.index;
-        let mut of: Vec<Option<Vec<Binding>>> = vec![None; index.functions.len()];
-        let mut visiting = FxHashSet::default();
-        for f in 0..index.functions.len() {
-            bindings(flow, model, f, &mut of, &mut visiting);
-        }
-        Contexts { of: of.into_iter().map(Option::unwrap_or_default).collect() }
-    }
-}
-
-fn bindings(
-    flow: &Flow,
-    model: &ThreadModel,
-    f: usize,
-    of: &mut [Option<Vec<Binding>>],
-    visiting: &mut FxHashSet<usize>,
-) -> Vec<Binding> {
-    let (ctx, index) = (flow.ctx, flow.index);
-    if let Some(known) = &of[f] {
-        return known.clone();
-    }
-    if f == 0 {
-        of[0] = Some(vec![Binding::default()]);
-        return vec![Binding::default()];
-    }
-    // A cycle of calls: no chain from the kernel is followed through it.
-    if !visiting.insert(f) {
-        return Vec::new();
-    }
-    let mut found = Vec::new();
-    let parameters: Vec<Value> = match index.entry_block(f) {
-        Some(entry) => index.blocks[entry].deref(ctx).arguments().collect(),
-        None => Vec::new(),
-    };
-    for call in index.callers[f].clone() {
-        let caller = index.block_function[index.op_block[call]];
-        let arguments: Vec<Value> = index.ops[call].deref(ctx).operands().collect();
-        if arguments.len() != parameters.len() {
-            continue;
-        }
-        for outer in bindings(flow, model, caller, of, visiting) {
-            if found.len() == MAX_CONTEXTS {
-                break;
-            }
-            let mut binding = Binding::default();
-            for (parameter, argument) in parameters.iter().zip(&arguments) {
-                if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {
-                    // A pointer indexed by the caller's loop counter is not one offset per thread.
-                    let offset =
-                        shared_offset(flow, model, &outer, &Assumed::default(), *argument, ADDRESS_DEPTH)
-                            .filter(|offset| offset.terms.is_empty());
-                    if let Some(offset) = offset {
-                        binding.shared.insert(*parameter, offset.base);
-                    } else if points_elsewhere(flow, &outer, *argument, ADDRESS_DEPTH) {
-                        binding.elsewhere.insert(*parameter);
-                    }
-                } else {
-                    binding.integers.insert(*parameter, model.eval(*argument, &outer.integers));
-                }
-            }
-            found.push(binding);
-        }
-    }
-    visiting.remove(&f);
-    of[f] = Some(found.clone());
-    found
 }
 
 /// Whether the pointer `value` points outside shared memory under `binding`: into a local, into

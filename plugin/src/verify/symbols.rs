@@ -12,6 +12,8 @@
 //! - the variable is a local of the kernel function (a helper's local is a new variable at every
 //!   call, and two calls may run in one interval), and each load read as the value is one the
 //!   thread model shows uniform;
+//! - every store to it runs in every thread that reaches its block's branches alike (none under
+//!   a branch on the thread index: a flag only the loader warp flips differs between warps);
 //! - its stores are constants and one update of itself by a constant (`v / 2`, `v << 1`,
 //!   `v ^ 1`, `v + c`, … on its own unsigned width); the values tried at the start are all it
 //!   can hold: the closure of its constants under the update, at most [`MAX_VALUES`] of them;
@@ -117,6 +119,11 @@ impl Variable {
                 || local_slot(ctx, op.deref(ctx).get_operand(1)).as_ref() != Some(place)
             {
                 continue;
+            }
+            // A store some threads skip (under a branch on the thread index) leaves the
+            // variable different between threads: no one value per interval.
+            if model.divergent().branch_of(index.op_block[n]).is_some() {
+                return None;
             }
             let stored = op.deref(ctx).get_operand(0);
             let kind = match model.eval(stored, &FxHashMap::default()) {

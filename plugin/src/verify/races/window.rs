@@ -4,9 +4,9 @@
 //! window, is left unproven.
 
 use pliron::context::Context;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Instance, MAX_SHARED_BYTES, MAX_STARTS};
+use super::{Instance, MAX_SHARED_BYTES, MAX_STARTS, runs_in};
 use crate::verify::{
     Rule, index::ScopeIndex, layout::SHARED_BYTES_SYMBOL, memory::declared_constant, rules::Reporter,
 };
@@ -56,11 +56,12 @@ pub(super) fn reject_past_window(
 /// known exactly, and an interval with no store has no race to find, so without this an access
 /// that runs one row past the window (a fault) would pass unseen.
 ///
+/// Only the chains the interval runs are judged ([`runs_in`]).
 /// Where `variables_read` (the interval was compared with [`super::symbols`] reading its uniform
 /// variables), the accesses left unknown or unbounded for want of a variable's value were read
 /// again with each value, bounded and inside the window: they are not listed.
 pub(super) fn outside_window_unproven(
-    interval: &[usize],
+    (interval, reached): (&[usize], Option<&FxHashSet<usize>>),
     instances: &FxHashMap<usize, Vec<Instance>>,
     variables_read: bool,
 ) -> Vec<(usize, String)> {
@@ -80,7 +81,10 @@ pub(super) fn outside_window_unproven(
     };
     interval
         .iter()
-        .filter_map(|n| instances[n].iter().find_map(unproven).map(|why| (*n, why.to_string())))
+        .filter_map(|n| {
+            let mut running = instances[n].iter().filter(|instance| runs_in(instance.site, reached));
+            running.find_map(unproven).map(|why| (*n, why.to_string()))
+        })
         .collect()
 }
 
