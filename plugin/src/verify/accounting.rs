@@ -194,7 +194,8 @@ pub(crate) fn is_local_value(what: &str) -> bool {
 /// and store must be a stage access (judged by the typestate rules), or provably outside shared
 /// memory: into a local, or into a kernel parameter (global memory, by the launch contract),
 /// through offsets, casts, locals, helper parameters (every call's argument must be placed) and
-/// helper results. Anything else might touch a stage outside its window or a barrier: a gap
+/// helper results. Anything else is returned in [`MemoryGaps::beside_pipelines`]: ordinary shared
+/// memory only where shown apart from every ring and barrier area, else a gap
 /// (`unplaced-access`). In a scope without pipeline states, an access that may touch shared
 /// memory is ordinary shared memory used by the block's threads together: it is returned in
 /// [`MemoryGaps::shared`], for the race check ([`super::races`]).
@@ -218,27 +219,35 @@ pub(crate) fn memory_gaps(
         if placer.placed(address, &mut budget) {
             continue;
         }
-        if !pipeline_scope {
+        if pipeline_scope {
+            found.beside_pipelines.push(number);
+        } else {
             found.shared.push(number);
-            continue;
         }
-        let what = if Operation::get_op::<LoadOp>(op, ctx).is_some() { "a load" } else { "a store" };
-        let message = format!(
-            "{what} through a pointer the model cannot place: not a stage of a ring (judged by the pipeline \
-             rules), nor a local or a kernel parameter"
-        );
-        found.gaps.push(gap_at(ctx, index, number, GapKind::UnplacedAccess, message));
     }
     found
+}
+
+/// The `unplaced-access` gap of access `number` of a pipeline scope, `why` saying what was
+/// tried beyond the stages, locals and parameters.
+pub(crate) fn unplaced_gap(ctx: &Context, index: &ScopeIndex, number: usize, why: &str) -> Gap {
+    let op = index.ops[number];
+    let what = if Operation::get_op::<LoadOp>(op, ctx).is_some() { "a load" } else { "a store" };
+    let message = format!(
+        "{what} through a pointer the model cannot place: not a stage of a ring (judged by the pipeline \
+         rules), nor a local or a kernel parameter{why}"
+    );
+    gap_at(ctx, index, number, GapKind::UnplacedAccess, message)
 }
 
 /// What [`memory_gaps`] found.
 #[derive(Default)]
 pub(crate) struct MemoryGaps {
-    /// Accesses of a pipeline scope outside its rings (`unplaced-access`).
-    pub gaps: Vec<Gap>,
     /// Accesses that may touch shared memory in a scope without pipeline states (numbers).
     pub shared: Vec<usize>,
+    /// Accesses of a pipeline scope outside its stages, locals and parameters (numbers): ordinary
+    /// shared memory beside the layout, or `unplaced-access` ([`super::races::beside_layout_gaps`]).
+    pub beside_pipelines: Vec<usize>,
 }
 
 /// Definitions looked through to place one access.

@@ -235,13 +235,19 @@ pub(crate) fn analyze_with(
         typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to, &thread_model);
     undecided.extend(unordered);
     let init_gap = init_order::check_init_order(&mut reporter, &thread_model);
-    let layout_gaps =
+    let (layout_gaps, occupied) =
         layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model, &copy_passes);
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals, &returns));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
-    report.gaps.extend(memory.gaps);
     report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared, &thread_model));
+    report.gaps.extend(races::beside_layout_gaps(
+        &mut reporter,
+        &locals,
+        &memory.beside_pipelines,
+        &thread_model,
+        &occupied,
+    ));
     if PipelineUse::of(ctx, &index) == PipelineUse::CreatesState {
         // The race check asks this of scopes without a pipeline; a pipeline's roles are
         // thread-dependent branches, and a block barrier inside one hangs the other roles.

@@ -17,6 +17,7 @@
 //! stage overwrites the next stage that consumers may still read (race); a misaligned mbarrier
 //! or bulk copy faults.
 
+mod barrier_setups;
 mod stage_accesses;
 mod stage_parts;
 mod wgmma_reads;
@@ -105,6 +106,8 @@ const BULK_COPY_ALIGN: i64 = 16;
 const WINDOW_ALIGN: i64 = 16;
 /// Definitions the evaluator looks through for one address.
 const DEPTH: u32 = 24;
+/// Definitions the walk through memory may look at for one load the locals do not answer.
+const POINTEE_BUDGET: u32 = 64;
 /// Values one thread's index may take for the evaluator to bound it.
 const MAX_INTERVAL_VALUES: usize = 4096;
 
@@ -225,7 +228,9 @@ impl Evaluator<'_, '_> {
             return self.eval(operands[0], depth - 1);
         }
         if Operation::get_op::<LoadOp>(def, self.ctx).is_some() {
-            return self.load_form(operands[0], &[], depth - 1);
+            return self
+                .load_form(operands[0], &[], depth - 1)
+                .or_else(|| self.pointee_form(value, operands[0], depth - 1));
         }
         if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
             return self.same_form(self.returned(def, value)?, depth - 1);
@@ -292,6 +297,21 @@ impl Evaluator<'_, '_> {
     fn load_form(&self, address: Value, path: &[u32], depth: u32) -> Option<Affine> {
         let reads = self.locals.reads(self.ctx, address, path, None)?;
         agreed(reads.into_iter().map(|(value, inside)| self.field_form(value, &inside, depth)))
+    }
+
+    /// The form of `load`, a read through `address` that is no local's: every value the walk
+    /// through memory finds stored where `address` points (a closure's captured `&window`, a
+    /// reference handed down), when they all have one form.
+    fn pointee_form(&self, load: Value, address: Value, depth: u32) -> Option<Affine> {
+        let flow = Flow {
+            ctx: self.ctx,
+            index: self.index,
+            locals: self.locals,
+            leaf: Some(load.get_type(self.ctx)),
+        };
+        let mut budget = POINTEE_BUDGET;
+        let stored = flow.pointees(address, &[], &mut budget)?;
+        self.same_form(stored, depth)
     }
 
     /// The form of field `path` inside the aggregate `value` (`value` itself for an empty path):
@@ -469,8 +489,13 @@ fn overlaps(a: &Extent, b: &Extent) -> bool {
     a.lo < b.hi && b.lo < a.hi
 }
 
-/// The rule; returns the gaps (addresses it could not place). `returns` holds each function's
-/// `mir.return` operations (numbers).
+/// The window bytes a pipeline scope's layout occupies (its rings and barrier areas, each
+/// widened by the window's rounding slack), where its ordinary shared memory must not reach;
+/// `None` where part of the layout is not placed, or a stage table of its own lies beside it.
+pub(crate) type Occupied = Option<Vec<(i64, i64)>>;
+
+/// The rule; returns the gaps (addresses it could not place) and what the layout occupies.
+/// `returns` holds each function's `mir.return` operations (numbers).
 pub(crate) fn check_layout(
     reporter: &mut Reporter,
     facts: &dyn FactStore,
@@ -478,7 +503,7 @@ pub(crate) fn check_layout(
     returns: &[Vec<usize>],
     thread_model: &SharedThreadModel,
     copy_passes: &FxHashMap<usize, i64>,
-) -> Vec<Gap> {
+) -> (Vec<Gap>, Occupied) {
     let ctx = reporter.ctx;
     let index = reporter.index;
     let copies: Vec<Ptr<Operation>> = index
@@ -500,7 +525,7 @@ pub(crate) fn check_layout(
         .collect();
     let multiplies = wgmma_reads::multiplies(ctx, index);
     if copies.is_empty() && barrier_setups.is_empty() && multiplies.is_empty() {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let evaluator = Evaluator {
         ctx,
@@ -701,7 +726,16 @@ pub(crate) fn check_layout(
         .collect();
     // The same evaluator reading a thread's own terms and loop counters as intervals.
     let intervals = Evaluator { intervals: true, ..evaluator.clone() };
-    stage_accesses::check_stage_accesses(reporter, (&evaluator, &intervals), &rings, &occupied, &mut gaps);
+    let placed = gaps.is_empty() && evaluator.rounding.get() != Some(0);
+    let mut own_tables = false;
+    stage_accesses::check_stage_accesses(
+        reporter,
+        (&evaluator, &intervals),
+        &rings,
+        &occupied,
+        &mut gaps,
+        &mut own_tables,
+    );
     wgmma_reads::check_wgmma_reads(&intervals, &rings, &multiplies, &mut gaps);
     let declared = declared_constant(ctx, index, SHARED_BYTES_SYMBOL);
     if declared.is_none()
@@ -722,9 +756,9 @@ pub(crate) fn check_layout(
             ),
         ));
     }
+    // A rounded window lies up to its rounding less 16 bytes above the window itself.
+    let slack = evaluator.rounding.get().map_or(0, |rounding| (rounding - WINDOW_ALIGN).max(0));
     if let Some(window) = declared {
-        // A rounded window lies up to its rounding less 16 bytes above the window itself.
-        let slack = evaluator.rounding.get().map_or(0, |rounding| (rounding - WINDOW_ALIGN).max(0));
         for extent in &occupied {
             if extent.lo < 0 || extent.hi + slack > window {
                 reporter.reject(
@@ -740,49 +774,10 @@ pub(crate) fn check_layout(
             }
         }
     }
-    for attach in &attaches {
-        // The same barriers read as a ring of another depth: the stage index wraps at another
-        // count, and waits and releases land on barriers of other stages (a hang or stale data).
-        if let Some(init) = inits.iter().find(|init| init.lo == attach.lo)
-            && let (Some(init_stages), Some(attach_stages)) =
-                (setup_stages(ctx, init.op), setup_stages(ctx, attach.op))
-            && init_stages != attach_stages
-        {
-            reporter.reject(
-                Rule::PipelineIdentity,
-                attach.op,
-                format!(
-                    "this attach reads the barriers at window byte {} as a pipeline of {attach_stages} stages, but \
-                     the `Pipeline::init` that set them up made {init_stages}: the two sides' stage indices wrap \
-                     at different counts, so their waits and releases meet on different barriers",
-                    attach.lo
-                ),
-                vec![reporter.related("the init", init.op)],
-            );
-        }
-        if !inits.is_empty() && !inits.iter().any(|init| init.lo == attach.lo) {
-            reporter.reject(
-                Rule::SharedLayout,
-                attach.op,
-                format!(
-                    "this attach names barriers at byte {} that no `Pipeline::init` of the kernel set up (inits at {})",
-                    attach.lo,
-                    inits.iter().map(|init| init.lo.to_string()).collect::<Vec<_>>().join(", ")
-                ),
-                vec![],
-            );
-        }
-    }
-    gaps
-}
-
-/// The stage count of the device API's `Pipeline::<N>::init` or `attach` that `op` calls,
-/// read from the callee's symbol (`device__pipeline__Pipeline__4___attach`).
-fn setup_stages(ctx: &Context, op: Ptr<Operation>) -> Option<i64> {
-    let callee = Operation::get_op::<CallOp>(op, ctx)?.callee(ctx)?;
-    let name: &str = callee.as_ref();
-    let after = name.strip_prefix("device__pipeline__Pipeline__")?;
-    after.split("___").next()?.parse().ok()
+    barrier_setups::check_attaches(reporter, &inits, &attaches);
+    let beside = (placed && !own_tables)
+        .then(|| occupied.iter().map(|extent| (extent.lo, extent.hi + slack)).collect());
+    (gaps, beside)
 }
 
 /// The symbol of the launch contract's shared-memory declaration.

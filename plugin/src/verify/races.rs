@@ -1,6 +1,8 @@
 //! Gap kind `shared-order`: ordinary shared memory between block barriers, in a scope without a
-//! pipeline. An access is accounted for only where no two threads can reach the same bytes
-//! between the same block barriers with one of them writing (a race).
+//! pipeline, or beside a pipeline's layout (apart from every ring and barrier area, so that no
+//! copy, mbarrier or stage access touches it). An access is accounted for only where no two
+//! threads can reach the same bytes between the same block barriers with one of them writing
+//! (a race).
 //!
 //! The proof has three parts, each over-approximating what the GPU can do:
 //! - **Barriers are reached by the whole block together.** Every branch whose condition may
@@ -43,9 +45,10 @@ use pliron::{
 
 use super::{
     Gap, GapKind,
+    accounting::unplaced_gap,
     flow::Flow,
     index::{OpClass, ScopeIndex},
-    layout::pointee_bytes,
+    layout::{Occupied, pointee_bytes},
     locals::loads_place,
     memory::{LocalStores, slice_from_parts},
     progression::{Assumed, Place, Progression, Progressions},
@@ -143,6 +146,42 @@ pub(crate) fn shared_order_gaps(
     candidates: &[usize],
     thread_model: &SharedThreadModel,
 ) -> Vec<Gap> {
+    order_gaps(reporter, locals, candidates, thread_model, None)
+}
+
+/// The gaps of `candidates`, the accesses of a pipeline scope that are neither stage accesses
+/// nor into locals or parameters: each is ordinary shared memory (held to the race check like a
+/// scope without pipelines) where its bytes, in every thread and iteration, lie apart from every
+/// ring and barrier area of the layout (`occupied`), and `unplaced-access` otherwise. Apart from
+/// them, no copy, barrier or stage access of the protocol touches its bytes.
+pub(crate) fn beside_layout_gaps(
+    reporter: &mut Reporter,
+    locals: &LocalStores,
+    candidates: &[usize],
+    thread_model: &SharedThreadModel,
+    occupied: &Occupied,
+) -> Vec<Gap> {
+    match occupied {
+        Some(extents) => order_gaps(reporter, locals, candidates, thread_model, Some(extents)),
+        None => candidates
+            .iter()
+            .map(|n| {
+                let why = ", and the layout it would have to be shown apart from is not placed whole";
+                unplaced_gap(reporter.ctx, reporter.index, *n, why)
+            })
+            .collect(),
+    }
+}
+
+/// The race check of `candidates`; with `apart_from`, an access not shown apart from those
+/// window bytes is left out of it as `unplaced-access`.
+fn order_gaps(
+    reporter: &mut Reporter,
+    locals: &LocalStores,
+    candidates: &[usize],
+    thread_model: &SharedThreadModel,
+    apart_from: Option<&[(i64, i64)]>,
+) -> Vec<Gap> {
     let (ctx, index) = (reporter.ctx, reporter.index);
     if candidates.is_empty() {
         return Vec::new();
@@ -178,9 +217,8 @@ pub(crate) fn shared_order_gaps(
     let unassumed = Assumed::default();
     let mut contexts = Contexts::new(&flow, model, &unassumed);
     // An access in a block no thread reaches (behind a branch on a constant) never runs.
-    let candidates: Vec<usize> =
+    let mut candidates: Vec<usize> =
         candidates.iter().copied().filter(|n| model.reach[index.op_block[*n]].is_some()).collect();
-    let candidate_set: FxHashSet<usize> = candidates.iter().copied().collect();
     let mut instances: FxHashMap<usize, Vec<Instance>> = FxHashMap::default();
     for n in &candidates {
         let f = index.block_function[index.op_block[*n]];
@@ -191,6 +229,18 @@ pub(crate) fn shared_order_gaps(
             .collect();
         instances.insert(*n, found);
     }
+    let mut gaps = Vec::new();
+    if let Some(occupied) = apart_from {
+        candidates.retain(|n| {
+            if apart(&instances[n], occupied) {
+                return true;
+            }
+            let why = ", nor shown apart from every ring and barrier area in every thread";
+            gaps.push(unplaced_gap(ctx, index, *n, why));
+            false
+        });
+    }
+    let candidate_set: FxHashSet<usize> = candidates.iter().copied().collect();
     reject_past_window(reporter, &candidates, &instances);
     let mut unproven: FxHashMap<usize, String> = FxHashMap::default();
     let mut seen_in_interval: FxHashSet<usize> = FxHashSet::default();
@@ -246,7 +296,6 @@ pub(crate) fn shared_order_gaps(
             unproven.entry(access).or_insert(why);
         }
     }
-    let mut gaps = Vec::new();
     for n in &candidates {
         let why = match unproven.remove(n) {
             Some(why) => why,
@@ -260,6 +309,22 @@ pub(crate) fn shared_order_gaps(
         gaps.push(Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why));
     }
     gaps
+}
+
+/// Whether every byte `instances` may touch, in every thread of every call chain, lies outside
+/// every `occupied` extent (window bytes `[lo, hi)`); an instance whose offsets are not known per
+/// thread, or an access with no instance, is not shown apart.
+fn apart(instances: &[Instance], occupied: &[(i64, i64)]) -> bool {
+    !instances.is_empty()
+        && instances.iter().all(|instance| {
+            let Some(offsets) = &instance.offsets else { return false };
+            Instance::enumerable(offsets, &instance.threads)
+                && instance.threads.members().all(|t| {
+                    instance.starts(t).into_iter().all(|start| {
+                        occupied.iter().all(|(lo, hi)| start + instance.bytes <= *lo || start >= *hi)
+                    })
+                })
+        })
 }
 
 /// ` at FILE:LINE:COLUMN` for operation `n`, where it has a source position.

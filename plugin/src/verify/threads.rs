@@ -18,7 +18,8 @@
 //!   initialised for one arrival and copy every tile again: an invalid barrier (fault) or a
 //!   deadlock.
 //! - `release-count`: the threads reaching the `consumer_release` of one pipeline number the
-//!   `consumer_threads` given to `Pipeline::init` (a constant; symbol
+//!   `consumer_threads` given to `Pipeline::init` (a constant, or the one constant every chain
+//!   of calls from the kernel hands a setup helper's parameter; symbol
 //!   `device__pipeline__Pipeline…init`). Fewer never complete the *empty* barrier (the producer
 //!   hangs); more complete it while some consumers still read (race, fault).
 //!
@@ -40,13 +41,14 @@ use pliron::{
 
 use super::{
     Rule,
+    call_chains::integer_bindings,
     facts::StateId,
     index::ScopeIndex,
     init_order::is_pipeline_init,
     memory::constant_value,
     operands::PipelinePlace,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
-    thread_model::{SharedThreadModel, declared_block_threads},
+    thread_model::{SharedThreadModel, ThreadModel, Val, declared_block_threads},
     thread_set::Threads,
 };
 use crate::ir::{mir::memory::StoreOp, semantic::pipeline::PipelineRole};
@@ -154,7 +156,7 @@ pub(crate) fn check_threads(
         }
     }
     let both_roles = two_role_threads(&producers, &consumers);
-    let inits = init_counts(ctx, index);
+    let inits = init_counts(ctx, index, model);
     for ((variable, _), side) in &releases {
         let (Some(threads), Some(op), Some(state)) = (&side.threads, side.first_op, side.state) else {
             continue;
@@ -249,9 +251,10 @@ fn list(threads: &Threads) -> String {
 fn init_counts(
     ctx: &Context,
     index: &ScopeIndex,
+    model: &ThreadModel,
 ) -> Vec<(Option<PipelinePlace>, Ptr<Operation>, Option<i64>)> {
     let mut found = Vec::new();
-    for op in &index.ops {
+    for (n, op) in index.ops.iter().enumerate() {
         if !is_pipeline_init(ctx, *op) {
             continue;
         }
@@ -259,7 +262,20 @@ fn init_counts(
         if operation.get_num_operands() != 2 || operation.get_num_results() != 1 {
             continue;
         }
-        let count = constant_value(ctx, operation.get_operand(1), 4);
+        let count = constant_value(ctx, operation.get_operand(1), 4).or_else(|| {
+            // A count handed to a setup helper: the one constant every chain of calls from the
+            // kernel passes.
+            let f = index.block_function[index.op_block[n]];
+            let mut agreed = None;
+            for params in integer_bindings(ctx, index, model, f) {
+                match (model.eval(operation.get_operand(1), &params), agreed) {
+                    (Val::Const(c), None) => agreed = Some(c),
+                    (Val::Const(c), Some(seen)) if c == seen => {}
+                    _ => return None,
+                }
+            }
+            agreed
+        });
         let result = operation.get_result(0);
         found.push((result, *op, count));
     }

@@ -47,6 +47,7 @@ pub(super) fn check_stage_accesses(
     rings: &[(Extent, Option<(StateId, i64)>)],
     occupied: &[Extent],
     gaps: &mut Vec<Gap>,
+    own_tables: &mut bool,
 ) {
     let (ctx, index) = (reporter.ctx, reporter.index);
     // Each ring's first stage and stride, from the copies that fill it.
@@ -143,6 +144,9 @@ pub(super) fn check_stage_accesses(
                 let last = lo + stride * (evaluator.stages(state).unwrap_or(1) - 1);
                 let span = Extent { op, lo: lo.min(last), hi: lo.max(last) + 1 };
                 let touches = occupied.iter().any(|extent| overlaps(extent, &span));
+                // A table of its own: ordinary shared memory beside the layout may not be shown
+                // apart from it.
+                *own_tables |= !touches;
                 if touches && !starts.contains(&(lo, stride)) {
                     let rings = starts
                         .iter()
