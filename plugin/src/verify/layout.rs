@@ -45,8 +45,8 @@ use super::{
     index::{OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
-        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, slice_from_parts,
-        stage_handed_to_call, stage_pointer,
+        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, is_slice_from_parts,
+        slice_from_parts, stage_handed_to_call, stage_pointer,
     },
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
@@ -232,7 +232,11 @@ impl Evaluator<'_, '_> {
                 .load_form(operands[0], &[], depth - 1)
                 .or_else(|| self.pointee_form(value, operands[0], depth - 1));
         }
-        if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
+        if let Some(call) = Operation::get_op::<CallOp>(def, self.ctx) {
+            // A slice made over a pointer (`from_raw_parts(stage, len)`) starts where it points.
+            if call.callee(self.ctx).is_some_and(|callee| is_slice_from_parts(callee.as_ref())) {
+                return self.eval(operands[0], depth - 1);
+            }
             return self.same_form(self.returned(def, value)?, depth - 1);
         }
         let binop = Operation::get_op::<BinOp>(def, self.ctx)?;

@@ -280,10 +280,29 @@ impl Progressions<'_> {
             Some(_) => None,
             // A `while` counter: bounded where the loop's own test guards the read.
             // `counter <= end` lets one value more through than `counter < end + 1` would not.
-            None => self.guarded_end(def, &place, step < 0).and_then(|(end, inclusive)| {
-                let end = self.eval(end, DEPTH / 2).filter(|end| end.terms.is_empty())?.base;
+            None => self.guarded_end(def, &place, step < 0).and_then(|test| {
+                let end = self.eval(test.end, DEPTH / 2).filter(|end| end.terms.is_empty())?.base;
+                // `counter != end` holds the counter below `end` only where it steps by one from
+                // at most `end` (it meets `end` exactly): else it passes `end` and never stops.
+                if test.exact {
+                    let meets = map2(start.clone(), end.clone(), |s, e| {
+                        Some(i64::from(if step > 0 { s <= e } else { s >= e }))
+                    });
+                    let everywhere = match &meets {
+                        Val::Const(c) => *c == 1,
+                        Val::Threads(all) => all.iter().all(|c| *c == 1),
+                        _ => false,
+                    };
+                    if step.abs() != 1 || !everywhere {
+                        return None;
+                    }
+                }
                 let one_past = if step < 0 { -1 } else { 1 };
-                Some(if inclusive { map2(end, Val::Const(one_past), |e, k| e.checked_add(k)) } else { end })
+                Some(if test.inclusive {
+                    map2(end, Val::Const(one_past), |e, k| e.checked_add(k))
+                } else {
+                    end
+                })
             }),
         };
         // `start + k · step < end`: `k < ⌈(end − start) / step⌉`; for a count-down, `start − k ·
@@ -314,7 +333,7 @@ impl Progressions<'_> {
         load: pliron::context::Ptr<Operation>,
         place: &Place,
         down: bool,
-    ) -> Option<(Value, bool)> {
+    ) -> Option<LoopTest> {
         let (ctx, index) = (self.ctx, self.index);
         let n = *index.op_number.get(&load)?;
         let l = index.op_block[n];
@@ -330,23 +349,24 @@ impl Progressions<'_> {
             })
             .collect();
         for t in index.blocks_of[f].clone() {
-            let Some((end, inclusive, taken, skipped)) = self.loop_test(t, place, down) else { continue };
+            let Some(test) = self.loop_test(t, place, down) else { continue };
+            let LoopTest { taken, skipped, .. } = test;
             if t == l || stores.iter().any(|s| index.op_block[*s] == t) {
                 continue;
             }
             let starts: Vec<(usize, Option<usize>)> =
                 stores.iter().map(|s| (index.op_block[*s], Some(*s))).chain([(skipped, None)]).collect();
             if taken != skipped && !reaches_avoiding(index, &starts, n, t) {
-                return Some((end, inclusive));
+                return Some(test);
             }
         }
         None
     }
 
     /// If block `t` ends in a branch on `counter < end` or `counter <= end` (`>` or `>=` where
-    /// `down`: a count-down's test), the counter a load of `place` in `t`: `end`, whether the
-    /// test is inclusive, and the blocks the branch takes when the test holds and when it fails.
-    fn loop_test(&self, t: usize, place: &Place, down: bool) -> Option<(Value, bool, usize, usize)> {
+    /// `down`: a count-down's test), or on `counter != end` or `counter == end` (the loop
+    /// continuing while they differ), the counter a load of `place` in `t`: the test.
+    fn loop_test(&self, t: usize, place: &Place, down: bool) -> Option<LoopTest> {
         let (ctx, index) = (self.ctx, self.index);
         let branch = index.ops[index.ops_of_block[t].end.checked_sub(1)?];
         Operation::get_op::<CondBrOp>(branch, ctx)?;
@@ -363,13 +383,20 @@ impl Progressions<'_> {
             let operation = compare.deref(ctx);
             (operation.get_operand(0), operation.get_operand(1))
         };
-        let (counter, end, inclusive) = match (predicate, down) {
-            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b, false),
-            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a, false),
-            (CmpPredicate::Le, false) | (CmpPredicate::Ge, true) => (a, b, true),
-            (CmpPredicate::Ge, false) | (CmpPredicate::Le, true) => (b, a, true),
-            _ => return None,
+        // `counter != end` continues like `counter < end` (`>` for a count-down) only for a
+        // counter that meets `end` exactly: `counter` (the caller checks its step and start).
+        let (counter, end, inclusive, taken, skipped) = match (predicate, down) {
+            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b, false, taken, skipped),
+            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a, false, taken, skipped),
+            (CmpPredicate::Le, false) | (CmpPredicate::Ge, true) => (a, b, true, taken, skipped),
+            (CmpPredicate::Ge, false) | (CmpPredicate::Le, true) => (b, a, true, taken, skipped),
+            (CmpPredicate::Ne, _) => (a, b, false, taken, skipped),
+            (CmpPredicate::Eq, _) => (a, b, false, skipped, taken),
         };
+        let exact = matches!(predicate, CmpPredicate::Eq | CmpPredicate::Ne);
+        // `end == counter` is the same test as `counter == end`.
+        let (counter, end) =
+            if exact && !loads_place(ctx, counter, place) { (end, counter) } else { (counter, end) };
         let read = *index.op_number.get(&counter.defining_op()?)?;
         // The counter is read in the test's block, or in its one predecessor with no store to it
         // after the read (a division by a constant in the bound, `step < TILE / STEP`, puts the
@@ -383,8 +410,13 @@ impl Progressions<'_> {
             })
         };
         let in_test = read_block == t || (index.preds[t] == [read_block] && !stored_after_read());
-        (in_test && loads_place(ctx, counter, place))
-            .then(|| (end, inclusive, index.block_number[&taken], index.block_number[&skipped]))
+        (in_test && loads_place(ctx, counter, place)).then(|| LoopTest {
+            end,
+            inclusive,
+            exact,
+            taken: index.block_number[&taken],
+            skipped: index.block_number[&skipped],
+        })
     }
 
     /// If `value` is a counter's advance, `counter + c` (`c > 0`) or `counter + (counter < end) ·
@@ -492,4 +524,16 @@ pub(crate) fn counted_advance(ctx: &Context, value: Value) -> Option<(Value, Val
     };
     let same = place(a).is_some() && place(a) == place(compared);
     same.then_some((a, step))
+}
+
+/// A loop test on a counter ([`Progressions::loop_test`]): `counter < end` (`<=` where
+/// `inclusive`; `>`, `>=` for a count-down), or, where `exact`, `counter != end`; and the blocks
+/// the branch takes when the loop continues and when it leaves.
+#[derive(Clone, Copy)]
+struct LoopTest {
+    end: Value,
+    inclusive: bool,
+    exact: bool,
+    taken: usize,
+    skipped: usize,
 }

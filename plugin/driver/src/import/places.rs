@@ -304,7 +304,8 @@ impl<'tcx> Importer<'_, 'tcx> {
     }
 
     /// The standard library's raw-pointer methods the IR models: `add`, `wrapping_add`,
-    /// `offset`, `wrapping_offset` as `mir.index_addr`; `sub` and `wrapping_sub` as
+    /// `offset`, `wrapping_offset` as `mir.index_addr` (their `byte_` forms on a sized pointee
+    /// as `mir.index_addr` of its bytes); `sub` and `wrapping_sub` as
     /// `mir.index_addr` by the negated count; `cast`, `cast_mut` and `cast_const` as the pointer
     /// itself (the destination's inferred type decides the cast, see [`Self::write_place`]);
     /// `read`, `read_volatile` and `read_unaligned` (method or `core::ptr::` function) as
@@ -336,6 +337,16 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let back = builder.binop(self.ctx, BinOpKind::Sub, zero, count, at);
                 let element = args[0].node.ty(function.body, self.tcx).builtin_deref(true)?;
                 Some(self.element_address(builder, pointer, element, back, at))
+            }
+            // Bytes, not elements: the element address of a byte pointer over the same memory.
+            ("byte_add" | "wrapping_byte_add" | "byte_offset" | "wrapping_byte_offset", 2) => {
+                let pointee = args[0].node.ty(function.body, self.tcx).builtin_deref(true)?;
+                if pointee.is_slice() || pointee.is_str() || pointee.is_trait() {
+                    return None;
+                }
+                let pointer = self.operand(function, builder, &args[0].node, at)?;
+                let count = self.operand(function, builder, &args[1].node, at)?;
+                Some(self.element_address(builder, pointer, self.tcx.types.u8, count, at))
             }
             ("cast" | "cast_mut" | "cast_const", 1) => self.operand(function, builder, &args[0].node, at),
             ("read" | "read_volatile" | "read_unaligned", 1) => {
