@@ -106,8 +106,6 @@ const BULK_COPY_ALIGN: i64 = 16;
 const WINDOW_ALIGN: i64 = 16;
 /// Definitions the evaluator looks through for one address.
 const DEPTH: u32 = 24;
-/// Definitions the walk through memory may look at for one load the locals do not answer.
-const POINTEE_BUDGET: u32 = 64;
 /// Values one thread's index may take for the evaluator to bound it.
 const MAX_INTERVAL_VALUES: usize = 4096;
 
@@ -307,15 +305,13 @@ impl Evaluator<'_, '_> {
     /// through memory finds stored where `address` points (a closure's captured `&window`, a
     /// reference handed down), when they all have one form.
     fn pointee_form(&self, load: Value, address: Value, depth: u32) -> Option<Affine> {
-        let flow = Flow {
-            ctx: self.ctx,
-            index: self.index,
-            locals: self.locals,
-            leaf: Some(load.get_type(self.ctx)),
-        };
-        let mut budget = POINTEE_BUDGET;
-        let stored = flow.pointees(address, &[], &mut budget)?;
+        let stored = self.walk().stored_through_memory(self.ctx, address, load.get_type(self.ctx))?;
         self.same_form(stored, depth)
+    }
+
+    /// The walk back from a pointer to its stage, over this evaluator's facts and stores.
+    fn walk(&self) -> StageWalk<'_> {
+        StageWalk { facts: self.facts, locals: self.locals, index: self.index, returns: self.returns }
     }
 
     /// The form of field `path` inside the aggregate `value` (`value` itself for an empty path):

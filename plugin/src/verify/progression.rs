@@ -384,16 +384,18 @@ impl Progressions<'_> {
             (operation.get_operand(0), operation.get_operand(1))
         };
         // `counter != end` continues like `counter < end` (`>` for a count-down) only for a
-        // counter that meets `end` exactly: `counter` (the caller checks its step and start).
-        let (counter, end, inclusive, taken, skipped) = match (predicate, down) {
-            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b, false, taken, skipped),
-            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a, false, taken, skipped),
-            (CmpPredicate::Le, false) | (CmpPredicate::Ge, true) => (a, b, true, taken, skipped),
-            (CmpPredicate::Ge, false) | (CmpPredicate::Le, true) => (b, a, true, taken, skipped),
-            (CmpPredicate::Ne, _) => (a, b, false, taken, skipped),
-            (CmpPredicate::Eq, _) => (a, b, false, skipped, taken),
+        // counter that meets `end` exactly (the caller checks its step and start).
+        let (counter, end, inclusive) = match (predicate, down) {
+            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b, false),
+            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a, false),
+            (CmpPredicate::Le, false) | (CmpPredicate::Ge, true) => (a, b, true),
+            (CmpPredicate::Ge, false) | (CmpPredicate::Le, true) => (b, a, true),
+            (CmpPredicate::Ne | CmpPredicate::Eq, _) => (a, b, false),
         };
         let exact = matches!(predicate, CmpPredicate::Eq | CmpPredicate::Ne);
+        // A loop left on `counter == end` continues on the branch's false edge.
+        let (taken, skipped) =
+            if predicate == CmpPredicate::Eq { (skipped, taken) } else { (taken, skipped) };
         // `end == counter` is the same test as `counter == end`.
         let (counter, end) =
             if exact && !loads_place(ctx, counter, place) { (end, counter) } else { (counter, end) };

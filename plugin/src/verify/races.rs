@@ -317,8 +317,8 @@ fn order_gaps(
 fn apart(instances: &[Instance], occupied: &[(i64, i64)]) -> bool {
     !instances.is_empty()
         && instances.iter().all(|instance| {
-            let Some(offsets) = &instance.offsets else { return false };
-            Instance::enumerable(offsets, &instance.threads)
+            // Offsets are kept only where every thread's can be enumerated ([`instance`]).
+            instance.offsets.is_some()
                 && instance.threads.members().all(|t| {
                     instance.starts(t).into_iter().all(|start| {
                         occupied.iter().all(|(lo, hi)| start + instance.bytes <= *lo || start >= *hi)
@@ -572,8 +572,7 @@ fn shared_offset(
     let operands: Vec<Value> = def.deref(ctx).operands().collect();
     if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
         let element = pointee_bytes(ctx, operands[0].get_type(ctx))?;
-        let base = shared_offset(flow, model, binding, assumed, operands[0], depth - 1);
-        let base = base?;
+        let base = shared_offset(flow, model, binding, assumed, operands[0], depth - 1)?;
         let progressions = Progressions {
             ctx,
             index: flow.index,
@@ -582,8 +581,7 @@ fn shared_offset(
             locals: flow.locals,
             params: &binding.integers,
         };
-        let offset = progressions.of(operands[1]);
-        let offset = offset?.scaled(element)?;
+        let offset = progressions.of(operands[1])?.scaled(element)?;
         return base.plus(offset);
     }
     let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()

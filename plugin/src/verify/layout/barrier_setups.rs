@@ -15,36 +15,38 @@ use crate::verify::{Rule, rules::Reporter};
 pub(super) fn check_attaches(reporter: &mut Reporter, inits: &[Extent], attaches: &[Extent]) {
     let ctx = reporter.ctx;
     for attach in attaches {
+        let Some(init) = inits.iter().find(|init| init.lo == attach.lo) else {
+            if !inits.is_empty() {
+                reporter.reject(
+                    Rule::SharedLayout,
+                    attach.op,
+                    format!(
+                        "this attach names barriers at byte {} that no `Pipeline::init` of the kernel set up (inits at {})",
+                        attach.lo,
+                        inits.iter().map(|init| init.lo.to_string()).collect::<Vec<_>>().join(", ")
+                    ),
+                    vec![],
+                );
+            }
+            continue;
+        };
         // The same barriers read as a ring of another depth: the stage index wraps at another
         // count, and waits and releases land on barriers of other stages (a hang or stale data).
-        if let Some(init) = inits.iter().find(|init| init.lo == attach.lo)
-            && let (Some(init_stages), Some(attach_stages)) =
-                (setup_stages(ctx, init.op), setup_stages(ctx, attach.op))
+        if let (Some(init_stages), Some(attach_stages)) =
+            (setup_stages(ctx, init.op), setup_stages(ctx, attach.op))
             && init_stages != attach_stages
         {
             reporter.reject(
-            Rule::PipelineIdentity,
-            attach.op,
-            format!(
-                "this attach reads the barriers at window byte {} as a pipeline of {attach_stages} stages, but \
-                 the `Pipeline::init` that set them up made {init_stages}: the two sides' stage indices wrap \
-                 at different counts, so their waits and releases meet on different barriers",
-                attach.lo
-            ),
-            vec![reporter.related("the init", init.op)],
-        );
-        }
-        if !inits.is_empty() && !inits.iter().any(|init| init.lo == attach.lo) {
-            reporter.reject(
-            Rule::SharedLayout,
-            attach.op,
-            format!(
-                "this attach names barriers at byte {} that no `Pipeline::init` of the kernel set up (inits at {})",
-                attach.lo,
-                inits.iter().map(|init| init.lo.to_string()).collect::<Vec<_>>().join(", ")
-            ),
-            vec![],
-        );
+                Rule::PipelineIdentity,
+                attach.op,
+                format!(
+                    "this attach reads the barriers at window byte {} as a pipeline of {attach_stages} stages, but \
+                     the `Pipeline::init` that set them up made {init_stages}: the two sides' stage indices wrap \
+                     at different counts, so their waits and releases meet on different barriers",
+                    attach.lo
+                ),
+                vec![reporter.related("the init", init.op)],
+            );
         }
     }
 }

@@ -63,12 +63,7 @@ pub(super) fn check_stage_accesses(
     if starts.is_empty() {
         return;
     }
-    let walk = StageWalk {
-        facts: evaluator.facts,
-        locals: evaluator.locals,
-        index: evaluator.index,
-        returns: evaluator.returns,
-    };
+    let walk = evaluator.walk();
     for (n, op) in index.ops_where(|class| class.accesses_memory() || class == OpClass::Call) {
         // A load or store, or a call handed a stage: the helper's own accesses are through its
         // parameter, so the pointer handed over must at least start at a stage of the ring
