@@ -18,6 +18,7 @@
 //! or bulk copy faults.
 
 mod barrier_setups;
+mod copy_sources;
 mod stage_accesses;
 mod stage_parts;
 mod wgmma_reads;
@@ -45,8 +46,8 @@ use super::{
     index::{OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
-        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, is_slice_from_parts,
-        slice_from_parts, stage_handed_to_call, stage_pointer,
+        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, is_slice_element,
+        is_slice_from_parts, slice_from_parts, stage_handed_to_call, stage_pointer,
     },
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
@@ -234,6 +235,15 @@ impl Evaluator<'_, '_> {
             // A slice made over a pointer (`from_raw_parts(stage, len)`) starts where it points.
             if call.callee(self.ctx).is_some_and(|callee| is_slice_from_parts(callee.as_ref())) {
                 return self.eval(operands[0], depth - 1);
+            }
+            // A slice's element (`slice.get_unchecked(i)`): `i` elements past the slice's start.
+            if call.callee(self.ctx).is_some_and(|callee| is_slice_element(callee.as_ref()))
+                && let [slice, element_index] = operands.as_slice()
+                && int_width(self.ctx, element_index.get_type(self.ctx)).is_some()
+            {
+                let element = pointee_bytes(self.ctx, value.get_type(self.ctx))?;
+                let base = self.eval(*slice, depth - 1)?;
+                return add(base, scale(self.eval(*element_index, depth - 1)?, element)?);
             }
             return self.same_form(self.returned(def, value)?, depth - 1);
         }
@@ -595,6 +605,7 @@ pub(crate) fn check_layout(
             _ => unplaced(op, "the address of a pipeline's barriers"),
         }
     }
+    copy_sources::check_copy_sources(reporter, &evaluator, &copies);
     // Copies, grouped by the state whose stage they fill.
     let mut rings: Vec<(Extent, Option<(StateId, i64)>)> = Vec::new();
     for (op, destination) in copies.into_iter().zip(destination_forms) {

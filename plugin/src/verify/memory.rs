@@ -128,6 +128,16 @@ pub fn is_slice_from_parts(callee: &str) -> bool {
             .is_some_and(|name| matches!(name.trim_matches('_'), "from_raw_parts" | "from_raw_parts_mut"))
 }
 
+/// Whether `callee` is a slice's unchecked element access (`get_unchecked(i)`,
+/// `get_unchecked_mut(i)`): handed an integer index, it returns the address of element `i`.
+pub fn is_slice_element(callee: &str) -> bool {
+    is_memory_view(callee)
+        && callee
+            .rsplit("__")
+            .next()
+            .is_some_and(|name| matches!(name.trim_matches('_'), "get_unchecked" | "get_unchecked_mut"))
+}
+
 /// The pointer and length of a call making a slice (`from_raw_parts(pointer, length)`).
 pub(crate) fn slice_from_parts(ctx: &Context, op: Ptr<Operation>) -> Option<(Value, Value)> {
     let call = Operation::get_op::<CallOp>(op, ctx)?;
@@ -150,26 +160,31 @@ pub fn is_view_reader(callee: &str) -> bool {
     from_core && segments.last().is_some_and(|name| VIEW_READERS.contains(&name))
 }
 
-/// The constant the kernel declares with its first call of the launch-contract function
-/// `symbol` (`device::launch::block_threads(N)`, `dynamic_shared_bytes(N)`): `None` when the
-/// kernel itself makes no such call, or its argument is not one constant. The call emits no
-/// instruction; it is read here.
+/// The constant the kernel declares with the launch-contract function `symbol`
+/// (`device::launch::block_threads(N)`, `dynamic_shared_bytes(N)`): every call of it in the
+/// scope, the kernel's own or a helper's (a generic body the kernel calls), must hand it one
+/// and the same constant; `None` when there is no such call, an argument is not a constant, or
+/// two disagree. The call emits no instruction; it is read here.
 pub(crate) fn declared_constant(ctx: &Context, index: &ScopeIndex, symbol: &str) -> Option<i64> {
-    let kernel = index.blocks_of.first()?.clone();
-    let op = kernel
-        .flat_map(|b| index.ops_of_block[b].clone())
-        .filter(|n| index.op_class[*n] == OpClass::Call)
-        .map(|n| index.ops[n])
-        .find(|op| {
-            Operation::get_op::<CallOp>(*op, ctx)
-                .and_then(|call| call.callee(ctx))
-                .is_some_and(|name| AsRef::<str>::as_ref(&name) == symbol)
-        })?;
-    let operation = op.deref(ctx);
-    if operation.get_num_operands() != 1 {
-        return None;
+    let mut declared = None;
+    for (_, op) in index.ops_where(|class| class == OpClass::Call) {
+        let names_symbol = Operation::get_op::<CallOp>(op, ctx)
+            .and_then(|call| call.callee(ctx))
+            .is_some_and(|name| AsRef::<str>::as_ref(&name) == symbol);
+        if !names_symbol {
+            continue;
+        }
+        let operation = op.deref(ctx);
+        if operation.get_num_operands() != 1 {
+            return None;
+        }
+        let constant = constant_value(ctx, operation.get_operand(0), 4)?;
+        if declared.is_some_and(|seen| seen != constant) {
+            return None;
+        }
+        declared = Some(constant);
     }
-    constant_value(ctx, operation.get_operand(0), 4)
+    declared
 }
 
 /// The address a `mir.load` reads or a `mir.store` writes; `None` for any other operation.

@@ -14,7 +14,10 @@
 //! - `(self < end) · step`: the `next` of a counted iterator as the import writes it (`for k in
 //!   a..b`, `(a..b).step_by(s)`, see `crate::ir::mir::memory::counted`). An item `next` handed
 //!   out is read only as `Some`'s payload, so only where `start < end` held: the item is one of
-//!   `start + k · step < end`, a bounded number per thread when `end` is known per thread.
+//!   `start + k · step < end`, a bounded number per thread when `end` is known per thread;
+//! - `− (start < self) · 1`: a `rev()` range's `next`, which hands out the decremented `end`:
+//!   the counter takes `end₀ − k` for `k < end₀ − start` where the item is read, and the item is
+//!   one less.
 //!
 //! The rest of an index is what the thread model evaluates per thread, through sums, constant
 //! products and shifts, integer casts and locals stored once.
@@ -238,11 +241,20 @@ impl Progressions<'_> {
             return Progression::known(Val::Const(*x));
         }
         let stored = self.locals.stores_into(ctx, slot)?;
+        // A read after a store in its own block reads that store (`r -= 1; s[r]`).
+        if stored.len() > 1
+            && let Some(forwarded) = self.stored_before_in_block(def, slot)
+        {
+            return self.eval(forwarded, depth - 1);
+        }
         if let [(only, _)] = stored.as_slice() {
             // An item of a counted iterator: its one store is the iterator's `start`.
             let item =
                 local_slot(ctx, slot).is_some_and(|(_, path)| path.last() == Some(&counted::ITEM_PAYLOAD));
             if item && let Some(handed_out) = self.counter(*only, true) {
+                return Some(handed_out);
+            }
+            if item && let Some(handed_out) = self.taken_from_end(*only) {
                 return Some(handed_out);
             }
             return self.eval(*only, depth - 1);
@@ -322,6 +334,55 @@ impl Progressions<'_> {
         let mut progression = Progression::known(start)?;
         progression.terms.push(Term { stride: step, count });
         Some(progression)
+    }
+
+    /// The value the last store into `slot` before the load `load`, in the load's own block,
+    /// wrote, if there is one and nothing else in between may write memory (a call).
+    fn stored_before_in_block(&self, load: pliron::context::Ptr<Operation>, slot: Value) -> Option<Value> {
+        let (ctx, index) = (self.ctx, self.index);
+        let n = *index.op_number.get(&load)?;
+        let place = local_slot(ctx, slot)?;
+        for m in index.ops_of_block[index.op_block[n]].clone().rev().filter(|m| *m < n) {
+            let op = index.ops[m];
+            if Operation::get_op::<StoreOp>(op, ctx).is_some() {
+                let address = op.deref(ctx).get_operand(1);
+                match local_slot(ctx, address) {
+                    Some(stored) if stored == place => return Some(op.deref(ctx).get_operand(0)),
+                    Some(stored) if stored.0 != place.0 => continue,
+                    // A store into another part of the same local, or through a pointer.
+                    _ => return None,
+                }
+            }
+            if index.op_class[m].accesses_memory() && Operation::get_op::<LoadOp>(op, ctx).is_none()
+                || index.op_class[m] == super::index::OpClass::Call
+            {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// `value`, a `rev()` range's item (`end − (start < end) · 1`, module doc), as the
+    /// progression of the items handed out: the counter's values where `start < end` held,
+    /// less one.
+    fn taken_from_end(&self, value: Value) -> Option<Progression> {
+        let ctx = self.ctx;
+        let def = value.defining_op()?;
+        if Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)? != BinOpKind::Sub {
+            return None;
+        }
+        let (end, delta) = {
+            let operation = def.deref(ctx);
+            (operation.get_operand(0), operation.get_operand(1))
+        };
+        let (_, compared, _) = counted_delta(ctx, delta)?;
+        let place = |v: Value| local_slot(ctx, v.defining_op()?.deref(ctx).get_operand(0));
+        if place(end).is_none() || place(end) != place(compared) {
+            return None;
+        }
+        let counter = self.counter(end, true)?;
+        let stride = counter.terms.last()?.stride;
+        counter.plus(Progression::known(Val::Const(stride))?)
     }
 
     /// The `end` of a loop test `counter < end` (or `end > counter`; `counter > end` for a
@@ -421,8 +482,9 @@ impl Progressions<'_> {
         })
     }
 
-    /// If `value` is a counter's advance, `counter + c` (`c > 0`) or `counter + (counter < end) ·
-    /// step`: its step, and its end for the second form.
+    /// If `value` is a counter's advance, `counter + c` (`c ≠ 0`), `counter + (counter < end) ·
+    /// step` or `counter − (end < counter) · step`: its step, and its end for the last two forms
+    /// (the lower end for the last, a `rev()` range's).
     fn advance(&self, value: Value, reads_counter: &dyn Fn(Value) -> bool) -> Option<(i64, Option<Value>)> {
         let ctx = self.ctx;
         let def = value.defining_op()?;
@@ -433,9 +495,17 @@ impl Progressions<'_> {
         };
         match binop.kind(ctx)? {
             BinOpKind::Add => {}
-            // A count-down `i -= c` (`c > 0`): a negative step, bounded only by a test `i > end`.
+            // A count-down `i -= c` (`c > 0`): a negative step, bounded only by a test `i > end`;
+            // or a `rev()` range's `end − (start < end) · step`, bounded below by `start`.
             BinOpKind::Sub if reads_counter(a) && !reads_counter(b) => {
-                return constant_value(ctx, b, 4).filter(|c| *c > 0).map(|c| (-c, None));
+                if let Some(c) = constant_value(ctx, b, 4) {
+                    return (c > 0).then_some((-c, None));
+                }
+                let (start, counter, step) = counted_delta(ctx, b)?;
+                return match self.model.eval(step, self.params) {
+                    Val::Const(step) if step > 0 && reads_counter(counter) => Some((-step, Some(start))),
+                    _ => None,
+                };
             }
             _ => return None,
         }
@@ -507,25 +577,29 @@ fn counted_delta(ctx: &Context, delta: Value) -> Option<(Value, Value, Value)> {
     Some((operation.get_operand(0), operation.get_operand(1), step))
 }
 
-/// If `value` is a counted `next`'s advance, `counter + (counter < end) · step` with both
-/// `counter`s one load of the same variable: that load and the step.
-pub(crate) fn counted_advance(ctx: &Context, value: Value) -> Option<(Value, Value)> {
+/// If `value` is a counted `next`'s advance, `counter + (counter < end) · step` (or a `rev()`
+/// range's `counter − (start < counter) · step`) with both `counter`s one load of the same
+/// variable: that load, the step, and the sign the step is applied with (1 or −1).
+pub(crate) fn counted_advance(ctx: &Context, value: Value) -> Option<(Value, Value, i64)> {
     let def = value.defining_op()?;
-    if Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)? != BinOpKind::Add {
-        return None;
-    }
+    let sign = match Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)? {
+        BinOpKind::Add => 1,
+        BinOpKind::Sub => -1,
+        _ => return None,
+    };
     let (a, b) = {
         let operation = def.deref(ctx);
         (operation.get_operand(0), operation.get_operand(1))
     };
-    let (compared, _end, step) = counted_delta(ctx, b)?;
+    let (below, above, step) = counted_delta(ctx, b)?;
+    let compared = if sign > 0 { below } else { above };
     let place = |v: Value| {
         let load = v.defining_op()?;
         Operation::get_op::<LoadOp>(load, ctx)?;
         local_slot(ctx, load.deref(ctx).get_operand(0))
     };
     let same = place(a).is_some() && place(a) == place(compared);
-    same.then_some((a, step))
+    same.then_some((a, step, sign))
 }
 
 /// A loop test on a counter ([`Progressions::loop_test`]): `counter < end` (`<=` where

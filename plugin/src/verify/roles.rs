@@ -520,6 +520,38 @@ fn written_once(ctx: &Context, stores: &Stores, value: Value, address: Value) ->
     }
 }
 
+/// `value`, a load of `place`, as [`Atom::Chosen`] (or, where one store reaches it, that
+/// store's form): a variable of the kernel stored more than once, no store on a cycle, read as
+/// one value in every thread.
+fn chosen_store(
+    ctx: &Context,
+    stores: &Stores,
+    value: Value,
+    place: &Place,
+    budget: &mut u32,
+) -> Option<Linear> {
+    let index = stores.index;
+    let blocks = stores.blocks.get(place)?;
+    if blocks.len() < 2 || blocks.iter().any(|b| index.cycles().on_cycle(*b)) {
+        return None;
+    }
+    let alloca = place.0.defining_op()?;
+    if index.function_of_op(alloca) != Some(0) {
+        return None;
+    }
+    if !matches!(stores.threads.get().eval(value, &FxHashMap::default()), Val::Uniform | Val::Const(_)) {
+        return None;
+    }
+    let load = *index.op_number.get(&value.defining_op()?)?;
+    let reaching = stores.reaching(ctx, place, load)?;
+    if let [only] = reaching.as_slice() {
+        let stored = index.ops[*only].deref(ctx).get_operand(0);
+        return linear(ctx, stores, stored, &mut Induction::default(), budget).filter(|form| form.iv() == 0);
+    }
+    let local = *index.op_number.get(&alloca)?;
+    Some(Linear::atom(Atom::Chosen { local, path: place.1.clone(), stores: reaching }))
+}
+
 /// The induction variable found while reading a condition.
 #[derive(Default)]
 struct Induction {
@@ -631,6 +663,9 @@ fn linear(
         let Some(stored) = stores.at(&slot) else {
             return written_once(ctx, stores, value, operands[0]);
         };
+        if let Some(form) = chosen_store(ctx, stores, value, &slot, budget) {
+            return Some(form);
+        }
         let pair = match stored.as_slice() {
             [only] => return linear(ctx, stores, *only, iv, budget),
             [first, second] => Some((*first, *second)),
@@ -641,11 +676,12 @@ fn linear(
                 iv.slot = Some(slot);
                 let read =
                     |value: Value, iv: &mut Induction, budget: &mut u32| match counted_advance(ctx, value) {
-                        // `iv + (iv < end) · step`: the loop runs while `iv < end`, so each pass adds `step`.
-                        Some((counter, step)) => {
+                        // `iv + (iv < end) · step`: the loop runs while `iv < end`, so each pass adds
+                        // `step` (a `rev()` range's `iv − (start < iv) · step` subtracts it).
+                        Some((counter, step, sign)) => {
                             let counter = linear(ctx, stores, counter, iv, budget)?;
                             let step = linear(ctx, stores, step, iv, budget)?;
-                            (counter.iv() == 1 && step.iv() == 0).then(|| counter.plus(&step, 1))
+                            (counter.iv() == 1 && step.iv() == 0).then(|| counter.plus(&step, sign))
                         }
                         None => linear(ctx, stores, value, iv, budget),
                     };

@@ -1,4 +1,4 @@
-//! Counted iterators: a `for` loop over `a..b` or `(a..b).step_by(s)` of an unsigned integer,
+//! Counted iterators: a `for` loop over `a..b`, `(a..b).step_by(s)` or `(a..b).rev()` of an unsigned integer,
 //! imported as what the standard library computes rather than as opaque calls.
 //!
 //! The driver imports pre-inlining MIR and does not follow `core`, so `for i in 0..n` reaches
@@ -12,14 +12,15 @@
 //!
 //! - `a..b` (an aggregate or field writes): `start = a`, `end = b`;
 //! - `into_iter(it)` and a move of one iterator local into another: the parts copied;
-//! - `range.step_by(s)`: the range's parts and `step = s`;
+//! - `range.step_by(s)`: the range's parts and `step = s`; `range.rev()`: the range's parts;
 //! - `next(&mut it)`: `more = start < end`, the item is `(more, start)`, and `start` becomes
 //!   `start + more · step` (`step` is 1 for a range). The library's `StepBy` counts the items
 //!   left instead, which yields the same items until `start + step` would overflow; the verifier
-//!   only relies on the items of a loop whose bounds it can bound (module doc of `races`).
+//!   only relies on the items of a loop whose bounds it can bound (module doc of `races`). A
+//!   `rev()` range's `next` is the library's `next_back`: `end` becomes `end − more`, the item.
 //!
 //! Only locals all of whose uses are of these forms are modelled ([`CountedLocals::of`]); an
-//! iterator handed to anything else (`zip`, `rev`, a helper) keeps the opaque import. The
+//! iterator handed to anything else (`zip`, `enumerate`, a helper) keeps the opaque import. The
 //! `&mut it` a `next` call is given is not imported as a pointer: the call reads the iterator's
 //! parts directly, so the iterator's address never escapes to where a store could change it.
 
@@ -42,21 +43,13 @@ use rustc_span::{Spanned, Symbol};
 use crate::scope::resolve_callee;
 
 use super::analysis::{Assignments, ReferenceOrigin, core_item_name, reference_chain};
+use super::iterators::{Consumer, Counted, consumer_of, counted_kind, element, mapped_range};
 use super::types::int_type;
 use super::{FunctionImport, Importer, Slot};
 
 use plugin::ir::mir::memory::counted::{
     END, ITEM_DISCRIMINANT as DISCRIMINANT, ITEM_PAYLOAD as PAYLOAD, START, STEP,
 };
-
-/// The iterator types modelled.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Counted {
-    /// `Range<U>`.
-    Range,
-    /// `StepBy<Range<U>>`.
-    StepBy,
-}
 
 /// The locals of one body the import models as counted iterators.
 #[derive(Default)]
@@ -67,26 +60,11 @@ pub(super) struct CountedLocals {
     pub(super) items: FxHashSet<Local>,
     /// Locals that only carry `&mut iterator` to `next`: not imported.
     pub(super) references: FxHashMap<Local, Local>,
-}
-
-/// The kind of counted iterator `ty` is, if it is one: a range or a `step_by` of a range of an
-/// unsigned integer (the IR's comparisons do not say whether they are signed).
-pub(super) fn counted_kind<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<Counted> {
-    let ty::Adt(adt, args) = ty.kind() else { return None };
-    if tcx.is_lang_item(adt.did(), LangItem::Range) {
-        return matches!(args.type_at(0).kind(), ty::Uint(_)).then_some(Counted::Range);
-    }
-    let is_step_by = core_item_name(tcx, adt.did()).is_some_and(|name| name.as_str() == "StepBy");
-    (is_step_by && counted_kind(tcx, args.type_at(0)) == Some(Counted::Range)).then_some(Counted::StepBy)
-}
-
-/// The element type of a counted iterator type.
-fn element<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<Ty<'tcx>> {
-    match (counted_kind(tcx, ty)?, ty.kind()) {
-        (Counted::Range, ty::Adt(_, args)) => Some(args.type_at(0)),
-        (Counted::StepBy, ty::Adt(_, args)) => element(tcx, args.type_at(0)),
-        _ => None,
-    }
+    /// `map(range, f)` results a closure loop consumes, with the range they map
+    /// (`closure_loops`).
+    pub(super) maps: FxHashMap<Local, Local>,
+    /// Receivers (a modelled range or a `map` result) of a consumer imported as a closure loop.
+    pub(super) consumers: FxHashMap<Local, Consumer>,
 }
 
 /// Whether `ty` is `Option<U>` of an unsigned integer.
@@ -115,14 +93,18 @@ impl CountedLocals {
         tcx: TyCtxt<'tcx>,
         body: &Body<'tcx>,
         assignments: &IndexVec<Local, Assignments<'_, 'tcx>>,
+        in_scope: &dyn Fn(Instance<'tcx>) -> bool,
     ) -> CountedLocals {
         let kind_of = |local: Local| counted_kind(tcx, body.local_decls[local].ty);
         let candidates: FxHashSet<Local> = body
             .local_decls
             .indices()
             .filter(|local| {
+                let ty = body.local_decls[*local].ty;
                 local.as_usize() > body.arg_count
-                    && (kind_of(*local).is_some() || is_integer_option(tcx, body.local_decls[*local].ty))
+                    && (kind_of(*local).is_some()
+                        || is_integer_option(tcx, ty)
+                        || mapped_range(tcx, ty, in_scope).is_some())
             })
             .collect();
         if candidates.is_empty() {
@@ -130,6 +112,10 @@ impl CountedLocals {
         }
         let mut forms: Vec<Form> = Vec::new();
         let mut references: FxHashMap<Local, Local> = FxHashMap::default();
+        let mut maps: FxHashMap<Local, Local> = FxHashMap::default();
+        let mut consumers: FxHashMap<Local, Consumer> = FxHashMap::default();
+        let mut map_moves: Vec<(Local, Local)> = Vec::new();
+        let is_map = |local: Local| mapped_range(tcx, body.local_decls[local].ty, in_scope).is_some();
         let whole = |place: &Place<'tcx>| place.as_local().filter(|local| candidates.contains(local));
         for block in body.basic_blocks.iter() {
             for statement in &block.statements {
@@ -149,6 +135,14 @@ impl CountedLocals {
                         {
                             let from = from.local;
                             forms.push(Form { uses: vec![to, from], linked: vec![to, from] });
+                        }
+                        // A `map` result moved into another local before its consumer.
+                        Rvalue::Use(Operand::Copy(from) | Operand::Move(from), ..)
+                            if whole(from).is_some_and(is_map) && is_map(to) =>
+                        {
+                            let from = from.local;
+                            forms.push(Form { uses: vec![to, from], linked: vec![to, from] });
+                            map_moves.push((to, from));
                         }
                         _ => {}
                     }
@@ -194,6 +188,17 @@ impl CountedLocals {
                 continue;
             };
             let Some(name) = core_call(tcx, body, func) else { continue };
+            let receiver = args.first().and_then(|arg| arg.node.place()).as_ref().and_then(whole);
+            if let Some(receiver) = receiver
+                && let Some(consumer) = consumer_of(tcx, body, (name.as_str(), args), *destination, in_scope)
+                && (kind_of(receiver).is_some()
+                    || mapped_range(tcx, body.local_decls[receiver].ty, in_scope).is_some())
+                && consumer.fits(tcx, body.local_decls[receiver].ty, destination.ty(body, tcx).ty, in_scope)
+            {
+                forms.push(Form { uses: vec![receiver], linked: vec![receiver] });
+                consumers.insert(receiver, consumer);
+                continue;
+            }
             let Some(to) = whole(destination) else { continue };
             match (name.as_str(), args.as_ref()) {
                 ("into_iter", [from]) => {
@@ -204,12 +209,21 @@ impl CountedLocals {
                         forms.push(Form { uses: vec![to, from], linked: vec![to, from] });
                     }
                 }
-                ("step_by", [from, _]) => {
+                ("step_by", [from, _]) | ("rev", [from]) => {
+                    let adapter = if name.as_str() == "rev" { Counted::Rev } else { Counted::StepBy };
                     if let Some(from) = from.node.place().as_ref().and_then(whole)
                         && kind_of(from) == Some(Counted::Range)
-                        && kind_of(to) == Some(Counted::StepBy)
+                        && kind_of(to) == Some(adapter)
                     {
                         forms.push(Form { uses: vec![to, from], linked: vec![to, from] });
+                    }
+                }
+                ("map", [from, _]) if mapped_range(tcx, body.local_decls[to].ty, in_scope).is_some() => {
+                    if let Some(from) = from.node.place().as_ref().and_then(whole)
+                        && kind_of(from).is_some()
+                    {
+                        forms.push(Form { uses: vec![to, from], linked: vec![to, from] });
+                        maps.insert(to, from);
                     }
                 }
                 ("next", [iterator]) if is_integer_option(tcx, body.local_decls[to].ty) => {
@@ -266,7 +280,18 @@ impl CountedLocals {
             }
         }
         references.retain(|carrier, target| modelled.contains(carrier) && modelled.contains(target));
+        // A moved `map` result maps the same range (MIR moves forward, so one pass in order
+        // of the moves reaches every copy of a copy).
+        for (to, from) in map_moves {
+            if let Some(range) = maps.get(&from).copied() {
+                maps.insert(to, range);
+            }
+        }
+        maps.retain(|map, _| modelled.contains(map));
+        consumers.retain(|receiver, _| modelled.contains(receiver));
         CountedLocals {
+            maps,
+            consumers,
             iterators: modelled.iter().filter_map(|local| Some((*local, kind_of(*local)?))).collect(),
             items: modelled
                 .iter()
@@ -329,7 +354,7 @@ impl<'tcx> Importer<'_, 'tcx> {
     /// The parts a counted iterator of this kind has.
     fn parts(kind: Counted) -> &'static [u32] {
         match kind {
-            Counted::Range => &[START, END],
+            Counted::Range | Counted::Rev => &[START, END],
             Counted::StepBy => &[START, END, STEP],
         }
     }
@@ -462,6 +487,14 @@ impl<'tcx> Importer<'_, 'tcx> {
                     _ => false,
                 }
             }
+            ("rev", [_]) => {
+                let Some(from) = from(args.first()).filter(|from| counted.iterators.contains_key(from))
+                else {
+                    return false;
+                };
+                counted.iterators.get(&to) == Some(&Counted::Rev)
+                    && self.copy_parts(function, builder, (to, from), &[START, END], at).is_some()
+            }
             ("next", [iterator]) => {
                 let Some(target) = from(Some(iterator)).and_then(|carrier| counted.references.get(&carrier))
                 else {
@@ -471,20 +504,22 @@ impl<'tcx> Importer<'_, 'tcx> {
                 if !counted.items.contains(&to) {
                     return false;
                 }
-                self.counted_next(function, builder, (*target, kind), to, at).is_some()
+                let Slot::Whole(item) = function.slots[to] else { return false };
+                let item_ty = function.body.local_decls[to].ty;
+                self.counted_next(function, builder, (*target, kind), (item, item_ty), at).is_some()
             }
             _ => false,
         }
     }
 
     /// `to = next(&mut iterator)`: `more = start < end`; `to = (more, start)`; `start += more ·
-    /// step`.
-    fn counted_next(
+    /// step`. For a `rev()` range: `end −= more`; `to = (more, end)` (the decremented end).
+    pub(super) fn counted_next(
         &mut self,
         function: &FunctionImport<'_, 'tcx>,
         builder: &FunctionBuilder,
         (iterator, kind): (Local, Counted),
-        to: Local,
+        (item, item_ty): (Value, Ty<'tcx>),
         at: &SourceLoc,
     ) -> Option<()> {
         let ty = self.element_type(function, iterator)?;
@@ -495,7 +530,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         let end = builder.load(self.ctx, end_at, at);
         let more = builder.cmp(self.ctx, CmpPredicate::Lt, start, end, at);
         let step = match kind {
-            Counted::Range => builder.const_int(self.ctx, int, 1, at),
+            Counted::Range | Counted::Rev => builder.const_int(self.ctx, int, 1, at),
             Counted::StepBy => {
                 let step_at = self.part(function, builder, iterator, STEP, ty, at)?;
                 builder.load(self.ctx, step_at, at)
@@ -503,15 +538,22 @@ impl<'tcx> Importer<'_, 'tcx> {
         };
         let taken = builder.cast(self.ctx, IrCast::IntToInt, more, ty, at);
         let advance = builder.binop(self.ctx, BinOpKind::Mul, taken, step, at);
-        let next = builder.binop(self.ctx, BinOpKind::Add, start, advance, at);
-        builder.store(self.ctx, next, start_at, at);
-        let discriminant_ty = function.body.local_decls[to].ty.discriminant_ty(self.tcx);
+        let handed_out = if kind == Counted::Rev {
+            let retreated = builder.binop(self.ctx, BinOpKind::Sub, end, advance, at);
+            builder.store(self.ctx, retreated, end_at, at);
+            retreated
+        } else {
+            let next = builder.binop(self.ctx, BinOpKind::Add, start, advance, at);
+            builder.store(self.ctx, next, start_at, at);
+            start
+        };
+        let discriminant_ty = item_ty.discriminant_ty(self.tcx);
         let discriminant_ty = self.ir_type(discriminant_ty, None);
         let discriminant = builder.cast(self.ctx, IrCast::IntToInt, more, discriminant_ty, at);
-        let discriminant_at = self.part(function, builder, to, DISCRIMINANT, discriminant_ty, at)?;
+        let discriminant_at = builder.field_addr(self.ctx, item, DISCRIMINANT, discriminant_ty, at);
         builder.store(self.ctx, discriminant, discriminant_at, at);
-        let payload_at = self.part(function, builder, to, PAYLOAD, ty, at)?;
-        builder.store(self.ctx, start, payload_at, at);
+        let payload_at = builder.field_addr(self.ctx, item, PAYLOAD, ty, at);
+        builder.store(self.ctx, handed_out, payload_at, at);
         Some(())
     }
 }

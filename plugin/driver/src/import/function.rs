@@ -89,7 +89,9 @@ impl<'tcx> Importer<'_, 'tcx> {
         let mut builder = module.function(self.ctx, &name, kind, &params, &results, &at)?;
         let single = single_assignment_locals(body);
         let local_assignments = assignments(body);
-        let counted = CountedLocals::of(self.tcx, body, &local_assignments);
+        let names = self.names;
+        let counted =
+            CountedLocals::of(self.tcx, body, &local_assignments, &|callee| names.contains_key(&callee));
         let mut slots = IndexVec::new();
         let mut states = BTreeMap::new();
         let mut references = FxHashMap::default();
@@ -204,6 +206,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             handed_back,
             aggregate_fields: FxHashMap::default(),
             counted,
+            mapped: FxHashMap::default(),
         };
         for &block in body.basic_blocks.reverse_postorder() {
             let data = &body.basic_blocks[block];

@@ -33,7 +33,9 @@
 //! tuples), `function` (entry block, slots, blocks in reverse postorder), `statements` and
 //! `places` (rvalues, addresses, loads and stores), `terminators` (control flow and call
 //! dispatch), `device_ops` (the device API's protocol calls as semantic operations),
-//! `state_abi` (how a pipeline state crosses a call) and `types` (MIR types as IR types). This
+//! `state_abi` (how a pipeline state crosses a call), `counted` and `closure_loops` (ranges and
+//! the `core` methods that loop over them, written out as the library's arithmetic) and `types`
+//! (MIR types as IR types). This
 //! file holds what they share: the per-function import state and the scope-level entry point.
 
 use std::collections::BTreeMap;
@@ -49,7 +51,7 @@ use plugin::ir::builder::{BuildError, FnKind, ModuleBuilder, SourceLoc};
 use crate::naming::symbol;
 use rustc_index::IndexVec;
 use rustc_middle::mir::{BasicBlock as MirBlock, Body, Local, Operand, Place, ProjectionElem};
-use rustc_middle::ty::{Instance, TyCtxt};
+use rustc_middle::ty::{Instance, Ty, TyCtxt};
 use rustc_span::Span;
 use rustc_span::Spanned;
 
@@ -57,9 +59,11 @@ use crate::scope::KernelScope;
 use crate::spaces::{PlacePath, SharedPaths};
 
 mod analysis;
+mod closure_loops;
 mod counted;
 mod device_ops;
 mod function;
+mod iterators;
 mod places;
 mod state_abi;
 mod statements;
@@ -124,11 +128,14 @@ pub fn import_scope<'tcx>(
         }
         names.insert(function.instance, name);
     }
+    let bodies: FxHashMap<Instance<'tcx>, &Body<'tcx>> =
+        scope.functions.iter().map(|function| (function.instance, &function.body)).collect();
     let mut importer = Importer {
         tcx,
         ctx: &mut ctx,
         shared,
         names: &names,
+        bodies: &bodies,
         locations: Locations::default(),
         positions: FxHashMap::default(),
         stats: ImportStats::default(),
@@ -201,6 +208,9 @@ struct FunctionImport<'b, 'tcx> {
     /// The ranges and `step_by` ranges a `for` loop iterates, and their items, imported as the
     /// library's arithmetic (see `counted`).
     counted: counted::CountedLocals,
+    /// `map` results of closure loops: the slot holding the mapping closure, and its type
+    /// (see `closure_loops`).
+    mapped: FxHashMap<Local, (Value, Ty<'tcx>)>,
 }
 
 /// Where a pipeline state lives: a local and the path to the state inside it (field indices
@@ -292,6 +302,8 @@ struct Importer<'a, 'tcx> {
     ctx: &'a mut Context,
     shared: &'a SharedPaths<'tcx>,
     names: &'a FxHashMap<Instance<'tcx>, String>,
+    /// Each scope function's body, by instance (a closure loop calls a closure's body).
+    bodies: &'a FxHashMap<Instance<'tcx>, &'a Body<'tcx>>,
     locations: Locations,
     /// The source position of each span met so far: MIR repeats a statement's span on every
     /// statement a macro or an unrolled loop wrote, and looking a position up in the source map

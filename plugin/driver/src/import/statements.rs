@@ -109,6 +109,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         // modelled iterator moved whole, part by part.
         if place.as_local().is_some_and(|local| function.counted.references.contains_key(&local))
             || self.counted_copy(function, builder, place, rvalue, at)
+            || self.mapped_move(function, place, rvalue)
         {
             return;
         }

@@ -113,7 +113,9 @@ impl<'tcx> Importer<'_, 'tcx> {
                 builder.switch_to(current);
             }
             TerminatorKind::Call { func, args, destination, target, .. } => {
-                self.call(function, builder, func, args, *destination, at)?;
+                if !self.closure_loop(function, builder, args, *destination, at)? {
+                    self.call(function, builder, func, args, *destination, at)?;
+                }
                 match target {
                     Some(target) => builder.goto(self.ctx, function.blocks[*target], &[], at),
                     None => builder.unreachable(self.ctx, at),

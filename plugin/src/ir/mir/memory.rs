@@ -18,9 +18,10 @@ use super::pointer_type_of;
 use crate::ir::types::Mutability;
 
 /// The parts (`mir.field_addr` indices) of a local the import gives a counted iterator: a
-/// `for` loop's `a..b` or `(a..b).step_by(s)` of an unsigned integer, imported as the
-/// library's arithmetic (`plugin-driver`'s `import::counted`). `next` reads `start < end`, hands
-/// out `start` and adds `step` (1 for a range) when it did.
+/// `for` loop's `a..b`, `(a..b).step_by(s)` or `(a..b).rev()` of an unsigned integer, imported
+/// as the library's arithmetic (`plugin-driver`'s `import::counted`). `next` reads `start < end`,
+/// hands out `start` and adds `step` (1 for a range) when it did; a `rev()` range's `next`
+/// subtracts 1 from `end` when it did and hands out the new `end`.
 pub mod counted {
     /// The next value the iterator hands out.
     pub const START: u32 = 0;
@@ -30,8 +31,9 @@ pub mod counted {
     pub const STEP: u32 = 2;
     /// The discriminant of an item `next` returned (0: `None`, 1: `Some`).
     pub const ITEM_DISCRIMINANT: u32 = (1 << 31) | (0xFF << 8) | 0xFF;
-    /// The payload of an item: the `start` that `next` handed out. Rust reads it only as
-    /// `(item as Some).0`, so only where `start < end` held when it was handed out.
+    /// The payload of an item: the `start` (a `rev()` range's new `end`) that `next` handed out.
+    /// Rust reads it only as `(item as Some).0`, so only where `start < end` held when it was
+    /// handed out.
     pub const ITEM_PAYLOAD: u32 = (1 << 31) | (1 << 8);
 }
 

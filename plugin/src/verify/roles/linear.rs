@@ -29,6 +29,12 @@ pub(super) enum Atom {
     /// named by its `mir.alloca`'s operation number; the kernel's own locals only, since a
     /// helper's local is a new one at every call.
     Place { local: usize, path: Vec<u32> },
+    /// What a load reads from a place of the kernel's own locals stored on several paths, no
+    /// store on a cycle (`let n = if b < tiles { … } else { 0 }`), with a value alike in every
+    /// thread (no store on a divergent path: the thread model's uniform): the stores that can
+    /// reach the load, by operation number. Two loads reached by the same stores read the same
+    /// value, since every thread ran the same of them.
+    Chosen { local: usize, path: Vec<u32>, stores: Vec<usize> },
 }
 
 /// `Σ coefficient · atom + constant`.
@@ -81,7 +87,7 @@ impl Linear {
             let replaced = match atom {
                 Atom::Iv => return None,
                 Atom::Param(n) => arguments.get(*n)?.clone()?,
-                Atom::Call(_) | Atom::Place { .. } => Linear::atom(atom.clone()),
+                Atom::Call(_) | Atom::Place { .. } | Atom::Chosen { .. } => Linear::atom(atom.clone()),
                 Atom::Applied { function, arguments: inner } => {
                     Linear::atom(Atom::Applied { function: *function, arguments: each(inner)? })
                 }

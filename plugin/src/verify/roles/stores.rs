@@ -45,6 +45,44 @@ impl Stores<'_, '_> {
     /// loop, and the one store outside it from which a path reaches the header. `None` unless
     /// there is exactly one of each (paths are taken whatever the thread, so a store that runs
     /// before the loop on another thread's path counts too, and the rule gives up).
+    /// The stores of `place` a load (operation `load`) may read: on every path to it, the last
+    /// store before it, by operation number; `None` when a path from the function's entry
+    /// reaches the load through no store, or a store is not a plain store into the place.
+    pub(super) fn reaching(&self, ctx: &Context, place: &Place, load: usize) -> Option<Vec<usize>> {
+        let index = self.index;
+        let stores_here = |m: &usize| {
+            let op = index.ops[*m];
+            Operation::get_op::<StoreOp>(op, ctx).is_some()
+                && local_slot(ctx, op.deref(ctx).get_operand(1)).as_ref() == Some(place)
+        };
+        let last_in =
+            |b: usize, before: usize| index.ops_of_block[b].clone().rfind(|m| *m < before && stores_here(m));
+        let block = index.op_block[load];
+        if let Some(store) = last_in(block, load) {
+            return Some(vec![store]);
+        }
+        let entry = index.blocks_of[index.block_function[block]].start;
+        let mut found = std::collections::BTreeSet::new();
+        let mut seen: FxHashSet<usize> = FxHashSet::default();
+        let mut stack: Vec<usize> = index.preds[block].clone();
+        while let Some(b) = stack.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            match last_in(b, usize::MAX) {
+                Some(store) => {
+                    found.insert(store);
+                }
+                None if b == entry => return None,
+                None => stack.extend(index.preds[b].iter().copied()),
+            }
+        }
+        let stored = self.blocks.get(place)?;
+        // Every store the place has is a plain store the search could meet.
+        let plain = found.iter().all(|m| stored.contains(&index.op_block[*m]));
+        (plain && !found.is_empty()).then(|| found.into_iter().collect())
+    }
+
     pub(super) fn seen_by_loop(&self, place: &Place, header: usize) -> Option<(Value, Value)> {
         let index = self.index;
         let mut inside = Vec::new();
