@@ -1,5 +1,5 @@
-//! Counted iterators: a `for` loop over `a..b`, `(a..b).step_by(s)` or `(a..b).rev()` of an unsigned integer,
-//! imported as what the standard library computes rather than as opaque calls.
+//! Counted iterators: a `for` loop over `a..b`, `(a..b).step_by(s)` or `(a..b).rev()` of an
+//! unsigned integer, imported as what the standard library computes rather than as opaque calls.
 //!
 //! The driver imports pre-inlining MIR and does not follow `core`, so `for i in 0..n` reaches
 //! it as `into_iter(range)`, a loop of `Iterator::next(&mut iter)`, a switch on the result's
@@ -17,7 +17,9 @@
 //!   `start + more · step` (`step` is 1 for a range). The library's `StepBy` counts the items
 //!   left instead, which yields the same items until `start + step` would overflow; the verifier
 //!   only relies on the items of a loop whose bounds it can bound (module doc of `races`). A
-//!   `rev()` range's `next` is the library's `next_back`: `end` becomes `end − more`, the item.
+//!   `rev()` range's `next` is the library's `next_back`: `end` becomes `end − more`, the item;
+//! - `range.map(f)` whose result only a consumer reads, and a consumer (`sum`, `fold`,
+//!   `for_each`) of the range or of that result: a closure loop (`closure_loops`).
 //!
 //! Only locals all of whose uses are of these forms are modelled ([`CountedLocals::of`]); an
 //! iterator handed to anything else (`zip`, `enumerate`, a helper) keeps the opaque import. The

@@ -22,8 +22,8 @@ pub(super) enum Counted {
     Rev,
 }
 
-/// The kind of counted iterator `ty` is, if it is one: a range or a `step_by` of a range of an
-/// unsigned integer (the IR's comparisons do not say whether they are signed).
+/// The kind of counted iterator `ty` is, if it is one: a range, or a `step_by` or `rev` of a
+/// range, of an unsigned integer (the IR's comparisons do not say whether they are signed).
 pub(super) fn counted_kind<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<Counted> {
     let ty::Adt(adt, args) = ty.kind() else { return None };
     if tcx.is_lang_item(adt.did(), LangItem::Range) {
