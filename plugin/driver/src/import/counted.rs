@@ -98,15 +98,15 @@ impl CountedLocals {
         in_scope: &dyn Fn(Instance<'tcx>) -> bool,
     ) -> CountedLocals {
         let kind_of = |local: Local| counted_kind(tcx, body.local_decls[local].ty);
+        let is_map = |local: Local| mapped_range(tcx, body.local_decls[local].ty, in_scope).is_some();
         let candidates: FxHashSet<Local> = body
             .local_decls
             .indices()
             .filter(|local| {
-                let ty = body.local_decls[*local].ty;
                 local.as_usize() > body.arg_count
                     && (kind_of(*local).is_some()
-                        || is_integer_option(tcx, ty)
-                        || mapped_range(tcx, ty, in_scope).is_some())
+                        || is_integer_option(tcx, body.local_decls[*local].ty)
+                        || is_map(*local))
             })
             .collect();
         if candidates.is_empty() {
@@ -117,7 +117,6 @@ impl CountedLocals {
         let mut maps: FxHashMap<Local, Local> = FxHashMap::default();
         let mut consumers: FxHashMap<Local, Consumer> = FxHashMap::default();
         let mut map_moves: Vec<(Local, Local)> = Vec::new();
-        let is_map = |local: Local| mapped_range(tcx, body.local_decls[local].ty, in_scope).is_some();
         let whole = |place: &Place<'tcx>| place.as_local().filter(|local| candidates.contains(local));
         for block in body.basic_blocks.iter() {
             for statement in &block.statements {
@@ -193,8 +192,7 @@ impl CountedLocals {
             let receiver = args.first().and_then(|arg| arg.node.place()).as_ref().and_then(whole);
             if let Some(receiver) = receiver
                 && let Some(consumer) = consumer_of(tcx, body, (name.as_str(), args), *destination, in_scope)
-                && (kind_of(receiver).is_some()
-                    || mapped_range(tcx, body.local_decls[receiver].ty, in_scope).is_some())
+                && (kind_of(receiver).is_some() || is_map(receiver))
                 && consumer.fits(tcx, body.local_decls[receiver].ty, destination.ty(body, tcx).ty, in_scope)
             {
                 forms.push(Form { uses: vec![receiver], linked: vec![receiver] });
@@ -220,7 +218,7 @@ impl CountedLocals {
                         forms.push(Form { uses: vec![to, from], linked: vec![to, from] });
                     }
                 }
-                ("map", [from, _]) if mapped_range(tcx, body.local_decls[to].ty, in_scope).is_some() => {
+                ("map", [from, _]) if is_map(to) => {
                     if let Some(from) = from.node.place().as_ref().and_then(whole)
                         && kind_of(from).is_some()
                     {

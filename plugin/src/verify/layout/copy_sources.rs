@@ -48,10 +48,9 @@ fn residue(evaluator: &Evaluator<'_, '_>, value: Value, depth: u32) -> Option<i6
         return None;
     }
     let def = match value.defining_entity() {
-        DefiningEntity::Block(_) => {
+        DefiningEntity::Block(block) => {
             // A kernel's pointer parameter: the launch contract's alignment.
-            if let DefiningEntity::Block(block) = value.defining_entity()
-                && index.block_number.get(&block).is_some_and(|b| index.block_function[*b] == 0)
+            if index.block_number.get(&block).is_some_and(|b| index.block_function[*b] == 0)
                 && pointer_type_of(ctx, value.get_type(ctx)).is_some()
             {
                 return Some(0);

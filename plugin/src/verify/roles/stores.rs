@@ -45,6 +45,24 @@ impl Stores<'_, '_> {
     /// loop, and the one store outside it from which a path reaches the header. `None` unless
     /// there is exactly one of each (paths are taken whatever the thread, so a store that runs
     /// before the loop on another thread's path counts too, and the rule gives up).
+    pub(super) fn seen_by_loop(&self, place: &Place, header: usize) -> Option<(Value, Value)> {
+        let index = self.index;
+        let mut inside = Vec::new();
+        let mut reaching = Vec::new();
+        for (value, block) in self.at(place)?.iter().zip(&self.blocks[place]) {
+            if index.cycles().together(*block, header) {
+                inside.push(*value);
+            } else if index.path_exists(&[*block], header, MAX_LOOP_BLOCKS, |_| true)? {
+                // Off the loop's cycle yet reaching its condition: the header cannot reach it.
+                reaching.push(*value);
+            }
+        }
+        match (reaching.as_slice(), inside.as_slice()) {
+            ([start], [update]) => Some((*start, *update)),
+            _ => None,
+        }
+    }
+
     /// The stores of `place` a load (operation `load`) may read: on every path to it, the last
     /// store before it, by operation number; `None` when a path from the function's entry
     /// reaches the load through no store, or a store is not a plain store into the place.
@@ -81,24 +99,6 @@ impl Stores<'_, '_> {
         // Every store the place has is a plain store the search could meet.
         let plain = found.iter().all(|m| stored.contains(&index.op_block[*m]));
         (plain && !found.is_empty()).then(|| found.into_iter().collect())
-    }
-
-    pub(super) fn seen_by_loop(&self, place: &Place, header: usize) -> Option<(Value, Value)> {
-        let index = self.index;
-        let mut inside = Vec::new();
-        let mut reaching = Vec::new();
-        for (value, block) in self.at(place)?.iter().zip(&self.blocks[place]) {
-            if index.cycles().together(*block, header) {
-                inside.push(*value);
-            } else if index.path_exists(&[*block], header, MAX_LOOP_BLOCKS, |_| true)? {
-                // Off the loop's cycle yet reaching its condition: the header cannot reach it.
-                reaching.push(*value);
-            }
-        }
-        match (reaching.as_slice(), inside.as_slice()) {
-            ([start], [update]) => Some((*start, *update)),
-            _ => None,
-        }
     }
 }
 
