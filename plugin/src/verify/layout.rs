@@ -17,15 +17,18 @@
 //! stage overwrites the next stage that consumers may still read (race); a misaligned mbarrier
 //! or bulk copy faults.
 
+mod affine;
 mod barrier_setups;
 mod copy_sources;
 mod stage_accesses;
 mod stage_parts;
 mod wgmma_reads;
 
+use affine::{Affine, add, agreed, bitwise_constant, divide_exactly, scale};
 use stage_parts::{inside_a_part, spilled_stage, stage_parts};
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
@@ -52,7 +55,7 @@ use super::{
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
     thread_model::SharedThreadModel,
-    thread_values::{Val, apply_binop, wrap_to},
+    thread_values::{Val, wrap_to},
 };
 use crate::ir::{
     mir::{
@@ -71,32 +74,6 @@ use crate::ir::{
     types::AdtType,
 };
 
-/// `window·w + coefficient·index(state) + [lo, hi]`, where `window` is the window's address
-/// rounded up to a multiple of `rounding` (1: the address itself; a ring aligned for a swizzle
-/// starts at `(window + 1023) & !1023`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Affine {
-    window: i64,
-    index: Option<(StateId, i64)>,
-    lo: i64,
-    hi: i64,
-    rounding: i64,
-}
-
-impl Affine {
-    fn constant(value: i64) -> Affine {
-        Affine { window: 0, index: None, lo: value, hi: value, rounding: 1 }
-    }
-
-    fn window(rounding: i64) -> Affine {
-        Affine { window: 1, index: None, lo: 0, hi: 0, rounding }
-    }
-
-    fn is_constant(&self) -> bool {
-        self.window == 0 && self.index.is_none()
-    }
-}
-
 /// Bytes of one pipeline's barriers per stage (a *full* and an *empty* mbarrier of 8 bytes).
 const BARRIER_BYTES_PER_STAGE: i64 = 16;
 /// The alignment of an mbarrier (an 8-byte object).
@@ -109,6 +86,9 @@ const WINDOW_ALIGN: i64 = 16;
 const DEPTH: u32 = 24;
 /// Values one thread's index may take for the evaluator to bound it.
 const MAX_INTERVAL_VALUES: usize = 4096;
+
+/// [`Evaluator::interval`]'s answers by (value, access block), shared by the evaluator's copies.
+type IntervalsRead = FxHashMap<(Value, usize), Option<Affine>>;
 
 #[derive(Clone)]
 struct Evaluator<'a, 'm> {
@@ -130,6 +110,9 @@ struct Evaluator<'a, 'm> {
     /// The rounding of the window every form of the layout is read on (see [`Affine`]): the one
     /// its barriers and copies agree on; `None` until that is known, 0 where they disagree.
     rounding: Cell<Option<i64>>,
+    /// Intervals already read, by value and access block: one address's forms ask for the
+    /// same sub-expression's interval at every depth of their walk, each an evaluation per thread.
+    intervals_read: Rc<RefCell<IntervalsRead>>,
 }
 
 impl Evaluator<'_, '_> {
@@ -148,9 +131,18 @@ impl Evaluator<'_, '_> {
     /// block and every iteration of the loops whose counters it is built from (a progression the
     /// thread model bounds per thread: `r` of `while r < ROWS { …; r += 1 }`, `tid % 32`).
     fn interval(&self, value: Value) -> Option<Affine> {
+        let block = self.access_block.get()?;
+        if let Some(read) = self.intervals_read.borrow().get(&(value, block)) {
+            return *read;
+        }
+        let read = self.interval_uncached(value, block);
+        self.intervals_read.borrow_mut().insert((value, block), read);
+        read
+    }
+
+    fn interval_uncached(&self, value: Value, block: usize) -> Option<Affine> {
         value.get_type(self.ctx).deref(self.ctx).downcast_ref::<IntegerType>()?;
         let model = self.thread_model.get();
-        let block = self.access_block.get()?;
         let reach = model.reach[block].as_ref()?;
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         // In a helper, over every call chain's integer arguments (a thread index handed down).
@@ -389,85 +381,6 @@ impl Evaluator<'_, '_> {
     }
 }
 
-/// The one form all of `forms` are, if every one is known and they agree (and there is at
-/// least one).
-fn agreed(forms: impl Iterator<Item = Option<Affine>>) -> Option<Affine> {
-    let mut agreed = None;
-    for form in forms {
-        let form = form?;
-        match agreed {
-            None => agreed = Some(form),
-            Some(seen) if seen == form => {}
-            Some(_) => return None,
-        }
-    }
-    agreed
-}
-
-fn add(a: Affine, b: Affine) -> Option<Affine> {
-    let index = match (a.index, b.index) {
-        (None, other) | (other, None) => other,
-        (Some((s, k)), Some((t, l))) if s == t => Some((s, k.checked_add(l)?)),
-        _ => return None,
-    };
-    // Offsets from two differently rounded windows do not add up to one form.
-    let rounding = match (a.window, b.window) {
-        (0, _) => b.rounding,
-        (_, 0) => a.rounding,
-        _ if a.rounding == b.rounding => a.rounding,
-        _ => return None,
-    };
-    Some(Affine {
-        window: a.window + b.window,
-        index,
-        lo: a.lo.checked_add(b.lo)?,
-        hi: a.hi.checked_add(b.hi)?,
-        rounding,
-    })
-}
-
-fn scale(a: Affine, k: i64) -> Option<Affine> {
-    let (lo, hi) = (a.lo.checked_mul(k)?, a.hi.checked_mul(k)?);
-    Some(Affine {
-        window: a.window.checked_mul(k)?,
-        index: match a.index {
-            Some((state, coefficient)) => Some((state, coefficient.checked_mul(k)?)),
-            None => None,
-        },
-        lo: lo.min(hi),
-        hi: lo.max(hi),
-        rounding: a.rounding,
-    })
-}
-
-/// `a & b`, `a | b` or `a ^ b` of two non-negative constants on `value`'s unsigned width (a mask
-/// `!(A - 1)`).
-fn bitwise_constant(ctx: &Context, value: Value, kind: BinOpKind, a: Affine, b: Affine) -> Option<i64> {
-    if !matches!(kind, BinOpKind::BitAnd | BinOpKind::BitOr | BinOpKind::BitXor) {
-        return None;
-    }
-    let exact = |form: Affine| (form.is_constant() && form.lo == form.hi && form.lo >= 0).then_some(form.lo);
-    let width = int_width(ctx, value.get_type(ctx))?;
-    Some(wrap_to(width, apply_binop(kind, exact(a)?, exact(b)?)?))
-}
-
-/// `a / k` when every part of `a` is a non-negative multiple of `k`, so that no rounding (and
-/// no difference between signed and unsigned division) can occur.
-fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
-    let divides = |v: i64| v >= 0 && v % k == 0;
-    let index = match a.index {
-        Some((state, coefficient)) if divides(coefficient) => Some((state, coefficient / k)),
-        Some(_) => return None,
-        None => None,
-    };
-    (a.window == 0 && divides(a.lo) && divides(a.hi)).then_some(Affine {
-        index,
-        lo: a.lo / k,
-        hi: a.hi / k,
-        ..Affine::constant(0)
-    })
-}
-
 /// The size in bytes of what a pointer of type `ty` points to, where the IR knows it (integers,
 /// floats, and aggregates the import gave a size).
 pub(crate) fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
@@ -547,6 +460,7 @@ pub(crate) fn check_layout(
         thread_model,
         access_block: Cell::new(None),
         rounding: Cell::new(None),
+        intervals_read: Rc::default(),
     };
     // The barriers' and the copies' addresses, read once: the window the layout is read on is
     // the one they name.

@@ -125,6 +125,8 @@ pub(crate) struct ThreadModel<'a> {
     pub block_threads: usize,
     /// Whether the kernel declared its block size.
     pub declared: bool,
+    /// [`ThreadModel::eval`]'s answers without parameter bindings.
+    evaluated: RefCell<FxHashMap<Value, Val>>,
 }
 
 /// A scope's [`ThreadModel`] (of the declared block), built on the first `get` and shared by the
@@ -196,13 +198,24 @@ impl<'a> ThreadModel<'a> {
             roles.memo.clear();
             reach = roles.reach_all();
         }
-        ThreadModel { roles, reach, block_threads, declared }
+        ThreadModel { roles, reach, block_threads, declared, evaluated: RefCell::default() }
     }
 
     /// `value` per thread, a helper's parameters bound by `params`.
     pub(crate) fn eval(&self, value: Value, params: &FxHashMap<Value, Val>) -> Val {
+        // Without bindings a value is the same every time it is asked (fresh budget, settled
+        // model), and the layout asks for each sub-expression of an address at every depth.
+        if params.is_empty()
+            && let Some(known) = self.evaluated.borrow().get(&value)
+        {
+            return known.clone();
+        }
         let mut budget = MAX_EVAL;
-        self.roles.eval(value, params, 0, &mut budget)
+        let found = self.roles.eval(value, params, 0, &mut budget);
+        if params.is_empty() {
+            self.evaluated.borrow_mut().insert(value, found.clone());
+        }
+        found
     }
 
     /// The stores into the scope's locals the model reads values through.

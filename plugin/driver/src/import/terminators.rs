@@ -15,7 +15,7 @@ use crate::device_api::{CudaDeviceCall, DeviceOp};
 use crate::scope::{fn_item_behind_trait_call, resolve_callee};
 
 use super::analysis::untupled_arguments;
-use super::types::pointer_pointee;
+use super::types::{drop_is_inert, pointer_pointee};
 use super::{FunctionImport, Importer};
 use crate::naming::{crate_qualified_path, symbol};
 
@@ -37,10 +37,14 @@ impl<'tcx> Importer<'_, 'tcx> {
                 builder.goto(self.ctx, function.blocks[*target], &[], at);
             }
             TerminatorKind::Drop { place, target, .. } => {
-                // A drop of a type without drop glue does nothing; one with glue runs code the
-                // scope does not hold (a `Drop` impl may wait at a barrier): outside the model.
+                // A drop of a type without drop glue does nothing, nor does glue of only the
+                // standard library's destructors over plain values in a local of the function
+                // (`drop_is_inert`; behind a pointer the value might be in shared memory); other
+                // glue runs code the scope does not hold (a `Drop` impl may wait at a barrier):
+                // outside the model.
                 let ty = place.ty(function.body, self.tcx).ty;
-                if ty.needs_drop(self.tcx, TypingEnv::fully_monomorphized()) {
+                let inert = !place.is_indirect() && drop_is_inert(self.tcx, ty);
+                if ty.needs_drop(self.tcx, TypingEnv::fully_monomorphized()) && !inert {
                     self.opaque(builder, &format!("drop({place:?})"), &[], &[], at);
                 }
                 builder.goto(self.ctx, function.blocks[*target], &[], at);

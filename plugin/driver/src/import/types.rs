@@ -111,3 +111,41 @@ pub(super) fn is_shared_pointer(ctx: &Context, value: Value) -> bool {
 pub(super) fn pointer_pointee(ctx: &Context, pointer: Value) -> Option<TypeHandle> {
     pointer.get_type(ctx).deref(ctx).downcast_ref::<PointerType>().map(PointerType::pointee)
 }
+
+/// Whether dropping a value of type `ty` can do nothing the model sees: every destructor in its
+/// drop glue is the standard library's (which only drops fields in place) and the value holds
+/// no pointer, reference or other handle through which that glue could reach memory beyond the
+/// value itself (`core::array::IntoIter<f32, 8>` of a `for v in array` loop). A destructor of
+/// the kernel's own crates may wait at a barrier, so its drop stays outside the model.
+pub(super) fn drop_is_inert<'tcx>(tcx: ty::TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    inert_within(tcx, ty, INERT_DEPTH)
+}
+
+/// Nesting of types [`drop_is_inert`] looks through (`array::IntoIter<f32, N>` is 9 deep:
+/// `ManuallyDrop`, `MaybeDangling`, `MaybeUninit` wrap its elements).
+const INERT_DEPTH: u32 = 16;
+
+fn inert_within<'tcx>(tcx: ty::TyCtxt<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    match ty.kind() {
+        ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) | ty::Never => true,
+        ty::Array(element, _) | ty::Slice(element) => inert_within(tcx, *element, depth - 1),
+        ty::Tuple(elements) => elements.iter().all(|element| inert_within(tcx, element, depth - 1)),
+        ty::Adt(adt, args) => {
+            let own_destructor = tcx
+                .adt_destructor(adt.did())
+                .is_some_and(|destructor| !is_standard_crate(tcx, destructor.did));
+            !own_destructor
+                && adt
+                    .all_fields()
+                    .all(|field| inert_within(tcx, field.ty(tcx, args).skip_normalization(), depth - 1))
+        }
+        _ => false,
+    }
+}
+
+fn is_standard_crate(tcx: ty::TyCtxt<'_>, def_id: rustc_hir::def_id::DefId) -> bool {
+    matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "alloc")
+}
