@@ -1,7 +1,8 @@
 //! A warp-specialised producer/consumer pipeline on mbarriers and bulk async copies (sm_90).
 
+use crate::device::launch::{block_threads, dynamic_shared_bytes};
 use crate::device::pipeline::{Pipeline, PipelineState, bulk_copy_global_to_shared, pipeline_barrier_bytes};
-use crate::device::reduce::block_sum;
+use crate::device::reduce::{BLOCK_REDUCE_SCRATCH_FLOATS, block_sum};
 use crate::device::{
     WARP_SIZE, barrier, block_idx_x, dynamic_shared_base, dynamic_shared_window_address, grid_dim_x,
     thread_idx_x,
@@ -16,6 +17,8 @@ const TILE_BYTES: u32 = TILE_FLOATS * 4;
 const CONSUMERS: u32 = 128;
 const BARRIERS_OFFSET: u32 = STAGES * TILE_BYTES;
 const SCRATCH_OFFSET: u32 = BARRIERS_OFFSET + pipeline_barrier_bytes(STAGES);
+/// The dynamic shared memory a launch gives: the ring, its barriers and the reduction's scratch.
+const SHARED_BYTES: u32 = SCRATCH_OFFSET + BLOCK_REDUCE_SCRATCH_FLOATS as u32 * 4;
 
 /// Sums `tiles` tiles of 1024 floats into one partial sum per block: block `b` takes tiles
 /// `b, b + gridDim.x, …`, and `partials[b]` is their sum. The host adds the partials.
@@ -35,11 +38,10 @@ const SCRATCH_OFFSET: u32 = BARRIERS_OFFSET + pipeline_barrier_bytes(STAGES);
 /// # Safety
 /// `input` points to `tiles * 1024` floats of device memory, 16-byte aligned; `partials` to
 /// `gridDim.x` floats.
-#[kernel_verifier::unverified(
-    reason = "the block reduction after the pipeline uses shared scratch the model cannot place, and no block size is declared: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn pipeline_sum(input: *const f32, tiles: u32, partials: *mut f32) {
+    block_threads(WARP_SIZE + CONSUMERS);
+    dynamic_shared_bytes(SHARED_BYTES);
     let smem = dynamic_shared_window_address();
     let barriers = smem + BARRIERS_OFFSET;
     let tid = thread_idx_x();
