@@ -171,7 +171,8 @@ pub(crate) fn check_threads(
         .or(match inits.as_slice() {
             [only] => Some(only),
             _ => None,
-        });
+        })
+        .or_else(|| agreeing_init(&inits));
         let Some((_, init_op, Some(announced))) = init else {
             unjudged += 1;
             continue;
@@ -248,6 +249,14 @@ fn list(threads: &Threads) -> String {
 
 /// Each `Pipeline::init` call of the scope: the variable its result is stored into, the call,
 /// and its constant `consumer_threads`.
+/// The first of the scope's inits where all of them announce one constant count (two pipelines
+/// set up side by side, each reached through an `attach`): rule `shared-layout` holds every attach
+/// to barriers an init set up, so whichever init a pipeline's barriers come from announces it.
+fn agreeing_init<T>(inits: &[(T, Ptr<Operation>, Option<i64>)]) -> Option<&(T, Ptr<Operation>, Option<i64>)> {
+    let (first, rest) = inits.split_first()?;
+    (first.2.is_some() && rest.iter().all(|init| init.2 == first.2)).then_some(first)
+}
+
 fn init_counts(
     ctx: &Context,
     index: &ScopeIndex,
