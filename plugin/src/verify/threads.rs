@@ -161,18 +161,12 @@ pub(crate) fn check_threads(
         let (Some(threads), Some(op), Some(state)) = (&side.threads, side.first_op, side.state) else {
             continue;
         };
-        let init = match (variable, inits.as_slice()) {
-            (Some(variable), _) => {
-                inits.iter().find(|(stored_in, _, _)| stored_in.as_ref() == Some(variable))
-            }
-            (None, [only]) => Some(only),
-            _ => None,
-        }
-        .or(match inits.as_slice() {
-            [only] => Some(only),
-            _ => None,
-        })
-        .or_else(|| agreeing_init(&inits));
+        // The init stored into the pipeline variable the releases name; else the count every
+        // init announces (the only init's, where there is one).
+        let init = variable
+            .as_ref()
+            .and_then(|variable| inits.iter().find(|(stored_in, _, _)| stored_in.as_ref() == Some(variable)))
+            .or_else(|| agreeing_init(&inits));
         let Some((_, init_op, Some(announced))) = init else {
             unjudged += 1;
             continue;
@@ -247,8 +241,6 @@ fn list(threads: &Threads) -> String {
     text
 }
 
-/// Each `Pipeline::init` call of the scope: the variable its result is stored into, the call,
-/// and its constant `consumer_threads`.
 /// The first of the scope's inits where all of them announce one constant count (two pipelines
 /// set up side by side, each reached through an `attach`): rule `shared-layout` holds every attach
 /// to barriers an init set up, so whichever init a pipeline's barriers come from announces it.
@@ -257,6 +249,8 @@ fn agreeing_init<T>(inits: &[(T, Ptr<Operation>, Option<i64>)]) -> Option<&(T, P
     (first.2.is_some() && rest.iter().all(|init| init.2 == first.2)).then_some(first)
 }
 
+/// Each `Pipeline::init` call of the scope: the variable its result is stored into, the call,
+/// and its constant `consumer_threads`.
 fn init_counts(
     ctx: &Context,
     index: &ScopeIndex,
