@@ -10,7 +10,14 @@
 //! reading of the tile-count rule), and nothing else in the loop steps the copy's state: no other operation on
 //! it, no call of a function that touches it, no pipeline operation whose provenance failed.
 //! Any loop that is not so is left to the paths as before (a rejection or a gap, never a pass).
+//!
+//! A loop of copies alone whose passes are not a constant (`for j in 0..n`, `n` the tiles left)
+//! is not summarised, and its paths are not a proof either way: the path that skips it may be
+//! one no launch takes, or one that announced no bytes (`expect_tx(n · TILE)` with `n = 0`).
+//! For a state with such a loop, an advance reached still owing bytes, or owing different
+//! bytes on different paths, is recorded as undecided ([`CopyLoops::excuses`]), not rejected.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -39,6 +46,10 @@ pub(super) struct CopyLoops {
     /// The summarised copies (operation number → passes): inside their loop they deliver nothing
     /// more.
     passes: FxHashMap<usize, i64>,
+    /// The states with a loop of copies alone whose passes are not counted (module doc).
+    uncounted: FxHashSet<StateId>,
+    /// The states whose advance [`CopyLoops::excuses`] let through.
+    excused: RefCell<BTreeSet<StateId>>,
 }
 
 impl CopyLoops {
@@ -82,9 +93,12 @@ impl CopyLoops {
             }
             let Some((passes, counter_starts)) = counters.constant_passes(ctx, head, &|b| body.contains(&b))
             else {
+                found.uncounted.insert(*state);
                 continue;
             };
-            if passes <= MAX_PASSES && starts_every_entry(index, &body, &counter_starts) {
+            if passes > MAX_PASSES || !starts_every_entry(index, &body, &counter_starts) {
+                found.uncounted.insert(*state);
+            } else {
                 for to in &body {
                     for from in index.preds[*to].iter().filter(|from| !body.contains(from)) {
                         found.entries.entry((*from, *to)).or_default().push((n, passes));
@@ -96,9 +110,29 @@ impl CopyLoops {
         found
     }
 
-    /// Every summarised copy with its passes (operation number → passes).
-    pub(super) fn passes(self) -> FxHashMap<usize, i64> {
-        self.passes
+    /// Every summarised copy with its passes (operation number → passes), and what the paths
+    /// of the uncounted loops left undecided.
+    pub(super) fn finish(self) -> (FxHashMap<usize, i64>, Vec<String>) {
+        let excused = self.excused.into_inner().len();
+        let undecided = (excused > 0).then(|| {
+            format!(
+                "the bytes {excused} producer states deliver before an advance, through a loop of copies whose \
+                 passes are not a constant (the path that skips it may be one no launch takes, or one that \
+                 announced no bytes)"
+            )
+        });
+        (self.passes, undecided.into_iter().collect())
+    }
+
+    /// Whether the producer `state`'s advance, reached on some path still owing bytes (or owing
+    /// different bytes on different paths), is left undecided rather than rejected: the state
+    /// has an uncounted loop of copies (module doc). Records it for [`CopyLoops::finish`].
+    pub(super) fn excuses(&self, state: StateId) -> bool {
+        let excused = self.uncounted.contains(&state);
+        if excused {
+            self.excused.borrow_mut().insert(state);
+        }
+        excused
     }
 
     /// How many passes' copies operation `n` delivers where it runs: none for a summarised copy
