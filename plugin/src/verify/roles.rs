@@ -26,6 +26,7 @@
 //! blocks: linear in the function's size.
 
 mod counters;
+mod entered;
 mod linear;
 mod stores;
 
@@ -87,6 +88,13 @@ const HELPER_DEPTH: u32 = 4;
 /// alone (`u32::div_ceil`, `Ord::min`).
 const PURE_INTEGER_PATHS: [&str; 2] = ["core__num__", "core__cmp__"];
 
+impl TileLoop {
+    /// Whether its start, step or bound reads a parameter of the function it is expressed in.
+    fn mentions_parameters(&self) -> bool {
+        [&self.start, &self.step, &self.bound].into_iter().any(Linear::mentions_parameters)
+    }
+}
+
 /// A loop read as `for (iv = start; iv < bound; iv += step)`, with its condition.
 #[derive(Clone, Debug)]
 struct TileLoop {
@@ -96,6 +104,9 @@ struct TileLoop {
     step: Linear,
     bound: Linear,
     condition: Ptr<Operation>,
+    /// Whether the condition runs before the first pass (a `while`), not after it (a `loop`
+    /// ending in `if … { break }` makes one pass more where the span is empty).
+    tested_first: bool,
 }
 
 /// Rule `tile-count`; returns what it could not judge, as not-checked lines. `pipelines`: each
@@ -126,7 +137,9 @@ pub(crate) fn check_roles(
         for (state, sites) in states {
             let Some(role) = role_of(ctx, index, *state) else { continue };
             let found = match sites.as_slice() {
-                [advance] => tile_loop(ctx, index, &stores, *f, *advance),
+                [advance] => tile_loop(ctx, index, &stores, *f, *advance).filter(|found| {
+                    entered::on_every_path_of_its_role(ctx, index, threads, *f, *state, found.condition)
+                }),
                 _ => None,
             };
             let Some(found) = found else {
@@ -134,8 +147,14 @@ pub(crate) fn check_roles(
                 by_function.entry(*f).or_default().push((*state, role, None));
                 continue;
             };
-            let (g, lifted) = lift(ctx, index, threads, *f, found);
-            by_function.entry(g).or_default().push((*state, role, Some(lifted)));
+            let (g, lifted) = lift(ctx, index, threads, *f, *state, found);
+            // Forms over a helper's parameters compare only within one call of it: the calls
+            // that run each role may pass other values (a loop left in a helper is unread).
+            let lifted = Some(lifted).filter(|lifted| g == 0 || !lifted.mentions_parameters());
+            if lifted.is_none() {
+                unread += 1;
+            }
+            by_function.entry(g).or_default().push((*state, role, lifted));
         }
     }
     for loops in by_function.values() {
@@ -169,13 +188,16 @@ fn lift(
     index: &ScopeIndex,
     threads: &SharedThreadModel,
     mut f: usize,
+    state: StateId,
     mut found: TileLoop,
 ) -> (usize, TileLoop) {
     for _ in 0..MAX_LIFTS {
         let [call] = index.callers[f].as_slice() else { break };
         let Some(caller) = index.function_of_op(index.ops[*call]) else { break };
         let on_cycle = index.block_of_op(index.ops[*call]).is_none_or(|b| index.cycles().on_cycle(b));
-        if f == 0 || on_cycle {
+        let entered =
+            |caller| entered::on_every_path_of_its_role(ctx, index, threads, caller, state, index.ops[*call]);
+        if f == 0 || on_cycle || !entered(caller) {
             break;
         }
         let stores = stores_of(ctx, index, caller, threads);
@@ -197,6 +219,7 @@ fn lift(
                 step: found.step.substituted(&arguments)?,
                 bound: found.bound.substituted(&arguments)?,
                 condition: found.condition,
+                tested_first: found.tested_first,
             })
         })();
         let Some(substituted) = substituted else { break };
@@ -270,7 +293,8 @@ fn compare(
             }
             // A loop from `start` below `bound` by `step` runs ⌈(bound − start) / step⌉ passes:
             // equal steps and equal spans are equal counts, whatever each loop starts at.
-            if producer.step != consumer.step {
+            // A loop tested after its pass runs once where the other runs none.
+            if producer.step != consumer.step || producer.tested_first != consumer.tested_first {
                 *unread += 1;
                 continue;
             }
@@ -323,7 +347,9 @@ fn tile_loop(
         if let Some(found) = header(ctx, index, stores, b, &|t| index.cycles().together(t, from)) {
             // A loop that may pass without its advance (a step under an `if`, a `continue`
             // around it) or leave before its condition says takes other tiles than it counts.
-            return found.filter(|_| passes_are_counted(ctx, index, b, from));
+            return found
+                .filter(|_| passes_are_counted(ctx, index, b, from))
+                .map(|found| TileLoop { tested_first: tested_first(index, b, from), ..found });
         }
         if let Some(n) = index.ops_of_block[b].clone().last()
             && (Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
@@ -341,6 +367,20 @@ fn tile_loop(
         }
     }
     None
+}
+
+/// Whether the loop whose condition ends block `header` tests it before its first pass: from a
+/// block the loop is entered through, the condition is reached without the advance (in block
+/// `advance`). A `loop` ending in `if … { break }` runs its advance first.
+fn tested_first(index: &ScopeIndex, header: usize, advance: usize) -> bool {
+    let cycles = index.cycles();
+    let inside = |b: usize| cycles.together(b, header);
+    let entries: Vec<usize> = index.blocks_of[index.block_function[header]]
+        .clone()
+        .filter(|b| *b != advance && inside(*b) && index.preds[*b].iter().any(|p| !inside(*p)))
+        .collect();
+    advance != header
+        && index.path_exists(&entries, header, MAX_LOOP_BLOCKS, |b| b != advance && inside(b)) == Some(true)
 }
 
 /// Whether the loop whose condition ends block `header` runs its advance (in block `advance`)
@@ -443,7 +483,7 @@ fn header(
         if predicate == CmpPredicate::Le {
             bound.constant += 1;
         }
-        Some(TileLoop { counter: iv.slot.clone(), start, step, bound, condition })
+        Some(TileLoop { counter: iv.slot.clone(), start, step, bound, condition, tested_first: true })
     };
     Some(read(&mut iv))
 }

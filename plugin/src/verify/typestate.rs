@@ -18,6 +18,7 @@
 
 mod call_order;
 mod copy_loops;
+mod dispatch;
 mod dominators;
 mod foreign;
 mod paths;
@@ -51,6 +52,7 @@ use super::{
 pub(crate) use call_order::callee_first;
 use call_order::calls_in;
 use copy_loops::CopyLoops;
+use dispatch::Dispatches;
 use foreign::{ForeignAccess, foreign_accesses};
 use paths::{Path, merge_path};
 
@@ -84,6 +86,8 @@ struct FunctionRun<'a> {
     slots: Slots,
     /// The counted loops of copies, each taken whole where its loop is entered.
     copy_loops: &'a CopyLoops,
+    /// The loops dispatching by a `match` the paths do not follow: their findings are undecided.
+    dispatches: &'a Dispatches,
     /// Each function's stage accesses (its own and its callees') through a pointer computed
     /// outside it, checked at the calls made where the pointer was computed.
     foreign: &'a [Vec<ForeignAccess>],
@@ -184,6 +188,7 @@ pub(crate) fn check_ordering(
         }
     }
     let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &|n| poisons[n].is_some(), &touched);
+    let dispatches = Dispatches::of(ctx, index);
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
     // Shared by the runs: each clears the in-states it set when done.
     let mut scratch =
@@ -201,6 +206,7 @@ pub(crate) fn check_ordering(
             summaries: &summaries,
             cyclic: &cyclic,
             copy_loops: &copy_loops,
+            dispatches: &dispatches,
             foreign: &foreign,
             function: f,
             slots: Slots {
@@ -228,6 +234,7 @@ pub(crate) fn check_ordering(
     }
     let (passes, uncounted) = copy_loops.finish();
     not_checked.extend(uncounted);
+    not_checked.extend(dispatches.finish());
     (passes, not_checked)
 }
 
@@ -324,6 +331,9 @@ impl FunctionRun<'_> {
             let ops = if ops.is_empty() { vec![op] } else { ops };
             for op in ops {
                 let number = index.op_number.get(&op).copied();
+                if number.is_some_and(|n| self.dispatches.excuses(index.op_block[n])) {
+                    continue;
+                }
                 if seen.insert((number, rule, state)) {
                     let related = vec![state_created(reporter, state)];
                     reporter.reject(rule, op, message.clone(), related);

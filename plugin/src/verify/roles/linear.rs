@@ -71,6 +71,17 @@ impl Linear {
         self
     }
 
+    /// Whether a parameter of the function takes part, at any depth (a helper's `div_ceil` of one).
+    pub(super) fn mentions_parameters(&self) -> bool {
+        self.terms.keys().any(|atom| match atom {
+            Atom::Param(_) => true,
+            Atom::Applied { arguments: operands, .. } | Atom::Pure { operands, .. } => {
+                operands.iter().any(Linear::mentions_parameters)
+            }
+            Atom::Iv | Atom::Call(_) | Atom::Place { .. } | Atom::Chosen { .. } => false,
+        })
+    }
+
     pub(super) fn iv(&self) -> i64 {
         self.terms.get(&Atom::Iv).copied().unwrap_or(0)
     }

@@ -11,8 +11,9 @@
 //! it, no call of a function that touches it, no pipeline operation whose provenance failed.
 //! Any loop that is not so is left to the paths as before (a rejection or a gap, never a pass).
 //!
-//! A loop of copies alone whose passes are not a constant (`for j in 0..n`, `n` the tiles left)
-//! is not summarised, and its paths are not a proof either way: the path that skips it may be
+//! A loop of copies alone whose passes are not a constant (`for j in 0..n`, `n` the tiles left;
+//! not a constant count whose counter is set once, outside the tile loop) is not summarised, and
+//! its paths are not a proof either way: the path that skips it may be
 //! one no launch takes, or one that announced no bytes (`expect_tx(n · TILE)` with `n = 0`).
 //! For a state with such a loop, an advance reached still owing bytes, or owing different
 //! bytes on different paths, is recorded as undecided ([`CopyLoops::excuses`]), not rejected.
@@ -96,9 +97,9 @@ impl CopyLoops {
                 found.uncounted.insert(*state);
                 continue;
             };
-            if passes > MAX_PASSES || !starts_every_entry(index, &body, &counter_starts) {
-                found.uncounted.insert(*state);
-            } else {
+            // A counter set once before the tile loop makes no passes the second time round: the
+            // path that skips the loop is real, and stays a rejection.
+            if passes <= MAX_PASSES && starts_every_entry(index, &body, &counter_starts) {
                 for to in &body {
                     for from in index.preds[*to].iter().filter(|from| !body.contains(from)) {
                         found.entries.entry((*from, *to)).or_default().push((n, passes));
