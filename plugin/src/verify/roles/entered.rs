@@ -127,7 +127,11 @@ fn splits_threads(ctx: &Context, model: &ThreadModel, b: usize, branch: Ptr<Oper
     }
     let condition = branch.deref(ctx).get_operand(0);
     let Val::Threads(values) = model.eval(condition, &FxHashMap::default()) else { return false };
-    let Some(Some(reach)) = model.reach.get(b) else { return false };
+    // Only where the threads reaching the branch are known exactly: a superset may hold the
+    // threads that tell the ways apart while every thread really there goes one way.
+    let Some(Some(reach)) = model.reach.get(b).filter(|reach| reach.as_ref().is_some_and(|r| r.exact)) else {
+        return false;
+    };
     let mut outcomes = reach.threads.members().filter_map(|t| values.get(t));
     let first = outcomes.next();
     outcomes.any(|v| Some(v) != first)
