@@ -24,7 +24,7 @@ use super::{
 use crate::{
     ir::mir::{
         arith::AddrSpaceCastOp,
-        control::{CallOp, ReturnOp},
+        control::{CallOp, ReturnOp, UnreachableOp},
         memory::{AllocaOp, LoadOp, StoreOp},
         opaque::OpaqueOp,
     },
@@ -279,6 +279,13 @@ impl ScopeIndex {
             }
             returning
         })[b]
+    }
+
+    /// Whether block `b` is only `mir.unreachable`: the arm a `match` takes on a discriminant
+    /// its type cannot hold. No thread reaches it, so the analyses do not count it as a way.
+    pub(crate) fn is_only_unreachable(&self, ctx: &Context, b: usize) -> bool {
+        let mut ops = self.ops_of_block[b].clone();
+        matches!((ops.next(), ops.next()), (Some(n), None) if Operation::get_op::<UnreachableOp>(self.ops[n], ctx).is_some())
     }
 
     /// Whether a path of successor edges leads from one of the blocks `starts` to block `to`

@@ -457,8 +457,11 @@ impl Roles<'_> {
                 // A `for` loop's exit test (a switch on `next()`'s discriminant, one target
                 // leading back): decided the way a loop's condition is (see above).
                 Val::Unknown => {
-                    let live: Vec<usize> =
-                        targets.iter().copied().filter(|t| !self.is_unreachable(*t)).collect();
+                    let live: Vec<usize> = targets
+                        .iter()
+                        .copied()
+                        .filter(|t| !self.index.is_only_unreachable(self.ctx, *t))
+                        .collect();
                     let decided = matches!(live.as_slice(), [yes, no] if self.is_loop_branch(b, *yes, *no));
                     targets.iter().map(|t| (*t, threads.clone(), decided)).collect()
                 }
@@ -480,12 +483,6 @@ impl Roles<'_> {
         failed_assertion
             && ops.next().is_some_and(|op| Operation::get_op::<UnreachableOp>(op, ctx).is_some())
             && ops.next().is_none()
-    }
-
-    /// Whether block `b` is only `mir.unreachable` (the impossible arm of a `match`).
-    fn is_unreachable(&self, b: usize) -> bool {
-        let mut ops = self.index.ops_of_block[b].clone();
-        ops.next().is_some_and(|n| Operation::get_op::<UnreachableOp>(self.index.ops[n], self.ctx).is_some())
     }
 
     /// Whether `b` is a loop's header and its branch the loop's condition: exactly one of `yes`

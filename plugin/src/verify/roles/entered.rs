@@ -62,11 +62,12 @@ pub(super) fn on_every_path_of_its_role(
         if Operation::get_op::<ReturnOp>(last, ctx).is_some() {
             return false;
         }
-        let decided = decided_successor(ctx, index, model, b, last);
+        let ways = branch_ways(ctx, index, model, b, last);
         let role_split =
-            index.succs[b].iter().any(|s| toward.contains(s)) && splits_threads(ctx, model, b, last);
+            matches!(ways, BranchWays::Split) && index.succs[b].iter().any(|s| toward.contains(s));
         for succ in &index.succs[b] {
-            if (role_split && !toward.contains(succ)) || decided.is_some_and(|only| only != *succ) {
+            let not_taken = matches!(ways, BranchWays::One(only) if only != *succ);
+            if (role_split && !toward.contains(succ)) || not_taken {
                 continue;
             }
             let reached = model.reach.get(*succ).is_some_and(Option::is_some);
@@ -78,61 +79,56 @@ pub(super) fn on_every_path_of_its_role(
     true
 }
 
-/// The one successor of block `b` every thread reaching it takes, where the thread model gives
-/// its branch's condition one value in all of them (a test no thread fails: `0 <= tid` of a
-/// `match` arm `0..=31`).
-fn decided_successor(
+/// How the threads reaching a branch go.
+enum BranchWays {
+    /// Every thread reaching it takes this one successor: the thread model gives its condition
+    /// one value in all of them (a test no thread fails: `0 <= tid` of a `match` arm `0..=31`).
+    One(usize),
+    /// The threads reaching it, known exactly, take different ways: the branch splits the roles.
+    Split,
+    /// Anything else (a condition the model cannot evaluate, or a superset of threads that
+    /// disagree): a guard, both ways taken.
+    Both,
+}
+
+/// How the threads reaching block `b` go at `branch`, the operation ending it.
+fn branch_ways(
     ctx: &Context,
     index: &ScopeIndex,
     model: &ThreadModel,
     b: usize,
     branch: Ptr<Operation>,
-) -> Option<usize> {
-    let is_branch = Operation::get_op::<CondBrOp>(branch, ctx).is_some()
-        || Operation::get_op::<SwitchOp>(branch, ctx).is_some();
-    if !is_branch {
-        return None;
+) -> BranchWays {
+    let switch = Operation::get_op::<SwitchOp>(branch, ctx);
+    if Operation::get_op::<CondBrOp>(branch, ctx).is_none() && switch.is_none() {
+        return BranchWays::Both;
     }
     let condition = branch.deref(ctx).get_operand(0);
     let value = match model.eval(condition, &FxHashMap::default()) {
         Val::Const(c) => c,
         Val::Threads(values) => {
-            let Some(Some(reach)) = model.reach.get(b) else { return None };
+            let Some(Some(reach)) = model.reach.get(b) else { return BranchWays::Both };
             let mut outcomes = reach.threads.members().filter_map(|t| values.get(t).copied());
-            let first = outcomes.next()?;
+            let Some(first) = outcomes.next() else { return BranchWays::Both };
             if outcomes.any(|v| v != first) {
-                return None;
+                // Only where the threads reaching the branch are known exactly: a superset may
+                // hold the threads that tell the ways apart while every thread really there
+                // goes one way.
+                return if reach.exact { BranchWays::Split } else { BranchWays::Both };
             }
             first
         }
-        _ => return None,
+        _ => return BranchWays::Both,
     };
     let successors: Vec<_> = branch.deref(ctx).successors().collect();
-    let target = if Operation::get_op::<CondBrOp>(branch, ctx).is_some() {
-        successors[if value != 0 { 0 } else { 1 }]
-    } else {
-        let cases = Operation::get_op::<SwitchOp>(branch, ctx)?.get_attr_switch_cases(ctx)?.0.clone();
-        let arm = cases.iter().position(|case| *case == value as u64).unwrap_or(cases.len());
-        *successors.get(arm)?
+    let target = match switch {
+        None => Some(successors[if value != 0 { 0 } else { 1 }]),
+        Some(switch) => switch.get_attr_switch_cases(ctx).and_then(|cases| {
+            let arm = cases.0.iter().position(|case| *case == value as u64).unwrap_or(cases.0.len());
+            successors.get(arm).copied()
+        }),
     };
-    index.block_number.get(&target).copied()
-}
-
-/// Whether the branch ending block `b` takes different ways in different threads reaching it.
-fn splits_threads(ctx: &Context, model: &ThreadModel, b: usize, branch: Ptr<Operation>) -> bool {
-    let is_branch = Operation::get_op::<CondBrOp>(branch, ctx).is_some()
-        || Operation::get_op::<SwitchOp>(branch, ctx).is_some();
-    if !is_branch {
-        return false;
-    }
-    let condition = branch.deref(ctx).get_operand(0);
-    let Val::Threads(values) = model.eval(condition, &FxHashMap::default()) else { return false };
-    // Only where the threads reaching the branch are known exactly: a superset may hold the
-    // threads that tell the ways apart while every thread really there goes one way.
-    let Some(Some(reach)) = model.reach.get(b).filter(|reach| reach.as_ref().is_some_and(|r| r.exact)) else {
-        return false;
-    };
-    let mut outcomes = reach.threads.members().filter_map(|t| values.get(t));
-    let first = outcomes.next();
-    outcomes.any(|v| Some(v) != first)
+    target
+        .and_then(|target| index.block_number.get(&target).copied())
+        .map_or(BranchWays::Both, BranchWays::One)
 }

@@ -17,10 +17,7 @@ use rustc_hash::FxHashSet;
 use pliron::{context::Context, operation::Operation};
 
 use super::super::index::ScopeIndex;
-use crate::ir::mir::{
-    control::{SwitchOp, UnreachableOp},
-    opaque::OpaqueOp,
-};
+use crate::ir::mir::{control::SwitchOp, opaque::OpaqueOp};
 
 /// Live arms from which a `match` in a loop is taken for a state machine's dispatch.
 const MIN_ARMS: usize = 3;
@@ -47,7 +44,7 @@ impl Dispatches {
                 .and_then(|def| Operation::get_op::<OpaqueOp>(def, ctx))
                 .and_then(|opaque| opaque.get_attr_opaque_what(ctx).map(|what| String::from(what.clone())))
                 .is_some_and(|what| what.starts_with("discriminant("));
-            let arms = index.succs[b].iter().filter(|s| !traps_at_once(ctx, index, **s)).count();
+            let arms = index.succs[b].iter().filter(|s| !index.is_only_unreachable(ctx, **s)).count();
             if opaque && arms >= MIN_ARMS && !loops.iter().any(|l| cycles.together(*l, b)) {
                 loops.push(b);
             }
@@ -82,10 +79,4 @@ impl Dispatches {
             )
         })
     }
-}
-
-/// Whether block `b` is only the `unreachable` a `match`'s impossible discriminants lead to.
-fn traps_at_once(ctx: &Context, index: &ScopeIndex, b: usize) -> bool {
-    let mut ops = index.ops_of_block[b].clone();
-    matches!((ops.next(), ops.next()), (Some(n), None) if Operation::get_op::<UnreachableOp>(index.ops[n], ctx).is_some())
 }
