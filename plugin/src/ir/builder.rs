@@ -236,7 +236,20 @@ impl FunctionBuilder {
     }
 
     fn append(&self, ctx: &mut Context, op: Ptr<Operation>, at: &SourceLoc) -> Ptr<Operation> {
-        let location = at.to_location(ctx);
+        // Saving a file's path in the context hashes it; the operation before is almost always
+        // in the same file, and its location already holds the saved path.
+        let previous = self.block.deref(ctx).get_tail().map(|previous| previous.deref(ctx).loc().clone());
+        let location = match previous {
+            Some(Location::SrcPos { src: src @ Source::File(path), .. })
+                if *pliron::uniqued_any::get(ctx, path) == at.file =>
+            {
+                Location::SrcPos {
+                    src,
+                    pos: SourcePosition { line: at.line as i32, column: at.column as i32 },
+                }
+            }
+            _ => at.to_location(ctx),
+        };
         op.deref_mut(ctx).set_loc(location);
         op.insert_at_back(self.block, ctx);
         op

@@ -221,13 +221,13 @@ pub(crate) fn analyze_with(
     let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
     let applies_to = rules::check_provenance(&mut reporter, &*store);
     undecided.extend(applies_to.not_checked());
-    // Read by the pipeline identity, the typestate, the layout rule and the memory accounting:
-    // built once.
+    // Read by the pipeline identity, the thread model, the typestate, the layout rule and the
+    // memory accounting: built once.
     let locals = super::memory::LocalStores::of(ctx, &index);
     let operands = operands::check_operands(&mut reporter, &*store, &locals, &applies_to);
     undecided.extend(operands.not_checked);
     // One thread model for the rules that need one, built on the first ask.
-    let thread_model = SharedThreadModel::new(ctx, &index);
+    let thread_model = SharedThreadModel::new(ctx, &index, &locals);
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     let returns = dataflow::returns_of(ctx, &index);

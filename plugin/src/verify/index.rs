@@ -31,6 +31,11 @@ use crate::{
     scope::{Scope, function_name},
 };
 
+/// Blocks one search for a loop's back edge may visit.
+pub(crate) const MAX_LOOP_SEARCH: usize = 256;
+/// Blocks looked back from a branch for its loop's header.
+const MAX_HEADER_CHAIN: usize = 4;
+
 /// The dialect of semantic operations.
 const SEMANTIC_DIALECT: &str = "semantic";
 
@@ -71,6 +76,9 @@ pub(crate) struct ScopeIndex {
     cycles: std::cell::OnceCell<Cycles>,
     /// Whether each block has a path to a return of its function, found on first use.
     returning: std::cell::OnceCell<Vec<bool>>,
+    /// [`ScopeIndex::is_loop_condition`]'s answers: the graph alone decides them, and the thread
+    /// model asks again at every pass over the blocks.
+    loop_conditions: std::cell::RefCell<FxHashMap<(usize, usize, usize), bool>>,
 }
 
 impl ScopeIndex {
@@ -107,6 +115,7 @@ impl ScopeIndex {
             op_class: Vec::new(),
             cycles: std::cell::OnceCell::new(),
             returning: std::cell::OnceCell::new(),
+            loop_conditions: Default::default(),
         };
         for (f, func) in scope.functions.iter().enumerate() {
             let start = index.blocks.len();
@@ -286,6 +295,32 @@ impl ScopeIndex {
     pub(crate) fn is_only_unreachable(&self, ctx: &Context, b: usize) -> bool {
         let mut ops = self.ops_of_block[b].clone();
         matches!((ops.next(), ops.next()), (Some(n), None) if Operation::get_op::<UnreachableOp>(self.ops[n], ctx).is_some())
+    }
+
+    /// Whether `b` is a loop's header and its branch to `yes` or `no` the loop's condition:
+    /// exactly one of them leads back to `b` through blocks after it (within
+    /// [`MAX_LOOP_SEARCH`] blocks; a longer search answers no).
+    pub(crate) fn is_loop_condition(&self, b: usize, yes: usize, no: usize) -> bool {
+        if let Some(known) = self.loop_conditions.borrow().get(&(b, yes, no)) {
+            return *known;
+        }
+        // Only forward in block order, or back to `b`: the import lays blocks out in reverse
+        // postorder, so a path to `b` through a block before it leaves `b`'s loop by an
+        // enclosing loop.
+        // The loop's header may be a few blocks before the branch, each the only successor of
+        // the one before and the only predecessor of the next (a `for` loop calls `next()` in
+        // its header and branches on the result in the block after).
+        let mut header = b;
+        for _ in 0..MAX_HEADER_CHAIN {
+            match self.preds[header].as_slice() {
+                [pred] if self.succs[*pred].as_slice() == [header] => header = *pred,
+                _ => break,
+            }
+        }
+        let back = |from: usize| self.path_exists(&[from], header, MAX_LOOP_SEARCH, |succ| succ >= header);
+        let found = matches!((back(yes), back(no)), (Some(true), Some(false)) | (Some(false), Some(true)));
+        self.loop_conditions.borrow_mut().insert((b, yes, no), found);
+        found
     }
 
     /// Whether a path of successor edges leads from one of the blocks `starts` to block `to`

@@ -76,6 +76,11 @@ struct PartStores {
 }
 
 impl LocalStores {
+    /// Whether a store this table records runs in a block that `among` admits.
+    pub(crate) fn stores_in(&self, among: impl Fn(usize) -> bool) -> bool {
+        self.by_local.values().flatten().flat_map(|part| &part.blocks).any(|b| among(*b))
+    }
+
     pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
         let mut stores = LocalStores {
             by_local: FxHashMap::default(),

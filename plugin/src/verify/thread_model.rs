@@ -40,14 +40,14 @@ use super::{
     accounting::is_failed_assertion,
     divergence::{self, Divergent},
     flow::Flow,
-    index::ScopeIndex,
+    index::{MAX_LOOP_SEARCH, ScopeIndex},
     memory::{LocalStores, declared_constant},
     thread_set::Threads,
-    thread_values::map1,
+    thread_values::{binop_per_thread, cmp_per_thread, map1},
     uniform::{computes_from_arguments, geometry_read},
 };
 use crate::ir::mir::{
-    arith::{BinOp, CastKind, CastOp, CmpOp, CmpPredicate},
+    arith::{BinOp, CastKind, CastOp, CmpOp},
     constant::ConstIntOp,
     control::{CallOp, CondBrOp, ReturnOp, SwitchOp, UnreachableOp},
     int_width,
@@ -70,10 +70,6 @@ pub(crate) fn declared_block_threads(ctx: &Context, index: &ScopeIndex) -> Optio
     let n = declared_constant(ctx, index, BLOCK_THREADS_SYMBOL)?;
     (1..=MAX_BLOCK_THREADS).contains(&n).then_some(n as usize)
 }
-/// Blocks one search for a loop's back edge may visit.
-const MAX_LOOP_SEARCH: usize = 256;
-/// Blocks looked back from a branch for its loop's header.
-const MAX_HEADER_CHAIN: usize = 4;
 /// How deep helper calls are evaluated.
 const MAX_CALL_DEPTH: u32 = 4;
 /// The most stores of one variable whose per-thread value is worked out.
@@ -109,8 +105,8 @@ struct Roles<'a> {
     visiting: RefCell<FxHashSet<Value>>,
     /// The divergent blocks as far as known (module doc).
     divergent: Divergent,
-    /// The stores into locals and their fields.
-    locals: LocalStores,
+    /// The stores into locals and their fields (the scope's one table, shared with the rules).
+    locals: &'a LocalStores,
     /// Blocks no thread reaches (behind branches on constants): their stores are never read.
     dead: FxHashSet<usize>,
 }
@@ -134,25 +130,36 @@ pub(crate) struct ThreadModel<'a> {
 pub(crate) struct SharedThreadModel<'a> {
     ctx: &'a Context,
     index: &'a ScopeIndex,
+    locals: &'a LocalStores,
     model: OnceCell<ThreadModel<'a>>,
 }
 
 impl<'a> SharedThreadModel<'a> {
-    pub(crate) fn new(ctx: &'a Context, index: &'a ScopeIndex) -> SharedThreadModel<'a> {
-        SharedThreadModel { ctx, index, model: OnceCell::new() }
+    pub(crate) fn new(
+        ctx: &'a Context,
+        index: &'a ScopeIndex,
+        locals: &'a LocalStores,
+    ) -> SharedThreadModel<'a> {
+        SharedThreadModel { ctx, index, locals, model: OnceCell::new() }
     }
 
     pub(crate) fn get(&self) -> &ThreadModel<'a> {
-        self.model.get_or_init(|| ThreadModel::new(self.ctx, self.index))
+        self.model.get_or_init(|| ThreadModel::new(self.ctx, self.index, self.locals))
     }
 }
 
 impl<'a> ThreadModel<'a> {
     /// The model of the declared block, or of a block of the hardware's limit where none is
     /// declared (each thread index below the limit enumerated; `block_dim_x()` unknown).
-    pub(crate) fn new(ctx: &'a Context, index: &'a ScopeIndex) -> ThreadModel<'a> {
+    pub(crate) fn new(ctx: &'a Context, index: &'a ScopeIndex, locals: &'a LocalStores) -> ThreadModel<'a> {
         let declared = declared_block_threads(ctx, index);
-        ThreadModel::build(ctx, index, declared.unwrap_or(MAX_BLOCK_THREADS as usize), declared.is_some())
+        ThreadModel::build(
+            ctx,
+            index,
+            locals,
+            declared.unwrap_or(MAX_BLOCK_THREADS as usize),
+            declared.is_some(),
+        )
     }
 
     /// The model of a block of `block_threads` threads; `declared` when the kernel declares it
@@ -160,6 +167,7 @@ impl<'a> ThreadModel<'a> {
     pub(crate) fn build(
         ctx: &'a Context,
         index: &'a ScopeIndex,
+        locals: &'a LocalStores,
         block_threads: usize,
         declared: bool,
     ) -> ThreadModel<'a> {
@@ -172,7 +180,7 @@ impl<'a> ThreadModel<'a> {
             memo: FxHashMap::default(),
             visiting: RefCell::new(FxHashSet::default()),
             divergent: Divergent::default(),
-            locals: LocalStores::of(ctx, index),
+            locals,
             dead: FxHashSet::default(),
         };
         // Stores behind branches on constants (a `const` generic's `if SPLIT`) never run: left
@@ -183,7 +191,13 @@ impl<'a> ThreadModel<'a> {
             if dead == roles.dead {
                 break;
             }
+            // A load reads other stores only where a block holding one died (or came back):
+            // otherwise every value, and so every set, would come out as before.
+            let reads_change = locals.stores_in(|b| dead.contains(&b) != roles.dead.contains(&b));
             roles.dead = dead;
+            if !reads_change {
+                break;
+            }
             roles.memo.clear();
             reach = roles.reach_all();
         }
@@ -220,7 +234,7 @@ impl<'a> ThreadModel<'a> {
 
     /// The stores into the scope's locals the model reads values through.
     pub(crate) fn locals(&self) -> &LocalStores {
-        &self.roles.locals
+        self.roles.locals
     }
 
     /// The divergent blocks of the scope.
@@ -236,13 +250,13 @@ impl Roles<'_> {
     fn settle_divergence(&mut self) -> bool {
         let mut changed = false;
         for _ in 0..MAX_DIVERGENCE_ROUNDS {
-            let found = divergence::divergent(self.ctx, self.index, |condition| {
-                let mut budget = MAX_EVAL;
-                match self.eval(condition, &FxHashMap::default(), 0, &mut budget) {
-                    Val::Const(_) | Val::Uniform => false,
-                    Val::Threads(values) => values.windows(2).any(|pair| pair[0] != pair[1]),
-                    Val::Unknown => true,
-                }
+            // Through the memo: the sets just computed asked the same conditions, and every
+            // change of what a condition evaluates to clears it.
+            let (ctx, index) = (self.ctx, self.index);
+            let found = divergence::divergent(ctx, index, |condition| match self.eval_top(condition) {
+                Val::Const(_) | Val::Uniform => false,
+                Val::Threads(values) => values.windows(2).any(|pair| pair[0] != pair[1]),
+                Val::Unknown => true,
             });
             if found == self.divergent {
                 return changed;
@@ -420,7 +434,8 @@ impl Roles<'_> {
                 // A failed check's branch (`assert!`, a bounds check) traps: a thread that takes
                 // it ends the launch, so the other edge carries the threads that go on.
                 Val::Unknown => {
-                    let decided = self.is_loop_branch(b, yes, no) || self.traps(yes) || self.traps(no);
+                    let decided =
+                        self.index.is_loop_condition(b, yes, no) || self.traps(yes) || self.traps(no);
                     vec![(yes, threads.clone(), decided), (no, threads.clone(), decided)]
                 }
             };
@@ -462,7 +477,8 @@ impl Roles<'_> {
                         .copied()
                         .filter(|t| !self.index.is_only_unreachable(self.ctx, *t))
                         .collect();
-                    let decided = matches!(live.as_slice(), [yes, no] if self.is_loop_branch(b, *yes, *no));
+                    let decided =
+                        matches!(live.as_slice(), [yes, no] if self.index.is_loop_condition(b, *yes, *no));
                     targets.iter().map(|t| (*t, threads.clone(), decided)).collect()
                 }
             };
@@ -483,28 +499,6 @@ impl Roles<'_> {
         failed_assertion
             && ops.next().is_some_and(|op| Operation::get_op::<UnreachableOp>(op, ctx).is_some())
             && ops.next().is_none()
-    }
-
-    /// Whether `b` is a loop's header and its branch the loop's condition: exactly one of `yes`
-    /// and `no` leads back to `b` through blocks after it (within [`MAX_LOOP_SEARCH`] blocks; a
-    /// longer search answers no).
-    fn is_loop_branch(&self, b: usize, yes: usize, no: usize) -> bool {
-        // Only forward in block order, or back to `b`: the import lays blocks out in reverse
-        // postorder, so a path to `b` through a block before it leaves `b`'s loop by an
-        // enclosing loop.
-        // The loop's header may be a few blocks before the branch, each the only successor of
-        // the one before and the only predecessor of the next (a `for` loop calls `next()` in
-        // its header and branches on the result in the block after).
-        let index = self.index;
-        let mut header = b;
-        for _ in 0..MAX_HEADER_CHAIN {
-            match index.preds[header].as_slice() {
-                [pred] if index.succs[*pred].as_slice() == [header] => header = *pred,
-                _ => break,
-            }
-        }
-        let back = |from: usize| index.path_exists(&[from], header, MAX_LOOP_SEARCH, |succ| succ >= header);
-        matches!((back(yes), back(no)), (Some(true), Some(false)) | (Some(false), Some(true)))
     }
 
     /// A condition of the kernel, evaluated once.
@@ -540,11 +534,12 @@ impl Roles<'_> {
                 return if depth == 0 { self.eval_parameter(block, value, budget) } else { Val::Unknown };
             }
         };
-        let width = int_width(ctx, value.get_type(ctx)).unwrap_or(64);
-        let wrap = |v: i64| wrap_to(width, v);
+        // Asked only of the operations that wrap: reading a value's type is not free, and most
+        // values evaluated are loads and calls.
+        let width = || int_width(ctx, value.get_type(ctx)).unwrap_or(64);
         if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
             return match constant.get_attr_int_value(ctx) {
-                Some(v) => Val::Const(wrap(v.value().to_u64() as i64)),
+                Some(v) => Val::Const(wrap_to(width(), v.value().to_u64() as i64)),
                 None => Val::Unknown,
             };
         }
@@ -552,7 +547,10 @@ impl Roles<'_> {
         if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
             let operand = self.eval(operands[0], params, depth, budget);
             return match (cast.kind(ctx), operand) {
-                (Some(CastKind::IntToInt), operand) => map1(operand, wrap),
+                (Some(CastKind::IntToInt), operand) => {
+                    let width = width();
+                    map1(operand, |v| wrap_to(width, v))
+                }
                 // Any other cast is a function of its operand: the same in every thread if the
                 // operand is (a pointer parameter as an integer).
                 (_, Val::Const(_) | Val::Uniform) => Val::Uniform,
@@ -563,22 +561,13 @@ impl Roles<'_> {
             let a = self.eval(operands[0], params, depth, budget);
             let b = self.eval(operands[1], params, depth, budget);
             let Some(kind) = binop.kind(ctx) else { return Val::Unknown };
-            return map2(a, b, |x, y| Some(wrap(apply_binop(kind, x, y)?)));
+            return binop_per_thread(kind, width(), a, b);
         }
         if let Some(cmp) = Operation::get_op::<CmpOp>(def, ctx) {
             let a = self.eval(operands[0], params, depth, budget);
             let b = self.eval(operands[1], params, depth, budget);
             let Some(predicate) = cmp.get_attr_cmp_predicate(ctx).map(|p| *p) else { return Val::Unknown };
-            return map2(a, b, |x, y| {
-                Some(i64::from(match predicate {
-                    CmpPredicate::Eq => x == y,
-                    CmpPredicate::Ne => x != y,
-                    CmpPredicate::Lt => x < y,
-                    CmpPredicate::Le => x <= y,
-                    CmpPredicate::Gt => x > y,
-                    CmpPredicate::Ge => x >= y,
-                }))
-            });
+            return cmp_per_thread(predicate, a, b);
         }
         if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
             return self.eval_call(call, def, &operands, params, depth, budget);
@@ -640,7 +629,7 @@ impl Roles<'_> {
             // Memory reached through a pointer (`(*self).rows` in a method): the one value
             // stored there, as far as the walk through memory and calls can tell.
             let leaf = pointer_type_of(ctx, slot.get_type(ctx)).map(|pointer| pointer.pointee());
-            let flow = Flow { ctx, index: self.index, locals: &self.locals, leaf };
+            let flow = Flow { ctx, index: self.index, locals: self.locals, leaf };
             let mut budget = FLOW_BUDGET;
             match flow.pointees(slot, &[], &mut budget)?.as_slice() {
                 [only] => vec![(*only, usize::MAX)],

@@ -12,6 +12,10 @@
 //!   `BLOCKS NANOS…` lines.
 //! - `verifier-probe timing-structure FOOTPRINT RUNS SIZE…`: the same for pliron's structural
 //!   verification alone, on `guard` scopes (where the carried pliron series shows).
+//! - `verifier-probe time-ir FILE RUNS`: a real scope's cost, as the release driver pays it
+//!   (structure trusted): parses the file (a `KERNELS_VERIFY_DUMP` scope) once, verifies it
+//!   `RUNS` times, prints `BLOCKS NANOS…`. Parsing is left out: the driver builds the IR, it
+//!   does not parse it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,14 +25,17 @@ use plugin::harness::timing::{Verifier, format_samples, measure};
 use plugin::report::{FileVerdict, render, verify_file};
 
 const USAGE: &str = "usage: verifier-probe verify-ir FILE… | verifier-probe timing guard|story FOOTPRINT RUNS SIZE… \
-                     | verifier-probe timing-structure FOOTPRINT RUNS SIZE…";
+                     | verifier-probe timing-structure FOOTPRINT RUNS SIZE… | verifier-probe time-ir FILE RUNS";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.split_first() {
         Some((command, files)) if command == "verify-ir" && !files.is_empty() => verify_ir(files),
-        Some((command, rest)) if command == "timing" || command == "timing-structure" => {
-            match timing(command, rest) {
+        Some((command, rest))
+            if command == "timing" || command == "timing-structure" || command == "time-ir" =>
+        {
+            let timed = if command == "time-ir" { time_ir(rest) } else { timing(command, rest) };
+            match timed {
                 Ok(text) => {
                     print!("{text}");
                     ExitCode::SUCCESS
@@ -61,6 +68,26 @@ fn verify_ir(files: &[String]) -> ExitCode {
         status = status.max(file_status);
     }
     ExitCode::from(status)
+}
+
+/// `time-ir FILE RUNS`: the scope's block count, then each run's verification in nanoseconds.
+fn time_ir(args: &[String]) -> Result<String, String> {
+    let [file, runs] = args else { return Err("time-ir takes a file and a number of runs".into()) };
+    let runs = runs.parse::<usize>().map_err(|e| format!("`{runs}`: {e}"))?;
+    let path = PathBuf::from(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut ctx = plugin::new_context();
+    let module = plugin::text::parse_module(&mut ctx, &text, &path).map_err(|e| e.to_string())?;
+    let mut blocks = 0;
+    let mut nanos = Vec::new();
+    for _ in 0..runs {
+        let started = std::time::Instant::now();
+        let outcome = plugin::verify::verify_module_with(&ctx, module, plugin::verify::Structure::Trust);
+        nanos.push(started.elapsed().as_nanos().to_string());
+        // Rejected scopes report no sizes; the block count is then left at zero.
+        blocks = outcome.map_or(0, |reports| reports.iter().map(|report| report.blocks).sum());
+    }
+    Ok(format!("{blocks} {}\n", nanos.join(" ")))
 }
 
 fn timing(command: &str, args: &[String]) -> Result<String, String> {

@@ -138,6 +138,7 @@ pub fn import_scope<'tcx>(
         bodies: &bodies,
         locations: Locations::default(),
         positions: FxHashMap::default(),
+        types: FxHashMap::default(),
         stats: ImportStats::default(),
     };
     for (index, function) in scope.functions.iter().enumerate() {
@@ -309,5 +310,8 @@ struct Importer<'a, 'tcx> {
     /// statement a macro or an unrolled loop wrote, and looking a position up in the source map
     /// costs more than building the operation.
     positions: FxHashMap<Span, SourceLoc>,
+    /// The IR type of each type met so far, with its shared view: a struct's type is named by
+    /// printing its path and sized by a layout query, once per local and place otherwise.
+    types: FxHashMap<(Ty<'tcx>, Option<Ty<'tcx>>), pliron::r#type::TypeHandle>,
     stats: ImportStats,
 }

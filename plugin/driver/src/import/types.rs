@@ -17,6 +17,15 @@ impl<'tcx> Importer<'_, 'tcx> {
     /// The IR type of a Rust type; a pointer or reference into shared memory is `Shared`,
     /// viewing `view`.
     pub(super) fn ir_type(&mut self, ty: Ty<'tcx>, view: Option<Ty<'tcx>>) -> TypeHandle {
+        if let Some(known) = self.types.get(&(ty, view)) {
+            return *known;
+        }
+        let found = self.build_ir_type(ty, view);
+        self.types.insert((ty, view), found);
+        found
+    }
+
+    fn build_ir_type(&mut self, ty: Ty<'tcx>, view: Option<Ty<'tcx>>) -> TypeHandle {
         let pointer_bits = self.tcx.data_layout.pointer_size().bits() as u32;
         match ty.kind() {
             ty::Bool => shorthand::bool_type(self.ctx).into(),
