@@ -88,13 +88,6 @@ const HELPER_DEPTH: u32 = 4;
 /// alone (`u32::div_ceil`, `Ord::min`).
 const PURE_INTEGER_PATHS: [&str; 2] = ["core__num__", "core__cmp__"];
 
-impl TileLoop {
-    /// Whether its start, step or bound reads a parameter of the function it is expressed in.
-    fn mentions_parameters(&self) -> bool {
-        [&self.start, &self.step, &self.bound].into_iter().any(Linear::mentions_parameters)
-    }
-}
-
 /// A loop read as `for (iv = start; iv < bound; iv += step)`, with its condition.
 #[derive(Clone, Debug)]
 struct TileLoop {
@@ -107,6 +100,13 @@ struct TileLoop {
     /// Whether the condition runs before the first pass (a `while`), not after it (a `loop`
     /// ending in `if … { break }` makes one pass more where the span is empty).
     tested_first: bool,
+}
+
+impl TileLoop {
+    /// Whether its start, step or bound reads a parameter of the function it is expressed in.
+    fn mentions_parameters(&self) -> bool {
+        [&self.start, &self.step, &self.bound].into_iter().any(Linear::mentions_parameters)
+    }
 }
 
 /// Rule `tile-count`; returns what it could not judge, as not-checked lines. `pipelines`: each

@@ -51,13 +51,22 @@ pub(crate) fn map1(a: Val, f: impl Fn(i64) -> i64) -> Val {
 
 pub(crate) fn map2(a: Val, b: Val, f: impl Fn(i64, i64) -> Option<i64>) -> Val {
     match (a, b) {
-        (Val::Unknown, _) | (_, Val::Unknown) => Val::Unknown,
-        (Val::Threads(_), Val::Uniform) | (Val::Uniform, Val::Threads(_)) => Val::Unknown,
-        (Val::Uniform, _) | (_, Val::Uniform) => Val::Uniform,
         (Val::Const(x), Val::Const(y)) => f(x, y).map_or(Val::Unknown, Val::Const),
         (Val::Threads(xs), Val::Const(y)) => collect(xs.iter().map(|x| f(*x, y))),
         (Val::Const(x), Val::Threads(ys)) => collect(ys.iter().map(|y| f(x, *y))),
         (Val::Threads(xs), Val::Threads(ys)) => collect(xs.iter().zip(ys.iter()).map(|(x, y)| f(*x, *y))),
+        (a, b) => without_numbers(&a, &b),
+    }
+}
+
+/// Two operands combined where one of them is no number (uniform or unknown): unknown if
+/// either is, or where a per-thread value meets a uniform one (which thread holds what is then
+/// not known); otherwise the same, unknown value in every thread.
+fn without_numbers(a: &Val, b: &Val) -> Val {
+    match (a, b) {
+        (Val::Unknown, _) | (_, Val::Unknown) => Val::Unknown,
+        (Val::Threads(_), Val::Uniform) | (Val::Uniform, Val::Threads(_)) => Val::Unknown,
+        _ => Val::Uniform,
     }
 }
 
@@ -66,15 +75,13 @@ pub(crate) fn map2(a: Val, b: Val, f: impl Fn(i64, i64) -> Option<i64>) -> Val {
 fn map2_total(a: Val, b: Val, f: impl Fn(i64, i64) -> i64) -> Val {
     let per_thread = |values: Vec<i64>| Val::Threads(Rc::new(values));
     match (a, b) {
-        (Val::Unknown, _) | (_, Val::Unknown) => Val::Unknown,
-        (Val::Threads(_), Val::Uniform) | (Val::Uniform, Val::Threads(_)) => Val::Unknown,
-        (Val::Uniform, _) | (_, Val::Uniform) => Val::Uniform,
         (Val::Const(x), Val::Const(y)) => Val::Const(f(x, y)),
         (Val::Threads(xs), Val::Const(y)) => per_thread(xs.iter().map(|x| f(*x, y)).collect()),
         (Val::Const(x), Val::Threads(ys)) => per_thread(ys.iter().map(|y| f(x, *y)).collect()),
         (Val::Threads(xs), Val::Threads(ys)) => {
             per_thread(xs.iter().zip(ys.iter()).map(|(x, y)| f(*x, *y)).collect())
         }
+        (a, b) => without_numbers(&a, &b),
     }
 }
 
@@ -89,26 +96,16 @@ pub(crate) fn binop_per_thread(kind: BinOpKind, width: u32, a: Val, b: Val) -> V
         BinOpKind::BitAnd => map2_total(a, b, |x, y| x & y & mask),
         BinOpKind::BitOr => map2_total(a, b, |x, y| (x | y) & mask),
         BinOpKind::BitXor => map2_total(a, b, |x, y| (x ^ y) & mask),
-        // By a constant that cannot fail (`tid / 32`, `tid % 32`, `tid >> 5`): the checked
-        // operation is the plain one for every `x`.
-        BinOpKind::Div | BinOpKind::Rem if matches!(b, Val::Const(y) if y != 0 && y != -1) => {
-            let Val::Const(y) = b else { unreachable!() };
-            if kind == BinOpKind::Div {
-                map2_total(a, b, |x, _| (x / y) & mask)
-            } else {
-                map2_total(a, b, |x, _| (x % y) & mask)
-            }
-        }
-        BinOpKind::Shl | BinOpKind::Shr if matches!(b, Val::Const(0..=63)) => {
-            if kind == BinOpKind::Shl {
-                map2_total(a, b, |x, y| (x << y) & mask)
-            } else {
-                map2_total(a, b, |x, y| (x >> y) & mask)
-            }
-        }
-        BinOpKind::Div | BinOpKind::Rem | BinOpKind::Shl | BinOpKind::Shr => {
-            map2(a, b, |x, y| Some(apply_binop(kind, x, y)? & mask))
-        }
+        // By a constant that cannot fail (`tid / 32`, `tid % 32`, `tid >> 5`), the checked
+        // operation is the plain one for every `x`; otherwise a thread's failure makes the
+        // value unknown.
+        BinOpKind::Div | BinOpKind::Rem | BinOpKind::Shl | BinOpKind::Shr => match (kind, &b) {
+            (BinOpKind::Div, Val::Const(y)) if *y != 0 && *y != -1 => map2_total(a, b, |x, y| (x / y) & mask),
+            (BinOpKind::Rem, Val::Const(y)) if *y != 0 && *y != -1 => map2_total(a, b, |x, y| (x % y) & mask),
+            (BinOpKind::Shl, Val::Const(0..=63)) => map2_total(a, b, |x, y| (x << y) & mask),
+            (BinOpKind::Shr, Val::Const(0..=63)) => map2_total(a, b, |x, y| (x >> y) & mask),
+            _ => map2(a, b, |x, y| Some(apply_binop(kind, x, y)? & mask)),
+        },
     }
 }
 
