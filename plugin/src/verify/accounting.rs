@@ -516,7 +516,7 @@ fn gap_at(ctx: &Context, index: &ScopeIndex, number: usize, kind: GapKind, messa
 
 pub(crate) fn opaque_gap(ctx: &Context, op: Ptr<Operation>) -> Option<(GapKind, String)> {
     let opaque = Operation::get_op::<OpaqueOp>(op, ctx)?;
-    let what: String = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into())?;
+    let what = opaque.what(ctx)?;
     if opaque_is_accounted(&what) {
         return None;
     }

@@ -194,7 +194,7 @@ impl Evaluator<'_, '_> {
             return Some(Affine::constant(constant.get_attr_int_value(self.ctx)?.value().to_u64() as i64));
         }
         if let Some(opaque) = Operation::get_op::<OpaqueOp>(def, self.ctx) {
-            let what: String = opaque.get_attr_opaque_what(self.ctx).map(|what| what.clone().into())?;
+            let what = opaque.what(self.ctx)?;
             return (what == "dynamic_shared_window_address()").then_some(Affine::window(1));
         }
         if depth == 0 {

@@ -398,11 +398,8 @@ impl LocalStores {
             let scope_call = Operation::get_op::<CallOp>(user, ctx).is_some()
                 && index.op_number.get(&user).is_some_and(|n| index.callee_of.contains_key(n));
             // A closure built with the address among its captures holds it like a stored copy.
-            let captured = Operation::get_op::<OpaqueOp>(user, ctx).is_some_and(|opaque| {
-                opaque
-                    .get_attr_opaque_what(ctx)
-                    .is_some_and(|what| String::from(what.clone()).starts_with("{closure@"))
-            });
+            let captured = Operation::get_op::<OpaqueOp>(user, ctx)
+                .is_some_and(|opaque| opaque.what(ctx).is_some_and(|what| what.starts_with("{closure@")));
             if scope_call || captured {
                 // The callee's writes through it are unresolved stores of the scope.
                 self.escaped.insert(local);
@@ -618,7 +615,7 @@ impl LocalStores {
 pub(crate) fn captured(ctx: &Context, aggregate: Value, field: u32) -> Option<Value> {
     let def = aggregate.defining_op()?;
     let opaque = Operation::get_op::<OpaqueOp>(def, ctx)?;
-    let what: String = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into())?;
+    let what = opaque.what(ctx)?;
     let operation = def.deref(ctx);
     let count = operation.get_num_operands();
     // `[x; N]` (one operand): every element is `x`.

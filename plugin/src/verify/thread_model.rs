@@ -493,8 +493,8 @@ impl Roles<'_> {
         let mut ops = self.index.ops_of_block[b].clone().map(|n| self.index.ops[n]);
         let failed_assertion = ops.next().is_some_and(|op| {
             Operation::get_op::<OpaqueOp>(op, ctx)
-                .and_then(|opaque| opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into()))
-                .is_some_and(|what: String| is_failed_assertion(&what))
+                .and_then(|opaque| opaque.what(ctx))
+                .is_some_and(|what| is_failed_assertion(&what))
         });
         failed_assertion
             && ops.next().is_some_and(|op| Operation::get_op::<UnreachableOp>(op, ctx).is_some())

@@ -50,7 +50,7 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
             return is_own_local(ctx, op.deref(ctx).get_operand(1));
         }
         if let Some(opaque) = Operation::get_op::<OpaqueOp>(op, ctx) {
-            let what: Option<String> = opaque.get_attr_opaque_what(ctx).map(|what| what.clone().into());
+            let what = opaque.what(ctx);
             // A failed assertion's branch traps: it returns no value to the caller.
             return what.is_some_and(|what| {
                 is_local_value(&what) || is_register_value(&what) || is_failed_assertion(&what)

@@ -16,6 +16,13 @@ use pliron::{
 )]
 pub struct OpaqueOp;
 
+impl OpaqueOp {
+    /// What the operation stands for (the MIR the importer did not model, as it printed it).
+    pub fn what(&self, ctx: &Context) -> Option<String> {
+        self.get_attr_opaque_what(ctx).map(|what| what.clone().into())
+    }
+}
+
 impl Verify for OpaqueOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
         if self.get_attr_opaque_what(ctx).is_none() {

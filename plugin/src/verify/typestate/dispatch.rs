@@ -42,7 +42,7 @@ impl Dispatches {
                 .get_operand(0)
                 .defining_op()
                 .and_then(|def| Operation::get_op::<OpaqueOp>(def, ctx))
-                .and_then(|opaque| opaque.get_attr_opaque_what(ctx).map(|what| String::from(what.clone())))
+                .and_then(|opaque| opaque.what(ctx))
                 .is_some_and(|what| what.starts_with("discriminant("));
             let arms = index.succs[b].iter().filter(|s| !index.is_only_unreachable(ctx, **s)).count();
             if opaque && arms >= MIN_ARMS && !loops.iter().any(|l| cycles.together(*l, b)) {
