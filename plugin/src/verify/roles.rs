@@ -27,19 +27,19 @@
 
 mod counters;
 mod entered;
+mod forms;
 mod linear;
 mod stores;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use pliron::{
+    basic_block::BasicBlock,
     context::{Context, Ptr},
     operation::Operation,
-    printable::Printable,
-    r#type::Typed,
-    value::{DefiningEntity, Value},
+    value::Value,
 };
 
 use super::{
@@ -48,24 +48,19 @@ use super::{
     index::ScopeIndex,
     locals::local_slot,
     operands::PipelinePlace,
-    progression::counted_advance,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_model::SharedThreadModel,
-    thread_values::Val,
-    uniform::{computes_from_arguments, geometry_read, parameter_unread, uniform_read},
 };
 pub(crate) use counters::CounterReader;
+use forms::{Induction, linear};
 use linear::{Atom, Linear};
-use stores::{Place, Stores, field_value, stores_of};
+use stores::{Place, Stores, stores_of};
 
 use crate::ir::{
     mir::{
-        arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
-        constant::ConstIntOp,
-        control::{CallOp, CondBrOp, ReturnOp, SwitchOp},
-        int_width,
+        arith::{CastOp, CmpOp, CmpPredicate},
+        control::{CondBrOp, ReturnOp, SwitchOp},
         memory::{LoadOp, counted},
-        pointer_type_of,
     },
     semantic::pipeline::PipelineRole,
 };
@@ -80,13 +75,6 @@ const MAX_READS: u32 = 64;
 const MAX_LOOP_BLOCKS: usize = 512;
 /// Helper calls an advance is followed up through to the loop that counts it.
 const MAX_LIFTS: usize = 4;
-/// Calls a helper of a bound (`Atom::Applied`) may make, nested, and still count as computing
-/// from its arguments.
-const HELPER_DEPTH: u32 = 4;
-
-/// Standard-library paths whose functions compute an integer from their integer arguments
-/// alone (`u32::div_ceil`, `Ord::min`).
-const PURE_INTEGER_PATHS: [&str; 2] = ["core__num__", "core__cmp__"];
 
 /// A loop read as `for (iv = start; iv < bound; iv += step)`, with its condition.
 #[derive(Clone, Debug)]
@@ -496,7 +484,7 @@ fn counted_exit_test(
     ctx: &Context,
     stores: &Stores,
     branch: Ptr<Operation>,
-) -> Option<(Value, [Ptr<pliron::basic_block::BasicBlock>; 2])> {
+) -> Option<(Value, [Ptr<BasicBlock>; 2])> {
     let switch = Operation::get_op::<SwitchOp>(branch, ctx)?;
     let cases: Vec<u64> = switch.get_attr_switch_cases(ctx)?.0.clone();
     let (discriminant, successors) = {
@@ -523,225 +511,4 @@ fn counted_exit_test(
     let compare = cast.deref(ctx).get_operand(0);
     Operation::get_op::<CmpOp>(compare.defining_op()?, ctx)?;
     Some((compare, [some, none]))
-}
-
-/// `value`, loaded from `address`, as [`Atom::Place`]: a place of the kernel's own locals
-/// (reached through references to it) that one store outside every loop writes, read alike by
-/// every thread.
-fn written_once(ctx: &Context, stores: &Stores, value: Value, address: Value) -> Option<Linear> {
-    let index = stores.index;
-    let model = stores.threads.get();
-    let locals = model.locals();
-    let (local, path) = locals.slot(ctx, address)?;
-    let (stored, block, inside) = locals.single_store_over(ctx, address)?;
-    let alloca = local.defining_op()?;
-    let in_kernel = index.function_of_op(alloca) == Some(0);
-    if !in_kernel || index.cycles().on_cycle(block) {
-        return None;
-    }
-    // What was stored, where it reads as a form (`block_idx_x() + grid_dim_x()` in the
-    // constructor that built the struct): equal forms compare across places.
-    let written = if inside.is_empty() {
-        Some(stored)
-    } else {
-        field_value(ctx, index, stores.threads, stored, &inside)
-    };
-    let mut budget = MAX_READS;
-    if let Some(form) = written
-        .and_then(|written| linear(ctx, stores, written, &mut Induction::default(), &mut budget))
-        .filter(|form| form.iv() == 0)
-    {
-        return Some(form);
-    }
-    match model.eval(value, &FxHashMap::default()) {
-        Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
-        Val::Uniform => Some(Linear::atom(Atom::Place { local: *index.op_number.get(&alloca)?, path })),
-        _ => None,
-    }
-}
-
-/// `value`, a load of `place`, as [`Atom::Chosen`] (or, where one store reaches it, that
-/// store's form): a variable of the kernel stored more than once, no store on a cycle, read as
-/// one value in every thread.
-fn chosen_store(
-    ctx: &Context,
-    stores: &Stores,
-    value: Value,
-    place: &Place,
-    budget: &mut u32,
-) -> Option<Linear> {
-    let index = stores.index;
-    let blocks = stores.blocks.get(place)?;
-    if blocks.len() < 2 || blocks.iter().any(|b| index.cycles().on_cycle(*b)) {
-        return None;
-    }
-    let alloca = place.0.defining_op()?;
-    if index.function_of_op(alloca) != Some(0) {
-        return None;
-    }
-    if !matches!(stores.threads.get().eval(value, &FxHashMap::default()), Val::Uniform | Val::Const(_)) {
-        return None;
-    }
-    let load = *index.op_number.get(&value.defining_op()?)?;
-    let reaching = stores.reaching(ctx, place, load)?;
-    if let [only] = reaching.as_slice() {
-        let stored = index.ops[*only].deref(ctx).get_operand(0);
-        return linear(ctx, stores, stored, &mut Induction::default(), budget).filter(|form| form.iv() == 0);
-    }
-    let local = *index.op_number.get(&alloca)?;
-    Some(Linear::atom(Atom::Chosen { local, path: place.1.clone(), stores: reaching }))
-}
-
-/// The induction variable found while reading a condition.
-#[derive(Default)]
-struct Induction {
-    /// The block whose branch is the loop's condition.
-    header: Option<usize>,
-    slot: Option<Place>,
-    start: Option<Linear>,
-    step: Option<Linear>,
-}
-
-/// `value` as a linear form, or `None`; looks through at most `budget` operations in all.
-fn linear(
-    ctx: &Context,
-    stores: &Stores,
-    value: Value,
-    iv: &mut Induction,
-    budget: &mut u32,
-) -> Option<Linear> {
-    if *budget == 0 {
-        return None;
-    }
-    *budget -= 1;
-    let def = match value.defining_entity() {
-        DefiningEntity::Op(def) => def,
-        DefiningEntity::Block(_) => {
-            return stores.params.iter().position(|p| *p == value).map(|n| Linear::atom(Atom::Param(n)));
-        }
-    };
-    if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
-        return Some(Linear::constant(constant.get_attr_int_value(ctx)?.value().to_u64() as i64));
-    }
-    let operands: Vec<Value> = def.deref(ctx).operands().collect();
-    if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
-        return match cast.kind(ctx) {
-            Some(CastKind::IntToInt) => linear(ctx, stores, operands[0], iv, budget),
-            _ => None,
-        };
-    }
-    if let Some(binop) = Operation::get_op::<BinOp>(def, ctx) {
-        let a = linear(ctx, stores, operands[0], iv, budget)?;
-        let b = linear(ctx, stores, operands[1], iv, budget)?;
-        return match binop.kind(ctx)? {
-            BinOpKind::Add => Some(a.plus(&b, 1)),
-            BinOpKind::Sub => Some(a.plus(&b, -1)),
-            BinOpKind::Mul if a.terms.is_empty() => Some(b.scaled(a.constant)),
-            BinOpKind::Mul if b.terms.is_empty() => Some(a.scaled(b.constant)),
-            kind if a.iv() == 0 && b.iv() == 0 => {
-                let ty = value.get_type(ctx).disp(ctx).to_string();
-                Some(Linear::atom(Atom::Pure { operation: format!("{kind:?} {ty}"), operands: vec![a, b] }))
-            }
-            _ => None,
-        };
-    }
-    if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
-        if !operands.is_empty() {
-            let index = stores.index;
-            let function = index.callee_of.get(index.op_number.get(&def)?).copied();
-            let name = call.callee(ctx)?.to_string();
-            let pure_integer = function.is_none()
-                && PURE_INTEGER_PATHS.iter().any(|path| name.starts_with(path))
-                && int_width(ctx, value.get_type(ctx)).is_some()
-                && operands.iter().all(|operand| int_width(ctx, operand.get_type(ctx)).is_some());
-            if function.is_none() && !pure_integer {
-                return None;
-            }
-            let mut arguments = Vec::with_capacity(operands.len());
-            for (position, operand) in operands.iter().enumerate() {
-                // A `&self` the helper never reads (a method of a unit struct) takes no part.
-                if let Some(function) = function
-                    && pointer_type_of(ctx, operand.get_type(ctx)).is_some()
-                    && parameter_unread(ctx, index, function, position)
-                {
-                    arguments.push(Linear::default());
-                    continue;
-                }
-                let argument = linear(ctx, stores, *operand, iv, budget)?;
-                if argument.iv() != 0 {
-                    return None;
-                }
-                arguments.push(argument);
-            }
-            return match function {
-                Some(function) => computes_from_arguments(ctx, index, function, HELPER_DEPTH)
-                    .then(|| Linear::atom(Atom::Applied { function, arguments })),
-                None => Some(Linear::atom(Atom::Pure { operation: name, operands: arguments })),
-            };
-        }
-        // Both roles' loops read the atom, in different threads: equal bounds mean equal
-        // counts only if it is the same in every thread (`block_idx_x()`, not `thread_idx_x()`).
-        // The thread geometry is known by name; only a helper needs the (costly) thread model.
-        let name = call.callee(ctx)?.to_string();
-        return match geometry_read(&name) {
-            Some(true) => Some(Linear::atom(Atom::Call(uniform_read(&name).unwrap_or(&name).to_string()))),
-            Some(false) => None,
-            None => match stores.threads.get().eval(value, &FxHashMap::default()) {
-                Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
-                Val::Uniform => Some(Linear::atom(Atom::Call(name))),
-                _ => None,
-            },
-        };
-    }
-    if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-        let Some(slot) = local_slot(ctx, operands[0]) else {
-            return written_once(ctx, stores, value, operands[0]);
-        };
-        if iv.slot.as_ref() == Some(&slot) {
-            return Some(Linear::atom(Atom::Iv));
-        }
-        let Some(stored) = stores.at(&slot) else {
-            return written_once(ctx, stores, value, operands[0]);
-        };
-        if let Some(form) = chosen_store(ctx, stores, value, &slot, budget) {
-            return Some(form);
-        }
-        let pair = match stored.as_slice() {
-            [only] => return linear(ctx, stores, *only, iv, budget),
-            [first, second] => Some((*first, *second)),
-            _ => iv.header.and_then(|header| stores.seen_by_loop(&slot, header)),
-        };
-        return match pair {
-            Some((first, second)) if iv.slot.is_none() => {
-                iv.slot = Some(slot);
-                let read =
-                    |value: Value, iv: &mut Induction, budget: &mut u32| match counted_advance(ctx, value) {
-                        // `iv + (iv < end) · step`: the loop runs while `iv < end`, so each pass adds
-                        // `step` (a `rev()` range's `iv − (start < iv) · step` subtracts it).
-                        Some((counter, step, sign)) => {
-                            let counter = linear(ctx, stores, counter, iv, budget)?;
-                            let step = linear(ctx, stores, step, iv, budget)?;
-                            (counter.iv() == 1 && step.iv() == 0).then(|| counter.plus(&step, sign))
-                        }
-                        None => linear(ctx, stores, value, iv, budget),
-                    };
-                let a = read(first, iv, budget)?;
-                let b = read(second, iv, budget)?;
-                let (start, update) = match (a.iv(), b.iv()) {
-                    (0, 1) => (a, b),
-                    (1, 0) => (b, a),
-                    _ => return None,
-                };
-                let step = update.plus(&Linear::atom(Atom::Iv), -1);
-                if step.terms.is_empty() && step.constant == 0 {
-                    return None;
-                }
-                iv.start = Some(start);
-                iv.step = Some(step);
-                Some(Linear::atom(Atom::Iv))
-            }
-            _ => None,
-        };
-    }
-    None
 }

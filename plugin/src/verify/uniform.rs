@@ -28,13 +28,26 @@ use crate::ir::mir::{
 /// Whether function `f` of the scope computes its result from its arguments alone (module doc);
 /// helpers are followed `depth` calls deep.
 pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usize, depth: u32) -> bool {
+    computes_from_arguments_reading(ctx, index, f, depth, &|_| false)
+}
+
+/// [`computes_from_arguments`], where a load of memory other than the helper's own locals
+/// also qualifies when `reads_alike` says every thread reads one value there (a field of a
+/// struct the kernel built, read through `&self`).
+pub(crate) fn computes_from_arguments_reading(
+    ctx: &Context,
+    index: &ScopeIndex,
+    f: usize,
+    depth: u32,
+    reads_alike: &dyn Fn(Value) -> bool,
+) -> bool {
     if depth == 0 {
         return false;
     }
     index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()).all(|n| {
         let op = index.ops[n];
         if let Some(callee) = index.callee_of.get(&n) {
-            return computes_from_arguments(ctx, index, *callee, depth - 1);
+            return computes_from_arguments_reading(ctx, index, *callee, depth - 1, reads_alike);
         }
         if let Some(call) = Operation::get_op::<CallOp>(op, ctx) {
             let operands: Vec<Value> = op.deref(ctx).operands().collect();
@@ -44,7 +57,8 @@ pub(crate) fn computes_from_arguments(ctx: &Context, index: &ScopeIndex, f: usiz
             return operands.iter().all(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_none());
         }
         if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-            return is_own_local(ctx, op.deref(ctx).get_operand(0));
+            return is_own_local(ctx, op.deref(ctx).get_operand(0))
+                || reads_alike(op.deref(ctx).get_result(0));
         }
         if Operation::get_op::<StoreOp>(op, ctx).is_some() {
             return is_own_local(ctx, op.deref(ctx).get_operand(1));

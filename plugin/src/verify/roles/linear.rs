@@ -8,8 +8,13 @@ use std::collections::BTreeMap;
 pub(super) enum Atom {
     /// The loop's induction variable.
     Iv,
-    /// Parameter `n` of the function.
+    /// Parameter `n` of the helper the form is expressed in (a lift replaces it by the argument
+    /// its one call passes).
     Param(usize),
+    /// Parameter `n` of the kernel: the same value in every thread and in every function, so it
+    /// survives a lift unchanged (a bound read through `&self` in a helper from a struct the
+    /// kernel built from its `tiles` parameter).
+    KernelParam(usize),
     /// The result of an argument-less call of this callee.
     Call(String),
     /// The result of a call of scope function `function` with these arguments (none of them the
@@ -29,12 +34,22 @@ pub(super) enum Atom {
     /// named by its `mir.alloca`'s operation number; the kernel's own locals only, since a
     /// helper's local is a new one at every call.
     Place { local: usize, path: Vec<u32> },
+    /// [`Atom::Place`] for a local of a helper, read in that helper: one variable per call, so
+    /// two forms holding it compare only where the helper runs once per thread (the lift
+    /// reached the kernel through calls made once, on no cycle); it counts as a parameter.
+    HelperPlace { local: usize, path: Vec<u32> },
     /// What a load reads from a place of the kernel's own locals stored on several paths, no
     /// store on a cycle (`let n = if b < tiles { … } else { 0 }`), with a value alike in every
     /// thread (no store on a divergent path: the thread model's uniform): the stores that can
     /// reach the load, by operation number. Two loads reached by the same stores read the same
     /// value, since every thread ran the same of them.
     Chosen { local: usize, path: Vec<u32>, stores: Vec<usize> },
+    /// The result of operation `operation` (by number) that the forms cannot read further (a
+    /// helper's count read through its `&self`), computed on no cycle of its function and alike
+    /// in every thread: one value per call of that function, so two loops reading it compare.
+    /// `in_helper`: the function is a helper, and the atom counts as a parameter (see
+    /// [`Atom::HelperPlace`]).
+    Result { operation: usize, in_helper: bool },
 }
 
 /// `Σ coefficient · atom + constant`.
@@ -74,11 +89,14 @@ impl Linear {
     /// Whether a parameter of the function takes part, at any depth (a helper's `div_ceil` of one).
     pub(super) fn mentions_parameters(&self) -> bool {
         self.terms.keys().any(|atom| match atom {
-            Atom::Param(_) => true,
+            Atom::Param(_) | Atom::HelperPlace { .. } => true,
+            Atom::Result { in_helper, .. } => *in_helper,
             Atom::Applied { arguments: operands, .. } | Atom::Pure { operands, .. } => {
                 operands.iter().any(Linear::mentions_parameters)
             }
-            Atom::Iv | Atom::Call(_) | Atom::Place { .. } | Atom::Chosen { .. } => false,
+            Atom::Iv | Atom::KernelParam(_) | Atom::Call(_) | Atom::Place { .. } | Atom::Chosen { .. } => {
+                false
+            }
         })
     }
 
@@ -98,7 +116,12 @@ impl Linear {
             let replaced = match atom {
                 Atom::Iv => return None,
                 Atom::Param(n) => arguments.get(*n)?.clone()?,
-                Atom::Call(_) | Atom::Place { .. } | Atom::Chosen { .. } => Linear::atom(atom.clone()),
+                Atom::KernelParam(_)
+                | Atom::Call(_)
+                | Atom::Place { .. }
+                | Atom::HelperPlace { .. }
+                | Atom::Result { .. }
+                | Atom::Chosen { .. } => Linear::atom(atom.clone()),
                 Atom::Applied { function, arguments: inner } => {
                     Linear::atom(Atom::Applied { function: *function, arguments: each(inner)? })
                 }

@@ -5,7 +5,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use pliron::{context::Context, operation::Operation, value::Value};
+use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
 
 use super::MAX_LOOP_BLOCKS;
 use crate::ir::mir::memory::StoreOp;
@@ -27,6 +27,8 @@ pub(super) struct Stores<'a, 't> {
     /// field): their own stores are not all their values.
     overlapped: FxHashSet<Place>,
     pub params: Vec<Value>,
+    /// The function whose variables these are (0: the kernel).
+    pub function: usize,
     /// The scope's thread model: an atom of a bound must be the same in every thread.
     pub threads: &'a SharedThreadModel<'t>,
 }
@@ -171,7 +173,7 @@ pub(super) fn stores_of<'a, 't>(
         .next()
         .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
         .unwrap_or_default();
-    Stores { index, of, blocks, overlapped, params, threads }
+    Stores { index, of, blocks, overlapped, params, function: f, threads }
 }
 
 /// The one value field `path` of the aggregate `value` holds, through memory and calls (a struct
@@ -185,8 +187,27 @@ pub(super) fn field_value(
 ) -> Option<Value> {
     let flow = Flow { ctx, index, locals: threads.get().locals(), leaf: None };
     let mut budget = FIELD_BUDGET;
-    match flow.values(value, path, &mut budget)?.as_slice() {
-        [one] => Some(*one),
-        _ => None,
-    }
+    only(flow.values(value, path, &mut budget)?)
+}
+
+/// The one value among `found`, which may name it more than once (the walk met it through
+/// several calls of one constructor).
+fn only(mut found: Vec<Value>) -> Option<Value> {
+    found.dedup();
+    let first = *found.first()?;
+    found.iter().all(|value| *value == first).then_some(first)
+}
+
+/// The one value `load` (a `mir.load`'s result) may read, through memory and calls (a field of
+/// a struct the kernel built, read through `&self` in a helper), when the walk finds exactly one
+/// value stored there and none it cannot see.
+pub(super) fn only_value_read(
+    ctx: &Context,
+    index: &ScopeIndex,
+    threads: &SharedThreadModel,
+    load: Value,
+) -> Option<Value> {
+    let flow = Flow { ctx, index, locals: threads.get().locals(), leaf: Some(load.get_type(ctx)) };
+    let mut budget = FIELD_BUDGET;
+    only(flow.values(load, &[], &mut budget)?).filter(|one| *one != load)
 }
