@@ -16,7 +16,7 @@ use pliron::{
 use super::{
     MAX_READS,
     linear::{Atom, Linear},
-    stores::{Place, Stores, field_value, only_value_read, stores_of},
+    stores::{Place, Stores, field_value, only_value_read},
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind, CastKind, CastOp},
@@ -31,10 +31,7 @@ use crate::verify::{
     locals::local_slot,
     progression::counted_advance,
     thread_values::Val,
-    uniform::{
-        computes_from_arguments, computes_from_arguments_reading, geometry_read, parameter_unread,
-        uniform_read,
-    },
+    uniform::{computes_from_arguments_reading, geometry_read, parameter_unread, uniform_read},
 };
 
 /// Calls a helper of a bound (`Atom::Applied`) may make, nested, and still count as computing
@@ -99,15 +96,9 @@ fn kernel_value_read(ctx: &Context, stores: &Stores, value: Value) -> Option<Lin
     if defined_once(index, only)? != 0 {
         return None;
     }
-    let kernel;
-    let kernel_stores = if stores.function == 0 {
-        stores
-    } else {
-        kernel = stores_of(ctx, index, 0, stores.threads);
-        &kernel
-    };
     let mut budget = MAX_READS;
-    linear(ctx, kernel_stores, only, &mut Induction::default(), &mut budget).filter(|form| form.iv() == 0)
+    linear(ctx, stores.kernel(ctx), only, &mut Induction::default(), &mut budget)
+        .filter(|form| form.iv() == 0)
 }
 
 /// `value`, a load of `place`, as [`Atom::Chosen`] (or, where one store reaches it, that
@@ -203,7 +194,7 @@ pub(super) fn linear(
     if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
         if !operands.is_empty() {
             return applied(ctx, stores, value, def, &operands, iv, budget)
-                .or_else(|| opaque_result(ctx, stores, value, def));
+                .or_else(|| opaque_result(stores, value, def));
         }
         // Both roles' loops read the atom, in different threads: equal bounds mean equal
         // counts only if it is the same in every thread (`block_idx_x()`, not `thread_idx_x()`).
@@ -296,12 +287,20 @@ fn applied(
     if function.is_none() && !pure_integer {
         return None;
     }
+    // A helper that reads, through the references it is handed, only memory holding one value
+    // the kernel computed (`source.end()` reading `self.tiles`) returns the same at every call
+    // with equal other arguments, whichever reference it is handed.
+    let reads_fixed = |load: Value| fixed_read(ctx, stores, load);
+    let computes = function.is_some_and(|function| {
+        computes_from_arguments_reading(ctx, index, function, HELPER_DEPTH, &reads_fixed)
+    });
     let mut arguments = Vec::with_capacity(operands.len());
     for (position, operand) in operands.iter().enumerate() {
-        // A `&self` the helper never reads (a method of a unit struct) takes no part.
+        // A `&self` the helper never reads (a method of a unit struct) takes no part, nor does
+        // one it reads only fixed values through.
         if let Some(function) = function
             && pointer_type_of(ctx, operand.get_type(ctx)).is_some()
-            && parameter_unread(ctx, index, function, position)
+            && (computes || parameter_unread(ctx, index, function, position))
         {
             arguments.push(Linear::default());
             continue;
@@ -313,47 +312,46 @@ fn applied(
         arguments.push(argument);
     }
     match function {
-        Some(function) => computes_from_arguments(ctx, index, function, HELPER_DEPTH)
-            .then(|| Linear::atom(Atom::Applied { function, arguments })),
+        Some(function) => computes.then(|| Linear::atom(Atom::Applied { function, arguments })),
         None => Some(Linear::atom(Atom::Pure { operation: name, operands: arguments })),
     }
 }
 
 /// `value`, the result of operation `def` that the forms cannot read further, as
 /// [`Atom::Result`]: computed on no cycle of its function, and alike in every thread.
-fn opaque_result(ctx: &Context, stores: &Stores, value: Value, def: Ptr<Operation>) -> Option<Linear> {
+fn opaque_result(stores: &Stores, value: Value, def: Ptr<Operation>) -> Option<Linear> {
     let index = stores.index;
     let block = index.block_of_op(def)?;
     if index.cycles().on_cycle(block) {
         return None;
     }
     let operation = *index.op_number.get(&def)?;
-    let model = stores.threads.get();
-    let alike =
-        |value: Value| matches!(model.eval(value, &FxHashMap::default()), Val::Const(_) | Val::Uniform);
-    match model.eval(value, &FxHashMap::default()) {
+    match stores.threads.get().eval(value, &FxHashMap::default()) {
         Val::Const(constant) => Some(Linear::constant(constant)),
         Val::Uniform => {
             Some(Linear::atom(Atom::Result { operation, in_helper: index.block_function[block] != 0 }))
         }
-        // A helper reading through a reference it was handed (`src.count()`): alike in every
-        // thread when its other arguments are and every read through the reference finds one
-        // value stored, alike in every thread.
-        _ => {
-            let callee = *index.callee_of.get(&operation)?;
-            let arguments_alike = def
-                .deref(ctx)
-                .operands()
-                .all(|argument| pointer_type_of(ctx, argument.get_type(ctx)).is_some() || alike(argument));
-            let reads_alike = |load: Value| {
-                only_value_read(ctx, index, stores.threads, load)
-                    .is_some_and(|only| defined_once(index, only).is_some() && alike(only))
-            };
-            (arguments_alike
-                && computes_from_arguments_reading(ctx, index, callee, HELPER_DEPTH, &reads_alike))
-            .then(|| Linear::atom(Atom::Result { operation, in_helper: index.block_function[block] != 0 }))
-        }
+        _ => None,
     }
+}
+
+/// Whether `load` (a `mir.load`'s result) reads one fixed value in every thread: the walk
+/// through memory and calls finds one value stored there, which the kernel computes on no cycle
+/// and the thread model shows alike in every thread (a role struct's `tiles` field), or a read
+/// of the block's or the grid's coordinates (`first: block_idx_x()`, which the walk follows into
+/// the device wrapper). A helper's value is not fixed: each call may compute another.
+fn fixed_read(ctx: &Context, stores: &Stores, load: Value) -> bool {
+    only_value_read(ctx, stores.index, stores.threads, load).is_some_and(|only| {
+        let coordinates = only.defining_op().is_some_and(|def| {
+            Operation::get_op::<CallOp>(def, ctx).is_some_and(|call| {
+                def.deref(ctx).get_num_operands() == 0
+                    && call.callee(ctx).is_some_and(|name| geometry_read(name.as_ref()) == Some(true))
+            })
+        });
+        let kernel_value = defined_once(stores.index, only) == Some(0)
+            && matches!(stores.threads.get().eval(only, &FxHashMap::default()), Val::Const(_) | Val::Uniform);
+        coordinates || kernel_value
+    })
 }
 
 /// The function that defines `value` on no cycle of its own (one value per call of it, so a

@@ -18,9 +18,11 @@ pub(super) enum Atom {
     /// The result of an argument-less call of this callee.
     Call(String),
     /// The result of a call of scope function `function` with these arguments (none of them the
-    /// induction variable), when it computes its result from its arguments and the block's
-    /// coordinates alone (`uniform::computes_from_arguments`): the same value in every thread
-    /// of the block, and at every call with equal arguments (`owned_tiles(tiles)`).
+    /// induction variable), when it computes its result from its arguments, the block's
+    /// coordinates and fixed values read through the references it is handed
+    /// (`uniform::computes_from_arguments_reading`; those references take no part, as an empty
+    /// form): the same value in every thread of the block, and at every call with equal
+    /// arguments (`owned_tiles(tiles)`, `source.end()`).
     Applied { function: usize, arguments: Vec<Linear> },
     /// An operation other than `+`, `−` and a product by a constant (`(tiles - b + g - 1) / g`),
     /// or a call of the standard library's integer methods (`div_ceil`, `min`), on forms without

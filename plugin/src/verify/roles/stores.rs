@@ -3,6 +3,8 @@
 //! each store; a field also written by stores of its whole struct reads the field's value in
 //! those (through memory and calls).
 
+use std::cell::OnceCell;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
@@ -31,9 +33,19 @@ pub(super) struct Stores<'a, 't> {
     pub function: usize,
     /// The scope's thread model: an atom of a bound must be the same in every thread.
     pub threads: &'a SharedThreadModel<'t>,
+    /// The kernel's variables, built on the first read of a kernel value from a helper's.
+    kernel: OnceCell<Box<Stores<'a, 't>>>,
 }
 
-impl Stores<'_, '_> {
+impl<'a, 't> Stores<'a, 't> {
+    /// The kernel's variables: these, or the kernel's, built once.
+    pub(super) fn kernel(&self, ctx: &Context) -> &Stores<'a, 't> {
+        if self.function == 0 {
+            return self;
+        }
+        self.kernel.get_or_init(|| Box::new(stores_of(ctx, self.index, 0, self.threads)))
+    }
+
     /// Every value stored into `place`, if those are all its values.
     pub(super) fn at(&self, place: &Place) -> Option<&Vec<Value>> {
         if self.overlapped.contains(place) {
@@ -173,7 +185,7 @@ pub(super) fn stores_of<'a, 't>(
         .next()
         .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
         .unwrap_or_default();
-    Stores { index, of, blocks, overlapped, params, function: f, threads }
+    Stores { index, of, blocks, overlapped, params, function: f, threads, kernel: OnceCell::new() }
 }
 
 /// The one value field `path` of the aggregate `value` holds, through memory and calls (a struct
