@@ -11,7 +11,12 @@
 //! (`_block_idx_x`, `_grid_dim_x`) are the same in every thread of a block, which is all the
 //! rules ask of such a helper: its threads are one block's.
 
-use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    r#type::Typed,
+    value::Value,
+};
 
 use super::{
     accounting::{is_failed_assertion, is_local_value, is_register_value},
@@ -49,10 +54,10 @@ pub(crate) fn computes_from_arguments_reading(
         if let Some(callee) = index.callee_of.get(&n) {
             return computes_from_arguments_reading(ctx, index, *callee, depth - 1, reads_alike);
         }
-        if let Some(call) = Operation::get_op::<CallOp>(op, ctx) {
+        if Operation::get_op::<CallOp>(op, ctx).is_some() {
             let operands: Vec<Value> = op.deref(ctx).operands().collect();
             if operands.is_empty() {
-                return call.callee(ctx).is_some_and(|name| geometry_read(name.as_ref()) == Some(true));
+                return reads_block_coordinates(ctx, op);
             }
             return operands.iter().all(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_none());
         }
@@ -120,6 +125,16 @@ const UNIFORM_READS: [&str; 6] =
 /// `core::arch::nvptx` intrinsic it calls are one value).
 pub(crate) fn uniform_read(callee: &str) -> Option<&'static str> {
     UNIFORM_READS.iter().copied().find(|read| callee.ends_with(read))
+}
+
+/// Whether `op` is an argument-less call reading the block's or the grid's coordinates
+/// (`block_idx_x()`, `grid_dim_x()`, or the intrinsic a device wrapper calls): the same value in
+/// every thread of the block, at every call.
+pub(crate) fn reads_block_coordinates(ctx: &Context, op: Ptr<Operation>) -> bool {
+    Operation::get_op::<CallOp>(op, ctx).is_some_and(|call| {
+        op.deref(ctx).get_num_operands() == 0
+            && call.callee(ctx).is_some_and(|name| geometry_read(name.as_ref()) == Some(true))
+    })
 }
 
 pub(crate) fn geometry_read(callee: &str) -> Option<bool> {

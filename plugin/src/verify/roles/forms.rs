@@ -31,7 +31,10 @@ use crate::verify::{
     locals::local_slot,
     progression::counted_advance,
     thread_values::Val,
-    uniform::{computes_from_arguments_reading, geometry_read, parameter_unread, uniform_read},
+    uniform::{
+        computes_from_arguments_reading, geometry_read, parameter_unread, reads_block_coordinates,
+        uniform_read,
+    },
 };
 
 /// Calls a helper of a bound (`Atom::Applied`) may make, nested, and still count as computing
@@ -193,7 +196,7 @@ pub(super) fn linear(
     }
     if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
         if !operands.is_empty() {
-            return applied(ctx, stores, value, def, &operands, iv, budget)
+            return applied(ctx, stores, (call, def), value, &operands, iv, budget)
                 .or_else(|| opaque_result(stores, value, def));
         }
         // Both roles' loops read the atom, in different threads: equal bounds mean equal
@@ -211,17 +214,16 @@ pub(super) fn linear(
         };
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-        let Some(slot) = local_slot(ctx, operands[0]) else {
-            return written_once(ctx, stores, value, operands[0])
-                .or_else(|| kernel_value_read(ctx, stores, value));
+        // Memory this function's own variables do not answer: a kernel local written once, or
+        // the one value the kernel stored where the pointer leads.
+        let beyond_variables = || {
+            written_once(ctx, stores, value, operands[0]).or_else(|| kernel_value_read(ctx, stores, value))
         };
+        let Some(slot) = local_slot(ctx, operands[0]) else { return beyond_variables() };
         if iv.slot.as_ref() == Some(&slot) {
             return Some(Linear::atom(Atom::Iv));
         }
-        let Some(stored) = stores.at(&slot) else {
-            return written_once(ctx, stores, value, operands[0])
-                .or_else(|| kernel_value_read(ctx, stores, value));
-        };
+        let Some(stored) = stores.at(&slot) else { return beyond_variables() };
         if let Some(form) = chosen_store(ctx, stores, value, &slot, budget) {
             return Some(form);
         }
@@ -265,18 +267,17 @@ pub(super) fn linear(
     None
 }
 
-/// The result `value` of call `def` with `operands`, as [`Atom::Applied`] (a helper computing
+/// The result `value` of call `call` (operation `def`) with `operands`, as [`Atom::Applied`] (a helper computing
 /// from its arguments) or [`Atom::Pure`] (a standard-library integer method).
 fn applied(
     ctx: &Context,
     stores: &Stores,
+    (call, def): (CallOp, Ptr<Operation>),
     value: Value,
-    def: Ptr<Operation>,
     operands: &[Value],
     iv: &mut Induction,
     budget: &mut u32,
 ) -> Option<Linear> {
-    let call = Operation::get_op::<CallOp>(def, ctx)?;
     let index = stores.index;
     let function = index.callee_of.get(index.op_number.get(&def)?).copied();
     let name = call.callee(ctx)?.to_string();
@@ -342,12 +343,7 @@ fn opaque_result(stores: &Stores, value: Value, def: Ptr<Operation>) -> Option<L
 /// the device wrapper). A helper's value is not fixed: each call may compute another.
 fn fixed_read(ctx: &Context, stores: &Stores, load: Value) -> bool {
     only_value_read(ctx, stores.index, stores.threads, load).is_some_and(|only| {
-        let coordinates = only.defining_op().is_some_and(|def| {
-            Operation::get_op::<CallOp>(def, ctx).is_some_and(|call| {
-                def.deref(ctx).get_num_operands() == 0
-                    && call.callee(ctx).is_some_and(|name| geometry_read(name.as_ref()) == Some(true))
-            })
-        });
+        let coordinates = only.defining_op().is_some_and(|def| reads_block_coordinates(ctx, def));
         let kernel_value = defined_once(stores.index, only) == Some(0)
             && matches!(stores.threads.get().eval(only, &FxHashMap::default()), Val::Const(_) | Val::Uniform);
         coordinates || kernel_value

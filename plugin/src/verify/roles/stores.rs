@@ -204,10 +204,9 @@ pub(super) fn field_value(
 
 /// The one value among `found`, which may name it more than once (the walk met it through
 /// several calls of one constructor).
-fn only(mut found: Vec<Value>) -> Option<Value> {
-    found.dedup();
-    let first = *found.first()?;
-    found.iter().all(|value| *value == first).then_some(first)
+fn only(found: Vec<Value>) -> Option<Value> {
+    let (first, rest) = found.split_first()?;
+    rest.iter().all(|value| value == first).then_some(*first)
 }
 
 /// The one value `load` (a `mir.load`'s result) may read, through memory and calls (a field of
