@@ -6,6 +6,7 @@
 //! `thread_idx_x()` selects: exactly one producer thread per pipeline, and as many releasing
 //! threads as `Pipeline::init` announced (`plugin/MODEL.md`, rules `producer-threads` and
 //! `release-count`). A kernel without the declaration has its roles reported as not checked.
+//! `block_threads_2d(X, Y)` declares a two-dimensional block of `X × Y` threads instead.
 //! `dynamic_shared_bytes(N)` states the bytes of dynamic shared memory the launch provides, so
 //! that the shared-memory layout is checked against them; a pipeline kernel without it is never
 //! reported verified (the end of its layout is not checked).
@@ -15,6 +16,16 @@
 #[inline(always)]
 pub fn block_threads(threads: u32) {
     let _ = threads;
+}
+
+/// Declares that the kernel runs in two-dimensional blocks of `x × y` threads (constants, at most
+/// 1024 threads in all): `blockDim = (x, y, 1)`. Free in the generated code. The verifier then
+/// enumerates the block's threads by their linear index `threadIdx.x + x · threadIdx.y` (as the
+/// hardware forms warps), so `thread_idx_y()` is known per thread; without a declaration a kernel
+/// reading it is not judged by the race check.
+#[inline(always)]
+pub fn block_threads_2d(x: u32, y: u32) {
+    let _ = (x, y);
 }
 
 /// Declares that the kernel is launched with `bytes` bytes of dynamic shared memory (a

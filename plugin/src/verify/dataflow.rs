@@ -18,6 +18,7 @@
 //! `Contexts`, and its pipeline operations, and what its results reach, are left undecided by
 //! `state-provenance`).
 
+mod return_forms;
 mod tables;
 
 use std::collections::VecDeque;
@@ -43,6 +44,7 @@ use crate::ir::{
     },
     semantic::pipeline::{StateAdvanceOp, StateNewOp},
 };
+use return_forms::ReturnForms;
 use tables::{Slotted, Tables};
 
 /// A place: the alloca's operation number and a field path.
@@ -240,6 +242,9 @@ pub(crate) struct FlowState {
     tables: Tables,
     /// Each function's `mir.return` operations (numbers).
     returns_of: Vec<Vec<usize>>,
+    /// What each function's results are computed from: a call's results take its arguments'
+    /// facts where they have a form.
+    forms: ReturnForms,
     /// The memory of the block being transferred, kept to reuse its buffer.
     scratch: Memory,
 }
@@ -256,12 +261,14 @@ impl FlowState {
             steps.push(step);
             reads_operands
         });
+        let returns_of = returns_of(ctx, index);
         FlowState {
             live: live_places(index, &steps, &places),
             places,
             steps,
             tables,
-            returns_of: returns_of(ctx, index),
+            forms: ReturnForms::new(ctx, index, &returns_of),
+            returns_of,
             scratch: Memory::new(),
         }
     }
@@ -484,7 +491,7 @@ const WIDENED_DEPTH: u32 = 8;
 /// Whether the cast `op` narrows a 64-bit integer (untracked) computed by arithmetic from a
 /// widened value of 32 bits or less (tracked): a value the facts may have followed up to the
 /// widening and lost after it.
-fn narrows_widened(ctx: &Context, op: Ptr<Operation>) -> bool {
+pub(super) fn narrows_widened(ctx: &Context, op: Ptr<Operation>) -> bool {
     let operand = op.deref(ctx).get_operand(0);
     if is_tracked(ctx, operand) {
         return false;
@@ -644,6 +651,25 @@ pub(crate) fn transfer_block(
                     // every call of it (a state a helper returns or hands back is followed).
                     Some(callee) => {
                         for (k, result) in results.iter().enumerate() {
+                            if let Some(form) = flow.forms.of(*callee, k) {
+                                let argument = |position: &usize| operands.get(*position).copied().flatten();
+                                let fact = match form.params[..] {
+                                    [one] if form.identity => {
+                                        operand_fact(store, operands.get(one).copied().flatten())
+                                    }
+                                    _ => {
+                                        combine(form.params.iter().map(|p| operand_fact(store, argument(p))))
+                                    }
+                                };
+                                if let Some(fact) = fact {
+                                    set(store, changes, *result, fact);
+                                    if form.identity {
+                                        let versions = operand_versions(store, argument(&form.params[0]));
+                                        add_versions(store, changes, *result, versions);
+                                    }
+                                }
+                                continue;
+                            }
                             let mut fact = None;
                             let mut versions = 0;
                             for r in &flow.returns_of[*callee] {

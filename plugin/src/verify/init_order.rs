@@ -21,10 +21,10 @@ use pliron::{
 
 use super::{
     Gap, Rule,
+    call_order::callee_first,
     index::{OpClass, ScopeIndex},
     rules::{PipelineKind, Reporter},
     thread_model::SharedThreadModel,
-    typestate::callee_first,
 };
 use crate::ir::{mir::control::CallOp, semantic::memory::BarrierOp};
 

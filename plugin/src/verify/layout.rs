@@ -113,6 +113,10 @@ struct Evaluator<'a, 'm> {
     /// Intervals already read, by value and access block: one address's forms ask for the
     /// same sub-expression's interval at every depth of their walk, each an evaluation per thread.
     intervals_read: Rc<RefCell<IntervalsRead>>,
+    /// The helpers the walk entered from a call, innermost last: each one's parameters and
+    /// the call's arguments, so that a helper both roles call (`stage_byte(state.index())`)
+    /// is read with this call's arguments, not the ones all calls agree on.
+    frames: RefCell<Vec<(Vec<Value>, Vec<Value>)>>,
 }
 
 impl Evaluator<'_, '_> {
@@ -155,6 +159,7 @@ impl Evaluator<'_, '_> {
                 assumed: &Assumed::default(),
                 locals: self.locals,
                 params: &params,
+                bound: &FxHashMap::default(),
             };
             let progression = progressions.of(value).filter(Progression::bounded)?;
             for t in reach.threads.members() {
@@ -237,7 +242,7 @@ impl Evaluator<'_, '_> {
                 let base = self.eval(*slice, depth - 1)?;
                 return add(base, scale(self.eval(*element_index, depth - 1)?, element)?);
             }
-            return self.same_form(self.returned(def, value)?, depth - 1);
+            return self.called_form(def, value, depth - 1);
         }
         let binop = Operation::get_op::<BinOp>(def, self.ctx)?;
         let a = self.eval(operands[0], depth - 1)?;
@@ -377,7 +382,34 @@ impl Evaluator<'_, '_> {
         if depth == 0 {
             return None;
         }
+        let from_call = self.frames.borrow().last().and_then(|(parameters, arguments)| {
+            parameters.iter().position(|parameter| *parameter == value).map(|k| arguments[k])
+        });
+        if let Some(argument) = from_call {
+            // The argument is read in the caller's frame.
+            let frame = self.frames.borrow_mut().pop();
+            let found = self.eval(argument, depth - 1);
+            self.frames.borrow_mut().extend(frame);
+            return found;
+        }
         self.same_form(self.index.call_arguments(self.ctx, value)?, depth - 1)
+    }
+
+    /// What the helper `call` calls returns at `result`, read in a frame binding its parameters
+    /// to this call's arguments.
+    fn called_form(&self, call: Ptr<Operation>, result: Value, depth: u32) -> Option<Affine> {
+        let returned = self.returned(call, result)?;
+        let callee = *self.index.callee_of.get(self.index.op_number.get(&call)?)?;
+        let entry = self.index.entry_block(callee)?;
+        let parameters: Vec<Value> = self.index.blocks[entry].deref(self.ctx).arguments().collect();
+        let arguments: Vec<Value> = call.deref(self.ctx).operands().collect();
+        if parameters.len() != arguments.len() {
+            return self.same_form(returned, depth);
+        }
+        self.frames.borrow_mut().push((parameters, arguments));
+        let found = self.same_form(returned, depth);
+        self.frames.borrow_mut().pop();
+        found
     }
 }
 
@@ -461,6 +493,7 @@ pub(crate) fn check_layout(
         access_block: Cell::new(None),
         rounding: Cell::new(None),
         intervals_read: Rc::default(),
+        frames: RefCell::default(),
     };
     // The barriers' and the copies' addresses, read once: the window the layout is read on is
     // the one they name.

@@ -166,7 +166,17 @@ pub fn is_view_reader(callee: &str) -> bool {
 /// and the same constant; `None` when there is no such call, an argument is not a constant, or
 /// two disagree. The call emits no instruction; it is read here.
 pub(crate) fn declared_constant(ctx: &Context, index: &ScopeIndex, symbol: &str) -> Option<i64> {
-    let mut declared = None;
+    match declared_constants(ctx, index, symbol)?[..] {
+        [constant] => Some(constant),
+        _ => None,
+    }
+}
+
+/// The constant arguments of every call of the declaration `symbol` in the scope, where every
+/// call passes the same constants; `None` where there is no call, an argument is not constant,
+/// or two calls differ.
+pub(crate) fn declared_constants(ctx: &Context, index: &ScopeIndex, symbol: &str) -> Option<Vec<i64>> {
+    let mut declared: Option<Vec<i64>> = None;
     for (_, op) in index.ops_where(|class| class == OpClass::Call) {
         let names_symbol = Operation::get_op::<CallOp>(op, ctx)
             .and_then(|call| call.callee(ctx))
@@ -175,14 +185,14 @@ pub(crate) fn declared_constant(ctx: &Context, index: &ScopeIndex, symbol: &str)
             continue;
         }
         let operation = op.deref(ctx);
-        if operation.get_num_operands() != 1 {
+        let constants = operation
+            .operands()
+            .map(|operand| constant_value(ctx, operand, 4))
+            .collect::<Option<Vec<i64>>>()?;
+        if declared.as_ref().is_some_and(|seen| *seen != constants) {
             return None;
         }
-        let constant = constant_value(ctx, operation.get_operand(0), 4)?;
-        if declared.is_some_and(|seen| seen != constant) {
-            return None;
-        }
-        declared = Some(constant);
+        declared = Some(constants);
     }
     declared
 }

@@ -18,7 +18,9 @@
 //! See [`Rule`]. Every rule checks the pliron IR of [`crate::ir`], however it was made.
 
 pub mod accounting;
+pub(crate) mod block_shape;
 pub(crate) mod call_chains;
+pub(crate) mod call_order;
 pub(crate) mod cycles;
 pub(crate) mod dataflow;
 pub(crate) mod descriptors;

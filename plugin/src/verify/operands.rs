@@ -246,7 +246,7 @@ fn check_copy_destinations(
             .and_then(|new| new.stages(ctx))
             .unwrap_or(0);
         let reads = Reads { ctx, index: reporter.index, facts, locals };
-        match shape(&reads, (*state, stages), destination, &mut 64) {
+        match shape(&reads, (*state, stages), destination, &mut 64, None) {
             Ok(_) => {}
             Err(Verdict::Undecided) => undecided += 1,
             Err(Verdict::OtherStage { at, why }) => {
@@ -266,25 +266,44 @@ fn check_copy_destinations(
     undecided
 }
 
+/// A helper the walk entered from a call: its parameters, the call's arguments, and the frame
+/// the call was made in (`None`: the copy's own function).
+struct Frame<'f> {
+    parameters: Vec<Value>,
+    arguments: Vec<Value>,
+    caller: Option<&'f Frame<'f>>,
+}
+
 /// The shape of `value` with respect to the stage index of `state`, looking through at most
 /// `budget` operations in all (shared subexpressions count each time they are read, so the
-/// budget bounds the work on any expression DAG).
+/// budget bounds the work on any expression DAG). In a helper entered from a call (`frame`), a
+/// parameter is the call's argument: a helper both roles call (`stage_byte(&state)`) has
+/// `Contexts` in its body, so there its values are walked, not read from the facts.
 fn shape(
     reads: &Reads,
     (state, stages): (StateId, u32),
     value: Value,
     budget: &mut u32,
+    frame: Option<&Frame>,
 ) -> Result<Shape, Verdict> {
     let Reads { ctx, index, facts, locals } = *reads;
+    if let Some(frame) = frame
+        && let Some(position) = frame.parameters.iter().position(|parameter| *parameter == value)
+    {
+        return shape(reads, (state, stages), frame.arguments[position], budget, frame.caller);
+    }
     let tracked = is_tracked(ctx, value);
-    match if tracked { facts.get(value) } else { None } {
-        Some(Fact::Index(s)) if s == state => return Ok(Shape::Index),
-        Some(Fact::Derived(s)) if s == state => {}
-        Some(Fact::Unrelated) if tracked => return Ok(Shape::Free),
-        Some(_) => return Err(Verdict::Undecided),
-        // No fact: untracked (wider than 32 bits); look through its definition below.
-        None if tracked => return Err(Verdict::Undecided),
-        None => {}
+    let fact = if tracked { facts.get(value) } else { None };
+    if frame.is_none() || fact != Some(Fact::Contexts) {
+        match fact {
+            Some(Fact::Index(s)) if s == state => return Ok(Shape::Index),
+            Some(Fact::Derived(s)) if s == state => {}
+            Some(Fact::Unrelated) if tracked => return Ok(Shape::Free),
+            Some(_) => return Err(Verdict::Undecided),
+            // No fact: untracked (wider than 32 bits); look through its definition below.
+            None if tracked => return Err(Verdict::Undecided),
+            None => {}
+        }
     }
     let DefiningEntity::Op(def) = value.defining_entity() else { return Err(Verdict::Undecided) };
     if *budget == 0 {
@@ -293,7 +312,9 @@ fn shape(
     *budget -= 1;
     if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
         return match cast.kind(ctx) {
-            Some(CastKind::IntToInt) => shape(reads, (state, stages), def.deref(ctx).get_operand(0), budget),
+            Some(CastKind::IntToInt) => {
+                shape(reads, (state, stages), def.deref(ctx).get_operand(0), budget, frame)
+            }
             _ => Err(Verdict::Undecided),
         };
     }
@@ -302,9 +323,18 @@ fn shape(
     if let Some(callee) = index.op_number.get(&def).and_then(|n| index.callee_of.get(n)) {
         let returns = function_returns(ctx, index, *callee);
         let returned = returned_by(ctx, index, &returns, def, value).ok_or(Verdict::Undecided)?;
+        let entry = index.entry_block(*callee).ok_or(Verdict::Undecided)?;
+        let called = Frame {
+            parameters: index.blocks[entry].deref(ctx).arguments().collect(),
+            arguments: def.deref(ctx).operands().collect(),
+            caller: frame,
+        };
+        if called.parameters.len() != called.arguments.len() {
+            return Err(Verdict::Undecided);
+        }
         let mut agreed = None;
         for returned in returned {
-            let found = shape(reads, (state, stages), returned, budget)?;
+            let found = shape(reads, (state, stages), returned, budget, Some(&called))?;
             if agreed.is_some_and(|seen| seen != found) {
                 return Err(Verdict::Undecided);
             }
@@ -316,7 +346,7 @@ fn shape(
     if Operation::get_op::<LoadOp>(def, ctx).is_some()
         && let Some(stored) = locals.only_store_into(ctx, def.deref(ctx).get_operand(0))
     {
-        return shape(reads, (state, stages), stored, budget);
+        return shape(reads, (state, stages), stored, budget, frame);
     }
     let Some(binop) = Operation::get_op::<BinOp>(def, ctx) else {
         // A wide value from anything else (a load, a call) does not come from the index.
@@ -326,8 +356,8 @@ fn shape(
         let operation = def.deref(ctx);
         (operation.get_operand(0), operation.get_operand(1))
     };
-    let a = shape(reads, (state, stages), lhs, budget)?;
-    let b = shape(reads, (state, stages), rhs, budget)?;
+    let a = shape(reads, (state, stages), lhs, budget, frame)?;
+    let b = shape(reads, (state, stages), rhs, budget, frame)?;
     let other = |why: &'static str| -> Result<Shape, Verdict> { Err(Verdict::OtherStage { at: def, why }) };
     use BinOpKind::*;
     use Shape::*;

@@ -20,22 +20,29 @@
 //!   one less.
 //!
 //! The rest of an index is what the thread model evaluates per thread, through sums, constant
-//! products and shifts, integer casts and locals stored once.
+//! products and shifts, integer casts and locals stored once; a helper's result is its returned
+//! value read the same way, the helper's parameters bound to the arguments' progressions.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    r#type::Typed,
+    value::Value,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
+    dataflow::{function_returns, returned_by},
     index::ScopeIndex,
     memory::{LocalStores, constant_value},
     thread_model::{ThreadModel, Val, apply_binop, map2, wrap_to},
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
-    control::CondBrOp,
+    control::{CallOp, CondBrOp},
     int_width,
     memory::{LoadOp, StoreOp, counted},
 };
@@ -169,6 +176,9 @@ pub(crate) struct Progressions<'a> {
     pub assumed: &'a Assumed,
     pub locals: &'a LocalStores,
     pub params: &'a FxHashMap<Value, Val>,
+    /// A helper's parameters bound to progressions of its arguments (a loop counter handed to
+    /// `slot(row, k)`): empty outside [`Progressions::call_result`].
+    pub bound: &'a FxHashMap<Value, Progression>,
 }
 
 impl Progressions<'_> {
@@ -179,6 +189,9 @@ impl Progressions<'_> {
 
     fn eval(&self, value: Value, depth: u32) -> Option<Progression> {
         let ctx = self.ctx;
+        if let Some(bound) = self.bound.get(&value) {
+            return Some(bound.clone());
+        }
         if let Some(known) = Progression::known(self.model.eval(value, self.params)) {
             return Some(known);
         }
@@ -187,6 +200,9 @@ impl Progressions<'_> {
         }
         let def = value.defining_op()?;
         let operands: Vec<Value> = def.deref(ctx).operands().collect();
+        if Operation::get_op::<CallOp>(def, ctx).is_some() {
+            return self.call_result(def, value, &operands, depth - 1);
+        }
         if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
             // A widening or narrowing of a small non-negative offset keeps it.
             return (cast.kind(ctx) == Some(CastKind::IntToInt))
@@ -267,6 +283,50 @@ impl Progressions<'_> {
             self.assumed.blocked.borrow_mut().entry(place).or_insert(value);
         }
         counter
+    }
+
+    /// What the scope's helper `call` returns at `result`, where it has one `return`: its
+    /// returned value evaluated with the helper's parameters bound to the arguments, per thread
+    /// as the thread model binds them and as progressions where an argument is one (a counter).
+    /// The helper computes from its parameters as the caller's expression would, so `slot(row,
+    /// k)` is read as `row · W + k` is.
+    fn call_result(
+        &self,
+        call: Ptr<Operation>,
+        result: Value,
+        operands: &[Value],
+        depth: u32,
+    ) -> Option<Progression> {
+        let (ctx, index) = (self.ctx, self.index);
+        let callee = *index.callee_of.get(index.op_number.get(&call)?)?;
+        let entry = index.entry_block(callee)?;
+        let parameters: Vec<Value> = index.blocks[entry].deref(ctx).arguments().collect();
+        if parameters.len() != operands.len() {
+            return None;
+        }
+        let [returned] = returned_by(ctx, index, &function_returns(ctx, index, callee), call, result)?[..]
+        else {
+            return None;
+        };
+        let mut params = FxHashMap::default();
+        let mut bound = FxHashMap::default();
+        for (parameter, argument) in parameters.into_iter().zip(operands) {
+            let per_thread = self.model.eval(*argument, self.params);
+            if !matches!(per_thread, Val::Const(_) | Val::Threads(_))
+                && let Some(progression) = self.eval(*argument, depth)
+            {
+                bound.insert(parameter, progression);
+            }
+            params.insert(parameter, per_thread);
+        }
+        // The helper's own variables are no uniform variables of the caller that
+        // `crate::verify::symbols` could read as one value per interval: what the helper's
+        // evaluation could not read is left out of `blocked`.
+        let blocked = self.assumed.blocked.borrow().clone();
+        let helper = Progressions { params: &params, bound: &bound, ..*self };
+        let returned = helper.eval(returned, depth);
+        *self.assumed.blocked.borrow_mut() = blocked;
+        returned
     }
 
     /// `value`, a load of a counter (module doc), as the progression of its values; `handed_out`

@@ -21,11 +21,12 @@
 //!   different threads. An access whose offset depends on a value the thread rules do not know
 //!   per thread (a loop counter) is compared only with loads, which cannot race with it.
 //!
-//! Where the kernel declares its block (`device::launch::block_threads(N)`), the threads are
-//! `0..N`; otherwise every thread index below the hardware's 1024 is enumerated and
-//! `block_dim_x()` is unknown, which covers every one-dimensional block. A scope reading
-//! `thread_idx_y` or `thread_idx_z` without the declaration is not judged (its block may be
-//! two-dimensional).
+//! Where the kernel declares its block (`device::launch::block_threads(N)`, or
+//! `block_threads_2d(X, Y)` for `X × Y` threads), the threads are its linear indices `0..N`
+//! (`threadIdx.x + X · threadIdx.y`); otherwise every thread index below the hardware's 1024 is
+//! enumerated and `block_dim_x()` is unknown, which covers every one-dimensional block. A scope
+//! reading `thread_idx_y` or `thread_idx_z` without the declaration is not judged (its block may
+//! be two-dimensional).
 //!
 //! Cost: the divergent blocks come with the thread model; per barrier (at most
 //! [`MAX_BARRIERS`]) one walk over the scope's operations (at most [`MAX_WALK`] steps); per interval, pairs of at most
@@ -196,7 +197,8 @@ fn order_gaps(
     if !model.declared && reads_other_dimensions(ctx, index) {
         return gap_all(
             "shared memory in a kernel that reads `thread_idx_y`/`thread_idx_z` without declaring its block \
-             (`device::launch::block_threads(N)`): the race check enumerates one-dimensional blocks only"
+             (`device::launch::block_threads(N)` or `block_threads_2d(X, Y)`): the race check enumerates the \
+             declared block's threads, and without a declaration one-dimensional blocks only"
                 .to_string(),
         );
     }
@@ -580,6 +582,7 @@ fn shared_offset(
             assumed,
             locals: flow.locals,
             params: &binding.integers,
+            bound: &FxHashMap::default(),
         };
         let offset = progressions.of(operands[1])?.scaled(element)?;
         return base.plus(offset);

@@ -41,7 +41,7 @@ use super::{
     divergence::{self, Divergent},
     flow::Flow,
     index::{MAX_LOOP_SEARCH, ScopeIndex},
-    memory::{LocalStores, declared_constant},
+    memory::LocalStores,
     thread_set::Threads,
     thread_values::{binop_per_thread, cmp_per_thread, map1},
     uniform::{computes_from_arguments, geometry_read},
@@ -56,20 +56,14 @@ use crate::ir::mir::{
     pointer_type_of,
 };
 
+use super::block_shape::thread_geometry;
+pub(crate) use super::block_shape::{
+    BlockShape, MAX_BLOCK_THREADS, declared_block_shape, declared_block_threads,
+};
 pub(crate) use super::thread_values::{Val, apply_binop, map2, wrap_to};
 
-/// The largest block the rule enumerates (the hardware's limit).
-pub(crate) const MAX_BLOCK_THREADS: i64 = 1024;
 /// Operations one condition's evaluation may look through, helpers included.
 const MAX_EVAL: u32 = 256;
-/// The symbol of the launch-contract declaration of the block size.
-const BLOCK_THREADS_SYMBOL: &str = "device__launch__block_threads";
-
-/// The kernel's declared block size, if it declares a constant one within the hardware limit.
-pub(crate) fn declared_block_threads(ctx: &Context, index: &ScopeIndex) -> Option<usize> {
-    let n = declared_constant(ctx, index, BLOCK_THREADS_SYMBOL)?;
-    (1..=MAX_BLOCK_THREADS).contains(&n).then_some(n as usize)
-}
 /// How deep helper calls are evaluated.
 const MAX_CALL_DEPTH: u32 = 4;
 /// The most stores of one variable whose per-thread value is worked out.
@@ -97,6 +91,8 @@ struct Roles<'a> {
     /// Whether the kernel declared `block_threads`; otherwise `block_threads` is the hardware's
     /// limit, enumerated as an over-approximation, and `block_dim_x()` is not known.
     declared: bool,
+    /// The block's shape: the declared one, or one row of `block_threads` threads.
+    shape: BlockShape,
     /// Variables stored on thread-dependent paths whose value each thread reads is known: one
     /// value per thread index (see [`Roles::resolve_choices`]).
     chosen: FxHashMap<Value, Rc<Vec<i64>>>,
@@ -152,30 +148,32 @@ impl<'a> ThreadModel<'a> {
     /// The model of the declared block, or of a block of the hardware's limit where none is
     /// declared (each thread index below the limit enumerated; `block_dim_x()` unknown).
     pub(crate) fn new(ctx: &'a Context, index: &'a ScopeIndex, locals: &'a LocalStores) -> ThreadModel<'a> {
-        let declared = declared_block_threads(ctx, index);
+        let declared = declared_block_shape(ctx, index);
         ThreadModel::build(
             ctx,
             index,
             locals,
-            declared.unwrap_or(MAX_BLOCK_THREADS as usize),
+            declared.unwrap_or(BlockShape { x: MAX_BLOCK_THREADS as usize, y: 1 }),
             declared.is_some(),
         )
     }
 
-    /// The model of a block of `block_threads` threads; `declared` when the kernel declares it
-    /// (then `block_dim_x()` is that number).
+    /// The model of a block of `shape`; `declared` when the kernel declares it (then
+    /// `block_dim_x()` and `block_dim_y()` are its sizes).
     pub(crate) fn build(
         ctx: &'a Context,
         index: &'a ScopeIndex,
         locals: &'a LocalStores,
-        block_threads: usize,
+        shape: BlockShape,
         declared: bool,
     ) -> ThreadModel<'a> {
+        let block_threads = shape.threads();
         let mut roles = Roles {
             ctx,
             index,
             block_threads,
             declared,
+            shape,
             chosen: FxHashMap::default(),
             memo: FxHashMap::default(),
             visiting: RefCell::new(FxHashSet::default()),
@@ -697,15 +695,8 @@ impl Roles<'_> {
         let (ctx, index) = (self.ctx, self.index);
         let name = call.callee(ctx).map(|name| name.to_string()).unwrap_or_default();
         if operands.is_empty() {
-            if name.ends_with("thread_idx_x") {
-                return Val::Threads(Rc::new((0..self.block_threads as i64).collect()));
-            }
-            // The launch contract is one-dimensional.
-            if name.ends_with("thread_idx_y") || name.ends_with("thread_idx_z") {
-                return Val::Const(0);
-            }
-            if name.ends_with("block_dim_x") {
-                return if self.declared { Val::Const(self.block_threads as i64) } else { Val::Uniform };
+            if let Some(read) = thread_geometry(&name, self.shape, self.declared) {
+                return read;
             }
             // The block's and the grid's coordinates are the same in every thread of a block.
             if geometry_read(&name) == Some(true) {

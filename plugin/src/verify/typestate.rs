@@ -16,7 +16,7 @@
 //! function in a wrong typestate is reported where it leaves the part of the function that
 //! could still have fixed it (the `return` or `break`), not at the function's end.
 
-mod call_order;
+mod call_poisons;
 mod copy_loops;
 mod dispatch;
 mod dominators;
@@ -33,6 +33,7 @@ use pliron::{
     value::Value,
 };
 
+use super::call_order::{callee_first, calls_in};
 use super::{
     Rule,
     descriptors::multiply_stage,
@@ -49,8 +50,7 @@ use super::{
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_model::SharedThreadModel,
 };
-pub(crate) use call_order::callee_first;
-use call_order::calls_in;
+use call_poisons::CallPoisons;
 use copy_loops::CopyLoops;
 use dispatch::Dispatches;
 use foreign::{ForeignAccess, foreign_accesses};
@@ -79,6 +79,8 @@ struct FunctionRun<'a> {
     access_offsets: &'a [Option<Value>],
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
     poisons: &'a [Option<(usize, Option<StateId>)>],
+    /// The same, reached through each function's calls.
+    call_poisons: &'a CallPoisons,
     /// The summaries of the functions done so far (callees come first).
     summaries: &'a [Option<Summary>],
     /// Calls closing a cycle of calls: not followed (the states they touch end there).
@@ -187,7 +189,8 @@ pub(crate) fn check_ordering(
             }
         }
     }
-    let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &|n| poisons[n].is_some(), &touched);
+    let call_poisons = CallPoisons::of(index, &poisons, &order);
+    let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &poisons, &touched);
     let dispatches = Dispatches::of(ctx, index);
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
     // Shared by the runs: each clears the in-states it set when done.
@@ -203,6 +206,7 @@ pub(crate) fn check_ordering(
             access_offsets: &access_offsets,
             steps: &steps,
             poisons: &poisons,
+            call_poisons: &call_poisons,
             summaries: &summaries,
             cyclic: &cyclic,
             copy_loops: &copy_loops,
@@ -228,8 +232,7 @@ pub(crate) fn check_ordering(
                 ));
             }
         } else {
-            let summary = run.summarise(reporter, f, &mut scratch);
-            summaries[f] = Some(summary);
+            summaries[f] = Some(run.summarise(reporter, f, &mut scratch));
         }
     }
     let (passes, uncounted) = copy_loops.finish();
@@ -509,6 +512,7 @@ impl FunctionRun<'_> {
                     self.check_foreign(op, *callee, &path.row, &mut report);
                     self.apply_call(reporter, op, summary, &mut path.row, &mut report);
                 }
+                self.call_poisons.end_paths(*callee, &self.slots.of, &mut path.row);
                 continue;
             }
             if let Some((_, named)) = &self.poisons[n] {

@@ -123,6 +123,7 @@ impl<'f, 'a> Contexts<'f, 'a> {
             assumed: self.assumed,
             locals: flow.locals,
             params: &outer.integers,
+            bound: &FxHashMap::default(),
         };
         for (parameter, argument) in parameters.iter().zip(arguments) {
             if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {

@@ -17,19 +17,23 @@
 //! one no launch takes, or one that announced no bytes (`expect_tx(n · TILE)` with `n = 0`).
 //! For a state with such a loop, an advance reached still owing bytes, or owing different
 //! bytes on different paths, is recorded as undecided ([`CopyLoops::excuses`]), not rejected.
+//! The same holds for a loop of one copy the provenance rule failed (its destination offset by
+//! the loop's counter, `destination + k · chunk`): its bytes are never counted, so the path that
+//! skips the loop proves nothing, whatever its passes.
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use pliron::context::Context;
+use pliron::{context::Context, operation::Operation};
 
 use super::super::{
     facts::StateId, index::ScopeIndex, protocol::Step, roles::CounterReader, rules::PipelineKind,
     thread_model::SharedThreadModel,
 };
 use super::dominators::Dominators;
+use crate::ir::semantic::memory::BulkCopyOp;
 
 /// More passes than this are not summarised (a loop that long is not a stage's copies).
 const MAX_PASSES: i64 = 1 << 12;
@@ -62,13 +66,24 @@ impl CopyLoops {
         index: &ScopeIndex,
         threads: &SharedThreadModel,
         steps: &[Option<(StateId, Step)>],
-        poisoned: &dyn Fn(usize) -> bool,
+        poisons: &[Option<(usize, Option<StateId>)>],
         touched: &[BTreeSet<StateId>],
     ) -> CopyLoops {
+        let poisoned = |n: usize| poisons[n].is_some();
         let mut found = CopyLoops::default();
         let mut functions: FxHashMap<usize, (Dominators, CounterReader)> = FxHashMap::default();
-        for (n, step) in steps.iter().enumerate() {
-            let Some((state, Step::Pipeline(PipelineKind::BulkCopy))) = step else { continue };
+        // The copies, each with its state and whether the provenance rule failed it (then its
+        // bytes are never counted, and the path that skips its loop is no proof either).
+        let copies = (0..steps.len()).filter_map(|n| match (&steps[n], &poisons[n]) {
+            (Some((state, Step::Pipeline(PipelineKind::BulkCopy))), _) => Some((n, state, false)),
+            (None, Some((_, Some(state))))
+                if Operation::get_op::<BulkCopyOp>(index.ops[n], ctx).is_some() =>
+            {
+                Some((n, state, true))
+            }
+            _ => None,
+        });
+        for (n, state, failed) in copies {
             let copy = index.op_block[n];
             if !index.cycles().on_cycle(copy) {
                 continue;
@@ -86,10 +101,14 @@ impl CopyLoops {
                     let steps_state = m != n && steps[m].as_ref().is_some_and(|(other, _)| other == state);
                     let calls_toucher =
                         index.callee_of.get(&m).is_some_and(|callee| touched[*callee].contains(state));
-                    !steps_state && !calls_toucher && !poisoned(m)
+                    !steps_state && !calls_toucher && (m == n || !poisoned(m))
                 })
             });
             if !alone {
+                continue;
+            }
+            if failed {
+                found.uncounted.insert(*state);
                 continue;
             }
             let Some((passes, counter_starts)) = counters.constant_passes(ctx, head, &|b| body.contains(&b))

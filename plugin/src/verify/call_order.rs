@@ -1,12 +1,13 @@
-//! The order the typestate visits functions in: callees before their callers, and the calls
-//! that close a cycle (not followed).
+//! The order the bottom-up passes visit functions in (the typestate's summaries, the return
+//! forms of the provenance fixpoint, the init order): callees before their callers, and the
+//! calls that close a cycle (not followed).
 
 use rustc_hash::FxHashSet;
 
-use super::super::index::ScopeIndex;
+use super::index::ScopeIndex;
 
 /// The calls of function `f` that call a scope function: (call number, callee).
-pub(super) fn calls_in(index: &ScopeIndex, f: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub(crate) fn calls_in(index: &ScopeIndex, f: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
     index.blocks_of[f].clone().flat_map(move |b| {
         index.ops_of_block[b].clone().filter_map(move |n| index.callee_of.get(&n).map(|callee| (n, *callee)))
     })
