@@ -42,8 +42,7 @@ fn bindings_within(
     if depth == 0 {
         return Vec::new();
     }
-    let Some(entry) = index.entry_block(f) else { return Vec::new() };
-    let parameters: Vec<Value> = index.blocks[entry].deref(ctx).arguments().collect();
+    let Some(parameters) = index.parameters(ctx, f) else { return Vec::new() };
     let mut found = Vec::new();
     for &call in &index.callers[f] {
         let caller = index.block_function[index.op_block[call]];

@@ -13,6 +13,24 @@ pub(crate) fn calls_in(index: &ScopeIndex, f: usize) -> impl Iterator<Item = (us
     })
 }
 
+/// Joins into each function's value the values of the functions it calls, callees first
+/// (`order` from [`callee_first`]), so that each ends up holding what it reaches through calls.
+pub(crate) fn gather_from_callees<T: Clone>(
+    index: &ScopeIndex,
+    order: &[usize],
+    values: &mut [T],
+    join: impl Fn(&mut T, &T),
+) {
+    for f in order {
+        for (_, callee) in calls_in(index, *f) {
+            if callee != *f {
+                let inherited = values[callee].clone();
+                join(&mut values[*f], &inherited);
+            }
+        }
+    }
+}
+
 /// The functions in an order where every callee comes before its callers (depth-first
 /// post-order from each function), and the calls (numbers) that close a cycle.
 pub(crate) fn callee_first(index: &ScopeIndex) -> (Vec<usize>, FxHashSet<usize>) {

@@ -653,12 +653,10 @@ pub(crate) fn transfer_block(
                         for (k, result) in results.iter().enumerate() {
                             if let Some(form) = flow.forms.of(*callee, k) {
                                 let argument = |position: &usize| operands.get(*position).copied().flatten();
-                                let fact = match form.params[..] {
-                                    [one] if form.identity => {
-                                        operand_fact(store, operands.get(one).copied().flatten())
-                                    }
-                                    _ => {
-                                        combine(form.params.iter().map(|p| operand_fact(store, argument(p))))
+                                let fact = match &form.params[..] {
+                                    [one] if form.identity => operand_fact(store, argument(one)),
+                                    params => {
+                                        combine(params.iter().map(|p| operand_fact(store, argument(p))))
                                     }
                                 };
                                 if let Some(fact) = fact {

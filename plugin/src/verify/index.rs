@@ -39,6 +39,23 @@ const MAX_HEADER_CHAIN: usize = 4;
 /// The dialect of semantic operations.
 const SEMANTIC_DIALECT: &str = "semantic";
 
+/// A call of a scope function ([`ScopeIndex::call_binding`]): each of the callee's
+/// parameters is the call's argument at the same position.
+#[derive(Clone)]
+pub(crate) struct CallBinding {
+    pub callee: usize,
+    pub parameters: Vec<Value>,
+    pub arguments: Vec<Value>,
+}
+
+impl CallBinding {
+    /// The argument the call passes for `parameter`, if it is one of the callee's parameters.
+    pub(crate) fn argument_for(&self, parameter: Value) -> Option<Value> {
+        let position = self.parameters.iter().position(|candidate| *candidate == parameter)?;
+        Some(self.arguments[position])
+    }
+}
+
 /// One scope, numbered.
 pub(crate) struct ScopeIndex {
     /// Functions, kernel first.
@@ -193,6 +210,20 @@ impl ScopeIndex {
     pub(crate) fn entry_block(&self, f: usize) -> Option<usize> {
         let range = self.blocks_of[f].clone();
         (!range.is_empty()).then_some(range.start)
+    }
+
+    /// The parameters of function `f` (its entry block's arguments), if it has a body.
+    pub(crate) fn parameters(&self, ctx: &Context, f: usize) -> Option<Vec<Value>> {
+        Some(self.blocks[self.entry_block(f)?].deref(ctx).arguments().collect())
+    }
+
+    /// For `call`, a call of a scope function: the callee, its parameters and the call's
+    /// arguments, one for each; `None` for any other operation, or where their counts differ.
+    pub(crate) fn call_binding(&self, ctx: &Context, call: Ptr<Operation>) -> Option<CallBinding> {
+        let callee = *self.callee_of.get(self.op_number.get(&call)?)?;
+        let parameters = self.parameters(ctx, callee)?;
+        let arguments: Vec<Value> = call.deref(ctx).operands().collect();
+        (parameters.len() == arguments.len()).then_some(CallBinding { callee, parameters, arguments })
     }
 
     /// When `value` is a parameter of a helper of the scope (an argument of its entry block, not

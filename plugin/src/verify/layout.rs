@@ -46,7 +46,7 @@ use super::{
     dataflow::returned_at,
     facts::{Fact, FactStore, is_tracked},
     flow::Flow,
-    index::{OpClass, ScopeIndex},
+    index::{CallBinding, OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
         LocalStores, StageSource, StageWalk, accessed_address, declared_constant, is_slice_element,
@@ -116,7 +116,7 @@ struct Evaluator<'a, 'm> {
     /// The helpers the walk entered from a call, innermost last: each one's parameters and
     /// the call's arguments, so that a helper both roles call (`stage_byte(state.index())`)
     /// is read with this call's arguments, not the ones all calls agree on.
-    frames: RefCell<Vec<(Vec<Value>, Vec<Value>)>>,
+    frames: RefCell<Vec<CallBinding>>,
 }
 
 impl Evaluator<'_, '_> {
@@ -382,9 +382,7 @@ impl Evaluator<'_, '_> {
         if depth == 0 {
             return None;
         }
-        let from_call = self.frames.borrow().last().and_then(|(parameters, arguments)| {
-            parameters.iter().position(|parameter| *parameter == value).map(|k| arguments[k])
-        });
+        let from_call = self.frames.borrow().last().and_then(|call| call.argument_for(value));
         if let Some(argument) = from_call {
             // The argument is read in the caller's frame.
             let frame = self.frames.borrow_mut().pop();
@@ -399,14 +397,10 @@ impl Evaluator<'_, '_> {
     /// to this call's arguments.
     fn called_form(&self, call: Ptr<Operation>, result: Value, depth: u32) -> Option<Affine> {
         let returned = self.returned(call, result)?;
-        let callee = *self.index.callee_of.get(self.index.op_number.get(&call)?)?;
-        let entry = self.index.entry_block(callee)?;
-        let parameters: Vec<Value> = self.index.blocks[entry].deref(self.ctx).arguments().collect();
-        let arguments: Vec<Value> = call.deref(self.ctx).operands().collect();
-        if parameters.len() != arguments.len() {
+        let Some(binding) = self.index.call_binding(self.ctx, call) else {
             return self.same_form(returned, depth);
-        }
-        self.frames.borrow_mut().push((parameters, arguments));
+        };
+        self.frames.borrow_mut().push(binding);
         let found = self.same_form(returned, depth);
         self.frames.borrow_mut().pop();
         found

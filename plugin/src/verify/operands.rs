@@ -30,7 +30,7 @@ use super::{
     Rule,
     dataflow::{function_returns, returned_by},
     facts::{Fact, FactStore, StateId, is_tracked},
-    index::ScopeIndex,
+    index::{CallBinding, ScopeIndex},
     locals::LocalStores,
     memory::constant_value,
     rules::{PipelineKind, Provenance, Reporter, state_created},
@@ -269,8 +269,7 @@ fn check_copy_destinations(
 /// A helper the walk entered from a call: its parameters, the call's arguments, and the frame
 /// the call was made in (`None`: the copy's own function).
 struct Frame<'f> {
-    parameters: Vec<Value>,
-    arguments: Vec<Value>,
+    call: CallBinding,
     caller: Option<&'f Frame<'f>>,
 }
 
@@ -288,9 +287,9 @@ fn shape(
 ) -> Result<Shape, Verdict> {
     let Reads { ctx, index, facts, locals } = *reads;
     if let Some(frame) = frame
-        && let Some(position) = frame.parameters.iter().position(|parameter| *parameter == value)
+        && let Some(argument) = frame.call.argument_for(value)
     {
-        return shape(reads, (state, stages), frame.arguments[position], budget, frame.caller);
+        return shape(reads, (state, stages), argument, budget, frame.caller);
     }
     let tracked = is_tracked(ctx, value);
     let fact = if tracked { facts.get(value) } else { None };
@@ -323,15 +322,8 @@ fn shape(
     if let Some(callee) = index.op_number.get(&def).and_then(|n| index.callee_of.get(n)) {
         let returns = function_returns(ctx, index, *callee);
         let returned = returned_by(ctx, index, &returns, def, value).ok_or(Verdict::Undecided)?;
-        let entry = index.entry_block(*callee).ok_or(Verdict::Undecided)?;
-        let called = Frame {
-            parameters: index.blocks[entry].deref(ctx).arguments().collect(),
-            arguments: def.deref(ctx).operands().collect(),
-            caller: frame,
-        };
-        if called.parameters.len() != called.arguments.len() {
-            return Err(Verdict::Undecided);
-        }
+        let call = index.call_binding(ctx, def).ok_or(Verdict::Undecided)?;
+        let called = Frame { call, caller: frame };
         let mut agreed = None;
         for returned in returned {
             let found = shape(reads, (state, stages), returned, budget, Some(&called))?;

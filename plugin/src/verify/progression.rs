@@ -201,7 +201,7 @@ impl Progressions<'_> {
         let def = value.defining_op()?;
         let operands: Vec<Value> = def.deref(ctx).operands().collect();
         if Operation::get_op::<CallOp>(def, ctx).is_some() {
-            return self.call_result(def, value, &operands, depth - 1);
+            return self.call_result(def, value, depth - 1);
         }
         if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
             // A widening or narrowing of a small non-negative offset keeps it.
@@ -290,27 +290,16 @@ impl Progressions<'_> {
     /// as the thread model binds them and as progressions where an argument is one (a counter).
     /// The helper computes from its parameters as the caller's expression would, so `slot(row,
     /// k)` is read as `row · W + k` is.
-    fn call_result(
-        &self,
-        call: Ptr<Operation>,
-        result: Value,
-        operands: &[Value],
-        depth: u32,
-    ) -> Option<Progression> {
+    fn call_result(&self, call: Ptr<Operation>, result: Value, depth: u32) -> Option<Progression> {
         let (ctx, index) = (self.ctx, self.index);
-        let callee = *index.callee_of.get(index.op_number.get(&call)?)?;
-        let entry = index.entry_block(callee)?;
-        let parameters: Vec<Value> = index.blocks[entry].deref(ctx).arguments().collect();
-        if parameters.len() != operands.len() {
-            return None;
-        }
-        let [returned] = returned_by(ctx, index, &function_returns(ctx, index, callee), call, result)?[..]
-        else {
+        let binding = index.call_binding(ctx, call)?;
+        let returns = function_returns(ctx, index, binding.callee);
+        let [returned] = returned_by(ctx, index, &returns, call, result)?[..] else {
             return None;
         };
         let mut params = FxHashMap::default();
         let mut bound = FxHashMap::default();
-        for (parameter, argument) in parameters.into_iter().zip(operands) {
+        for (parameter, argument) in binding.parameters.into_iter().zip(&binding.arguments) {
             let per_thread = self.model.eval(*argument, self.params);
             if !matches!(per_thread, Val::Const(_) | Val::Threads(_))
                 && let Some(progression) = self.eval(*argument, depth)

@@ -56,10 +56,7 @@ use crate::ir::mir::{
     pointer_type_of,
 };
 
-use super::block_shape::thread_geometry;
-pub(crate) use super::block_shape::{
-    BlockShape, MAX_BLOCK_THREADS, declared_block_shape, declared_block_threads,
-};
+use super::block_shape::{BlockShape, MAX_BLOCK_THREADS, declared_block_shape, thread_geometry};
 pub(crate) use super::thread_values::{Val, apply_binop, map2, wrap_to};
 
 /// Operations one condition's evaluation may look through, helpers included.
@@ -87,11 +84,10 @@ pub(crate) struct Reach {
 struct Roles<'a> {
     ctx: &'a Context,
     index: &'a ScopeIndex,
-    block_threads: usize,
-    /// Whether the kernel declared `block_threads`; otherwise `block_threads` is the hardware's
+    /// Whether the kernel declared its block; otherwise `shape` is one row of the hardware's
     /// limit, enumerated as an over-approximation, and `block_dim_x()` is not known.
     declared: bool,
-    /// The block's shape: the declared one, or one row of `block_threads` threads.
+    /// The block's shape: the declared one, or one row of the hardware's limit.
     shape: BlockShape,
     /// Variables stored on thread-dependent paths whose value each thread reads is known: one
     /// value per thread index (see [`Roles::resolve_choices`]).
@@ -171,7 +167,6 @@ impl<'a> ThreadModel<'a> {
         let mut roles = Roles {
             ctx,
             index,
-            block_threads,
             declared,
             shape,
             chosen: FxHashMap::default(),
@@ -279,10 +274,10 @@ impl Roles<'_> {
         for f in 0..index.blocks_of.len() {
             let Some(entry) = index.entry_block(f) else { continue };
             let start = if f == 0 {
-                Reach { threads: Threads::all(self.block_threads), exact: true }
+                Reach { threads: Threads::all(self.shape.threads()), exact: true }
             } else {
                 // Callers of later functions are not yet known: inexact.
-                let mut start = Reach { threads: Threads::none(self.block_threads), exact: true };
+                let mut start = Reach { threads: Threads::none(self.shape.threads()), exact: true };
                 for call in &index.callers[f] {
                     let caller_block = index.block_of_op(index.ops[*call]);
                     let caller = caller_block.map(|b| index.block_function[b]);
@@ -295,7 +290,7 @@ impl Roles<'_> {
                     }
                 }
                 if !start.exact {
-                    start.threads = Threads::all(self.block_threads);
+                    start.threads = Threads::all(self.shape.threads());
                 }
                 start
             };
@@ -323,7 +318,7 @@ impl Roles<'_> {
                 loads.entry(op.deref(ctx).get_operand(0)).or_default().push(block);
             }
         }
-        let n = self.block_threads;
+        let n = self.shape.threads();
         for (slot, sites) in stores {
             if !(2..=MAX_CHOICES).contains(&sites.len()) {
                 continue;
@@ -727,8 +722,7 @@ impl Roles<'_> {
         if depth >= MAX_CALL_DEPTH {
             return Val::Unknown;
         }
-        let Some(entry) = index.entry_block(callee) else { return Val::Unknown };
-        let arguments: Vec<Value> = index.blocks[entry].deref(ctx).arguments().collect();
+        let Some(arguments) = index.parameters(ctx, callee) else { return Val::Unknown };
         if arguments.len() != operands.len() {
             return Val::Unknown;
         }

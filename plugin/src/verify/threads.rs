@@ -41,6 +41,7 @@ use pliron::{
 
 use super::{
     Rule,
+    block_shape::declared_block_threads,
     call_chains::integer_bindings,
     facts::StateId,
     index::ScopeIndex,
@@ -48,7 +49,7 @@ use super::{
     memory::constant_value,
     operands::PipelinePlace,
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
-    thread_model::{SharedThreadModel, ThreadModel, Val, declared_block_threads},
+    thread_model::{SharedThreadModel, ThreadModel, Val},
     thread_set::Threads,
 };
 use crate::ir::{mir::memory::StoreOp, semantic::pipeline::PipelineRole};

@@ -33,7 +33,7 @@ use pliron::{
     value::Value,
 };
 
-use super::call_order::{callee_first, calls_in};
+use super::call_order::{callee_first, calls_in, gather_from_callees};
 use super::{
     Rule,
     descriptors::multiply_stage,
@@ -180,15 +180,7 @@ pub(crate) fn check_ordering(
     let (order, cyclic) = callee_first(index);
     let foreign = foreign_accesses(index, &steps, &access_offsets, &order, &cyclic);
     let mut not_checked = Vec::new();
-    for f in &order {
-        let callees: Vec<usize> = calls_in(index, *f).map(|(_, callee)| callee).collect();
-        for callee in callees {
-            if callee != *f {
-                let inherited = touched[callee].clone();
-                touched[*f].extend(inherited);
-            }
-        }
-    }
+    gather_from_callees(index, &order, &mut touched, |into, from| into.extend(from.iter().copied()));
     let call_poisons = CallPoisons::of(index, &poisons, &order);
     let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &poisons, &touched);
     let dispatches = Dispatches::of(ctx, index);

@@ -48,8 +48,7 @@ impl ReturnForms {
         let mut forms = ReturnForms(vec![Vec::new(); index.functions.len()]);
         let (order, _) = callee_first(index);
         for f in order {
-            let Some(entry) = index.entry_block(f) else { continue };
-            let parameters: Vec<Value> = index.blocks[entry].deref(ctx).arguments().collect();
+            let Some(parameters) = index.parameters(ctx, f) else { continue };
             let Some(results) = returns_of[f].first().map(|r| index.ops[*r].deref(ctx).get_num_operands())
             else {
                 continue;

@@ -74,10 +74,7 @@ impl<'f, 'a> Contexts<'f, 'a> {
             return Vec::new();
         }
         let mut found = Vec::new();
-        let parameters: Vec<Value> = match index.entry_block(f) {
-            Some(entry) => index.blocks[entry].deref(ctx).arguments().collect(),
-            None => Vec::new(),
-        };
+        let parameters = index.parameters(ctx, f).unwrap_or_default();
         for call in index.callers[f].clone() {
             let caller = index.block_function[index.op_block[call]];
             let arguments: Vec<Value> = index.ops[call].deref(ctx).operands().collect();

@@ -180,11 +180,7 @@ pub(super) fn stores_of<'a, 't>(
             blocks.get_mut(&place).expect("a stored place").push(block);
         }
     }
-    let params = index.blocks_of[f]
-        .clone()
-        .next()
-        .map(|entry| index.blocks[entry].deref(ctx).arguments().collect())
-        .unwrap_or_default();
+    let params = index.parameters(ctx, f).unwrap_or_default();
     Stores { index, of, blocks, overlapped, params, function: f, threads, kernel: OnceCell::new() }
 }
 

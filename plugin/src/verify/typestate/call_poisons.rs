@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::super::call_order::calls_in;
+use super::super::call_order::gather_from_callees;
 use super::super::{facts::StateId, index::ScopeIndex, protocol::Typestate};
 
 /// The states a function's poisoned operations (its own and its callees') may step.
@@ -38,15 +38,10 @@ impl CallPoisons {
                 None => reached[*function].any = true,
             }
         }
-        for f in order {
-            for (_, callee) in calls_in(index, *f) {
-                if callee != *f {
-                    let inherited = reached[callee].clone();
-                    reached[*f].any |= inherited.any;
-                    reached[*f].states.extend(inherited.states);
-                }
-            }
-        }
+        gather_from_callees(index, order, &mut reached, |into, from| {
+            into.any |= from.any;
+            into.states.extend(from.states.iter().copied());
+        });
         CallPoisons(reached)
     }
 

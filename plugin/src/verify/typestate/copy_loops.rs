@@ -17,9 +17,9 @@
 //! one no launch takes, or one that announced no bytes (`expect_tx(n · TILE)` with `n = 0`).
 //! For a state with such a loop, an advance reached still owing bytes, or owing different
 //! bytes on different paths, is recorded as undecided ([`CopyLoops::excuses`]), not rejected.
-//! The same holds for a loop of one copy the provenance rule failed (its destination offset by
-//! the loop's counter, `destination + k · chunk`): its bytes are never counted, so the path that
-//! skips the loop proves nothing, whatever its passes.
+//! The same holds for a loop of one copy the provenance rule failed (its destination's state
+//! lost, as through a stage helper reading the ring's start through `&self`): its bytes are
+//! never counted, so the path that skips the loop proves nothing, whatever its passes.
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, VecDeque};
