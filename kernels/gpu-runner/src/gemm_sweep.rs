@@ -4,13 +4,16 @@
 //! our time, cuBLAS's, the speed ratio, and the minimum over the sweep), and the verifier's
 //! verdict on each wgmma entry, read from the kernels build's verify reports.
 //!
-//! Which entry: [`ENTRY`], `gemm_bf16_wgmma_bf16`, bf16 A and B in and C stored as bf16: the
-//! peer's `torch.matmul` on bf16 operands returns bf16, so this is the like-for-like product
-//! (the f32-output entry writes twice C's bytes, which cuBLAS is not asked to). Its shapes run
-//! as timing cases of that entry in the main run (`main.rs` adds those the catalogue lacks),
-//! timed as every timing case is ([`crate::timing`]) and checked at sampled elements; the peer
-//! times `torch.matmul` on random bf16 operands of the same shapes and distribution, the same
-//! way. [`crate::report::sweep_of`] gathers both from the run's rows and peer timings.
+//! Which entries: [`ENTRIES`], `gemm_bf16_wgmma_bf16` and `gemm_bf16_wgmma_wide_bf16`, bf16 A
+//! and B in and C stored as bf16: the peer's `torch.matmul` on bf16 operands returns bf16, so
+//! this is the like-for-like product (the f32-output entries write twice C's bytes, which
+//! cuBLAS is not asked to). The shapes run as timing cases of both entries in the main run
+//! (`main.rs` adds those the catalogue lacks), timed as every timing case is
+//! ([`crate::timing`]) and checked at sampled elements; "ours" on a shape is the time of the
+//! entry the dispatcher picks for it ([`crate::gemm_dispatch`]), and both entries' times are
+//! kept beside it. The peer times `torch.matmul` on random bf16 operands of the same shapes and
+//! distribution, the same way. [`crate::report::sweep_of`] gathers both from the run's rows
+//! and peer timings.
 
 use std::path::Path;
 
@@ -20,8 +23,9 @@ use serde::{Deserialize, Serialize};
 use crate::cases::{Case, Kernel, Shape, launch_for};
 use crate::gemm_wgmma::{BLOCK_THREADS, GemmShape};
 
-/// The entry the sweep times (see the module's documentation for why this one).
-pub const ENTRY: Kernel = Kernel::GemmBf16WgmmaBf16;
+/// The entries the sweep times, narrow tile first (see the module's documentation for why
+/// these).
+pub const ENTRIES: [Kernel; 2] = [Kernel::GemmBf16WgmmaBf16, Kernel::GemmBf16WgmmaWideBf16];
 
 /// What a model runs a product of this shape for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,16 +135,26 @@ impl std::fmt::Display for SweepShape {
     }
 }
 
-/// The cases of `shapes` on [`ENTRY`], launched by its contract, or the contract's refusal of
-/// the first shape it cannot take ([`GemmShape::check`], naming the entry and the shape).
-pub fn cases(shapes: &[SweepShape]) -> Result<Vec<Case>, String> {
+/// The cases of `shapes` on `entry` (one of [`ENTRIES`]), launched by its contract, or the
+/// contract's refusal of the first shape it cannot take ([`GemmShape::check`], naming the entry
+/// and the shape).
+pub fn cases(shapes: &[SweepShape], entry: Kernel) -> Result<Vec<Case>, String> {
     shapes
         .iter()
         .map(|s| {
-            GemmShape::new(s.m, s.n, s.k).check(ENTRY.entry())?;
-            Ok(Case::new(ENTRY, s.shape(), launch_for(ENTRY, s.shape(), BLOCK_THREADS, None)))
+            GemmShape::new(s.m, s.n, s.k).check(entry.entry())?;
+            Ok(Case::new(entry, s.shape(), launch_for(entry, s.shape(), BLOCK_THREADS, None)))
         })
         .collect()
+}
+
+/// One entry's time on a shape of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryTime {
+    pub entry: String,
+    /// Its median time per launch (the fastest of its rows on the shape); none where it did
+    /// not run.
+    pub ms: Option<f64>,
 }
 
 /// What a run measured on one shape of the sweep.
@@ -150,12 +164,18 @@ pub struct SweepPoint {
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    /// Our median time per launch (the fastest of the entry's rows on the shape); none where
-    /// it did not run.
+    /// Our median time per launch: the time of the entry the dispatcher picks ([`Self::entry`]);
+    /// none where it did not run.
     pub ours_ms: Option<f64>,
+    /// The entry the dispatcher picks for the shape (older runs, timing one entry: none).
+    #[serde(default)]
+    pub entry: Option<String>,
+    /// Every timed entry's time on the shape, in [`ENTRIES`]' order (older runs: empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<EntryTime>,
     /// The peer's median time per call on the same shape; none without a peer.
     pub cublas_ms: Option<f64>,
-    /// Every row of the entry on this shape passed its check.
+    /// Every row of every entry on this shape passed its check.
     pub passed: bool,
 }
 
@@ -184,7 +204,7 @@ impl SweepPoint {
 /// The sweep as a run records it (`RunDocument::gemm_sweep`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GemmSweep {
-    /// The entry timed ([`ENTRY`]).
+    /// The entries timed ([`ENTRIES`]), by name, joined with ", " (older runs: the one entry).
     pub entry: String,
     /// What the peer called, in its words (none without a peer).
     pub peer_call: Option<String>,
@@ -295,7 +315,7 @@ fn detail(scope: &ScopeFile) -> Option<String> {
     Some(format!("{} {what}(s), first {}: {}", findings.len(), first.rule, first.message))
 }
 
-/// The verdict on every wgmma entry ([`Kernel::wgmma_epilogue`]) in the crate reports of a
+/// The verdict on every wgmma entry ([`Kernel::wgmma_variant`]) in the crate reports of a
 /// kernels build (`kernels/target/verify-reports/*.json`, one per crate).
 pub fn read_verdicts(dir: &Path) -> Result<VerifierVerdicts> {
     let listing = std::fs::read_dir(dir).with_context(|| {
@@ -324,7 +344,7 @@ pub fn read_verdicts(dir: &Path) -> Result<VerifierVerdicts> {
     }
     let entries = Kernel::ALL
         .into_iter()
-        .filter(|k| k.wgmma_epilogue().is_some())
+        .filter(|k| k.wgmma_variant().is_some())
         .map(|kernel| match scopes.iter().find(|s| s.kernel == kernel.entry()) {
             Some(scope) => EntryVerdict {
                 entry: kernel.entry().to_owned(),
@@ -358,7 +378,9 @@ mod tests {
         for s in SWEEP {
             // 2·m·n·k, and the same count the runner's rows carry for the entry.
             assert_eq!(s.flops(), 2 * (s.m * s.n * s.k) as u64, "{s}");
-            assert_eq!(work(ENTRY, s.shape()).flops, s.flops(), "{s}");
+            for entry in ENTRIES {
+                assert_eq!(work(entry, s.shape()).flops, s.flops(), "{s}");
+            }
             // Rows of 16 bytes on both sides: no pitch for ours that the peer's operands lack.
             assert_eq!(s.k % 8, 0, "{s}");
             // Large enough to time: at least a few microseconds on the H200.
@@ -384,17 +406,19 @@ mod tests {
         for s in SWEEP.iter().filter(|s| s.category == Category::Odd) {
             assert!(s.m % 128 != 0 && s.n % 128 != 0 && s.k % 64 != 0, "{s}");
         }
-        let cases = cases(&SWEEP).unwrap();
-        assert_eq!(cases.len(), SWEEP.len());
-        assert!(cases.iter().all(|c| c.kernel == ENTRY && c.launch.block == (BLOCK_THREADS, 1)));
-        assert_eq!(cases[0].launch.grid, (32, 32));
+        for (entry, grid) in ENTRIES.into_iter().zip([(32, 32), (16, 32)]) {
+            let cases = cases(&SWEEP, entry).unwrap();
+            assert_eq!(cases.len(), SWEEP.len());
+            assert!(cases.iter().all(|c| c.kernel == entry && c.launch.block == (BLOCK_THREADS, 1)));
+            assert_eq!(cases[0].launch.grid, grid, "{entry}");
+        }
     }
 
     #[test]
     fn a_shape_outside_the_contract_is_refused_by_the_kernels_check() {
         let too_wide = shape(Category::Odd, 4, 1 << 32, 8);
-        let error = cases(&[SWEEP[0], too_wide]).unwrap_err();
-        assert_eq!(error, GemmShape::new(4, 1 << 32, 8).check(ENTRY.entry()).unwrap_err());
+        let error = cases(&[SWEEP[0], too_wide], ENTRIES[0]).unwrap_err();
+        assert_eq!(error, GemmShape::new(4, 1 << 32, 8).check(ENTRIES[0].entry()).unwrap_err());
         assert!(
             error.starts_with("gemm_bf16_wgmma_bf16: shape 4x4294967296x8: n = 4294967296 does not fit"),
             "{error}"
@@ -409,6 +433,8 @@ mod tests {
             n: 4096,
             k: 4096,
             ours_ms: ours,
+            entry: None,
+            entries: Vec::new(),
             cublas_ms: cublas,
             passed,
         }
@@ -417,7 +443,7 @@ mod tests {
     #[test]
     fn the_summary_names_the_minimum_and_its_shape() {
         let sweep = GemmSweep {
-            entry: ENTRY.entry().to_owned(),
+            entry: ENTRIES[0].entry().to_owned(),
             peer_call: Some("torch.matmul".to_owned()),
             points: vec![
                 point(1, Some(0.02), Some(0.01), true),   // 0.50
@@ -453,22 +479,30 @@ mod tests {
                 {"kernel": "gemm_bf16_wgmma_bias", "verdict": "opted_out", "opt_out": "not proven"},
                 {"kernel": "gemm_bf16_wgmma_bf16", "verdict": "unverified",
                  "gaps": [{"rule": "undecided", "message": "the layout", "file": "a.rs", "line": 3}]},
+                {"kernel": "gemm_bf16_wgmma_wide", "verdict": "verified", "functions": 3},
                 {"kernel": "vector_add", "verdict": "skipped"}
             ]
         });
         std::fs::write(dir.path().join("kernels.json"), report.to_string()).unwrap();
         std::fs::write(dir.path().join("notes.txt"), "not a report").unwrap();
         let verdicts = read_verdicts(dir.path()).unwrap();
+        let missing = |entry: &str| {
+            format!(
+                "{entry}: missing (no scope of this name in {}: rebuild with `just kernels`)",
+                dir.path().display()
+            )
+        };
         assert_eq!(
             verdicts.lines(),
             [
                 "gemm_bf16_wgmma: verified".to_owned(),
                 "gemm_bf16_wgmma_bias: opted_out (reason: not proven)".to_owned(),
                 "gemm_bf16_wgmma_bf16: unverified (1 gap(s), first undecided: the layout)".to_owned(),
-                format!(
-                    "gemm_bf16_wgmma_bias_bf16: missing (no scope of this name in {}: rebuild with `just kernels`)",
-                    dir.path().display()
-                ),
+                missing("gemm_bf16_wgmma_bias_bf16"),
+                "gemm_bf16_wgmma_wide: verified".to_owned(),
+                missing("gemm_bf16_wgmma_wide_bias"),
+                missing("gemm_bf16_wgmma_wide_bf16"),
+                missing("gemm_bf16_wgmma_wide_bias_bf16"),
             ]
         );
         std::fs::write(dir.path().join("broken.json"), "{").unwrap();

@@ -7,17 +7,30 @@
 //! The kernel computes `C = A·Bᵀ` with A `m × k` and B `n × k`, both bf16 row-major (B is
 //! K-major, as a linear layer stores its weights), C `m × n` f32.
 
-/// Rows of C per block and columns of C per block (the kernel's tile).
+/// Rows of C per block and columns of C per block (the kernel's tile); the wide entries'
+/// blocks have [`WIDE_TILE_N`] columns.
 pub const TILE_M: usize = 128;
 pub const TILE_N: usize = 128;
-/// The box of both tensor maps: 64 values of K (128 bytes, the swizzle's row) by 128 rows.
+pub const WIDE_TILE_N: usize = 256;
+/// The box of both tensor maps: 64 values of K (128 bytes, the swizzle's row) by a tile's rows:
+/// [`TILE_M`] for A, the tile's columns for B.
 pub const BOX_K: u32 = 64;
-pub const BOX_ROWS: u32 = 128;
 /// Threads per block: two consumer warpgroups and the producer warp.
 pub const BLOCK_THREADS: u32 = 288;
-/// Dynamic shared memory per block: 1024 bytes of alignment slack, 4 stages of A and B tiles
-/// (16 KiB each), the 8 mbarriers.
-pub const SHARED_BYTES: u32 = 1024 + 4 * 2 * 16384 + 64;
+/// Dynamic shared memory per block: 1024 bytes of alignment slack, 4 stages of A tiles
+/// (16 KiB) and B tiles (16 KiB, or 32 KiB wide), the 8 mbarriers.
+pub const SHARED_BYTES: u32 = 1024 + 4 * (16384 + 16384) + 64;
+pub const WIDE_SHARED_BYTES: u32 = 1024 + 4 * (16384 + 32768) + 64;
+
+/// Columns of C per block of a narrow or a wide entry.
+pub const fn tile_n(wide: bool) -> usize {
+    if wide { WIDE_TILE_N } else { TILE_N }
+}
+
+/// Dynamic shared memory a narrow or a wide entry's launch provides.
+pub const fn shared_bytes(wide: bool) -> u32 {
+    if wide { WIDE_SHARED_BYTES } else { SHARED_BYTES }
+}
 
 /// One product's dimensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,12 +45,12 @@ impl GemmShape {
         GemmShape { m, n, k }
     }
 
-    /// The launch grid: one block per 128×128 tile of C (x over columns, y over rows), at least
-    /// one block each way: an empty C (`m` or `n` zero) is launched as one block that stores
-    /// nothing, as the kernel's contract allows.
-    pub fn grid(&self) -> (u32, u32) {
+    /// The launch grid: one block per 128×`tile_n` tile of C (x over columns, y over rows), at
+    /// least one block each way: an empty C (`m` or `n` zero) is launched as one block that
+    /// stores nothing, as the kernel's contract allows.
+    pub fn grid(&self, tile_n: usize) -> (u32, u32) {
         let tiles = |len: usize, tile: usize| len.div_ceil(tile).max(1) as u32;
-        (tiles(self.n, TILE_N), tiles(self.m, TILE_M))
+        (tiles(self.n, tile_n), tiles(self.m, TILE_M))
     }
 
     /// Why the kernel cannot take this shape, if it cannot: it takes `m`, `n` and `k` as `u32`
@@ -175,10 +188,12 @@ mod tests {
 
     #[test]
     fn grids_cover_c_and_launch_at_least_one_block() {
-        assert_eq!(GemmShape::new(130, 200, 72).grid(), (2, 2));
-        assert_eq!(GemmShape::new(128, 128, 64).grid(), (1, 1));
-        assert_eq!(GemmShape::new(0, 300, 8).grid(), (3, 1));
-        assert_eq!(GemmShape::new(5, 0, 8).grid(), (1, 1));
+        assert_eq!(GemmShape::new(130, 200, 72).grid(TILE_N), (2, 2));
+        assert_eq!(GemmShape::new(128, 128, 64).grid(TILE_N), (1, 1));
+        assert_eq!(GemmShape::new(0, 300, 8).grid(TILE_N), (3, 1));
+        assert_eq!(GemmShape::new(5, 0, 8).grid(TILE_N), (1, 1));
+        assert_eq!(GemmShape::new(130, 200, 72).grid(WIDE_TILE_N), (1, 2));
+        assert_eq!(GemmShape::new(4096, 14336, 64).grid(WIDE_TILE_N), (56, 32));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use half::bf16;
 
 use crate::compare::{POISON, with_guard};
-use crate::gemm_wgmma::{BOX_K, BOX_ROWS, GemmShape, row_pitch};
+use crate::gemm_wgmma::{BOX_K, GemmShape, TILE_M, row_pitch, tile_n};
 
 /// A product's inputs on the device: A and B (bf16), their tensor maps, and the bias of an
 /// entry that adds one. The maps hold the addresses of A and B, which therefore live as long as
@@ -42,7 +42,7 @@ pub fn widen_bf16_output(bits: &[u16]) -> Vec<f32> {
 impl WgmmaOperands {
     /// Uploads A (`m × k`) and B (`n × k`), given as f32 values that are bf16 values (the
     /// catalogue's inputs), as bf16 rows at a pitch of [`row_pitch`] values, and encodes their
-    /// tensor maps. A value that is not a bf16 value is refused by name: rounding it here would
+    /// tensor maps (B's box as tall as a `wide` or narrow tile's columns). A value that is not a bf16 value is refused by name: rounding it here would
     /// hide a catalogue bug behind the tolerance. An empty A or B (or `k = 0`) is uploaded as
     /// one zero row and described as at least one value wide: the maps are valid, and the
     /// kernel reads nothing of them that reaches C.
@@ -53,12 +53,13 @@ impl WgmmaOperands {
         a: &[f32],
         b: &[f32],
         bias: Option<&[f32]>,
+        wide: bool,
     ) -> Result<WgmmaOperands> {
         shape.check(entry).map_err(anyhow::Error::msg)?;
         let a_dev = stream.clone_htod(&pitched(&bf16_bits(a, "A")?, shape.m, shape.k))?;
         let b_dev = stream.clone_htod(&pitched(&bf16_bits(b, "B")?, shape.n, shape.k))?;
-        let a_map = tensor_map(a_dev.device_ptr(stream).0, shape.k, shape.m)?;
-        let b_map = tensor_map(b_dev.device_ptr(stream).0, shape.k, shape.n)?;
+        let a_map = tensor_map(a_dev.device_ptr(stream).0, shape.k, shape.m, TILE_M as u32)?;
+        let b_map = tensor_map(b_dev.device_ptr(stream).0, shape.k, shape.n, tile_n(wide) as u32)?;
         Ok(WgmmaOperands {
             a_map: stream.clone_htod(&a_map)?,
             b_map: stream.clone_htod(&b_map)?,
@@ -98,15 +99,15 @@ pub fn bf16_bits(values: &[f32], name: &str) -> Result<Vec<u16>> {
 }
 
 /// Encodes the tiled tensor map of a row-major bf16 matrix of `rows` rows of `columns` values
-/// at `address`, rows [`row_pitch`]`(columns)` values apart: box 64 × 128, 128-byte swizzle
+/// at `address`, rows [`row_pitch`]`(columns)` values apart: box 64 × `box_rows`, 128-byte swizzle
 /// (what the kernel's wgmma descriptors read), zeros past the edges. An empty dimension is
 /// described as one long (a map's dimensions are positive; [`pitched`] allocates that much).
 /// Returns the map's 128 bytes.
-fn tensor_map(address: sys::CUdeviceptr, columns: usize, rows: usize) -> Result<Vec<u8>> {
+fn tensor_map(address: sys::CUdeviceptr, columns: usize, rows: usize, box_rows: u32) -> Result<Vec<u8>> {
     let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
     let dims = [columns.max(1) as u64, rows.max(1) as u64];
     let strides = [(row_pitch(columns) * 2) as u64];
-    let boxes = [BOX_K, BOX_ROWS];
+    let boxes = [BOX_K, box_rows];
     let element_strides = [1u32, 1];
     // SAFETY: the arrays hold rank (2) entries, rank − 1 for the strides; `address` is a device
     // allocation of rows × columns bf16 values that outlives every launch using the map.

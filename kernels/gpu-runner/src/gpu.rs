@@ -158,7 +158,7 @@ impl Gpu {
         let mut floats = Vec::new();
         let mut wgmma = None;
         let mut bf16_output = None;
-        if let (Some(epilogue), Shape::Gemm { m, n, k }) = (case.kernel.wgmma_epilogue(), case.shape) {
+        if let (Some(epilogue), Shape::Gemm { m, n, k }) = (case.kernel.wgmma_variant(), case.shape) {
             if case.offset != 0 {
                 bail!("{} takes no offset: its tensor maps need 16-byte aligned rows", case.kernel);
             }
@@ -169,8 +169,9 @@ impl Gpu {
             } else {
                 None
             };
+            let entry = case.kernel.entry();
             wgmma =
-                Some(WgmmaOperands::upload(&self.stream, case.kernel.entry(), shape, &f[0], &f[1], bias)?);
+                Some(WgmmaOperands::upload(&self.stream, entry, shape, &f[0], &f[1], bias, epilogue.wide)?);
             if epilogue.bf16_output {
                 let poisoned = vec![BF16_POISON; output_len(case) + GUARD];
                 bf16_output = Some(self.stream.clone_htod(&poisoned)?);

@@ -14,14 +14,17 @@
 //!
 //! The wgmma GEMM's entries go through the same flow; [`gemm_wgmma`] holds their launch
 //! contract and [`gemm_wgmma_gpu`] the device operands [`gpu`] uploads for them (bf16 A and B,
-//! tensor maps, bias; a bf16 C read back widened). [`gemm_sweep`] is the shape sweep against
-//! cuBLAS that the main run adds to `gemm_bf16_wgmma_bf16`'s timing cases, with the verifier's
-//! verdict on each wgmma entry; [`report`] prints its table and minimum.
+//! tensor maps, bias; a bf16 C read back widened). [`gemm_dispatch`] picks the entry (the tile)
+//! a product of a given shape runs on. [`gemm_sweep`] is the shape sweep against cuBLAS that
+//! the main run adds to the timing cases of the bf16-output entries at both tiles, with the
+//! dispatcher's pick and the verifier's verdict on each wgmma entry; [`report`] prints its
+//! table and minimum.
 //!
 //! Only [`gpu`] needs a GPU: everything else is plain Rust that CI tests without one.
 
 pub mod cases;
 pub mod compare;
+pub mod gemm_dispatch;
 pub mod gemm_sweep;
 pub mod gemm_wgmma;
 pub mod gemm_wgmma_gpu;

@@ -94,7 +94,7 @@ fn main() -> Result<()> {
 
     let launch_once = cli.correctness_only || cli.profile_launches;
     // The GEMM shape sweep against cuBLAS runs in timed runs of its entry.
-    let sweep = !launch_once && kernels.contains(&gemm_sweep::ENTRY);
+    let sweep = !launch_once && gemm_sweep::ENTRIES.iter().any(|entry| kernels.contains(entry));
     let copy = if launch_once {
         None
     } else {
@@ -125,8 +125,8 @@ fn main() -> Result<()> {
         if !cli.correctness_only {
             cases.extend(cases::timing_cases(kernel, gpu.multiprocessors));
         }
-        if sweep && kernel == gemm_sweep::ENTRY {
-            let extra = sweep_cases_beyond(&cases[correctness..])?;
+        if sweep && gemm_sweep::ENTRIES.contains(&kernel) {
+            let extra = sweep_cases_beyond(kernel, &cases[correctness..])?;
             cases.extend(extra);
         }
         let large = cases.len();
@@ -235,7 +235,8 @@ fn main() -> Result<()> {
             println!("peer {} {:?}: {} {:.4} ms", timing.kernel, timing.dims, timing.call, timing.median_ms);
         }
     }
-    let gemm_sweep = sweep.then(|| report::sweep_of(&gemm_sweep::SWEEP, &rows, &peers, verifier));
+    let gemm_sweep =
+        sweep.then(|| report::sweep_of(&gemm_sweep::SWEEP, &rows, &peers, verifier, gpu.multiprocessors));
     if let Some(sweep) = &gemm_sweep {
         print!("{}", report::sweep_table(sweep));
     }
@@ -637,21 +638,22 @@ fn untimed_row(case: &Case, kind: CaseKind, shape: String, passed: bool, result:
     }
 }
 
-/// The GEMM sweep's cases ([`gemm_sweep::SWEEP`]) whose shapes `timed` (the entry's
+/// The GEMM sweep's cases ([`gemm_sweep::SWEEP`]) on `entry` whose shapes `timed` (the entry's
 /// catalogue timing cases) lacks: timed as large cases beside them.
-fn sweep_cases_beyond(timed: &[Case]) -> Result<Vec<Case>> {
-    let cases = gemm_sweep::cases(&gemm_sweep::SWEEP).map_err(anyhow::Error::msg)?;
+fn sweep_cases_beyond(entry: Kernel, timed: &[Case]) -> Result<Vec<Case>> {
+    let cases = gemm_sweep::cases(&gemm_sweep::SWEEP, entry).map_err(anyhow::Error::msg)?;
     Ok(cases.into_iter().filter(|case| !timed.iter().any(|t| t.shape == case.shape)).collect())
 }
 
-/// One peer request per kernel and timing shape (with `sweep`, the GEMM sweep's shapes too),
-/// timed over as many calls per replay as our kernel is on that shape.
+/// One peer request per kernel and timing shape (with `sweep`, the GEMM sweep's shapes too, for
+/// its narrow entry, whose peer the sweep reads), timed over as many calls per replay as our
+/// kernel is on that shape.
 fn peer_shapes(kernels: &[Kernel], sms: usize, sweep: bool) -> Result<Vec<peer::PeerRequest>> {
     let mut requests = Vec::new();
     for &kernel in kernels {
         let mut timed = cases::timing_cases(kernel, sms);
-        if sweep && kernel == gemm_sweep::ENTRY {
-            let extra = sweep_cases_beyond(&timed)?;
+        if sweep && kernel == gemm_sweep::ENTRIES[0] {
+            let extra = sweep_cases_beyond(kernel, &timed)?;
             timed.extend(extra);
         }
         let large = timed.into_iter().map(|case| (case, timing::LARGE_LAUNCHES));

@@ -8,7 +8,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::cases::contract::ContractRun;
 use crate::cases::{CaseId, Kernel, Roofline, Work};
-use crate::gemm_sweep::{self, GemmSweep, SweepPoint, SweepShape, VerifierVerdicts};
+use crate::gemm_dispatch;
+use crate::gemm_sweep::{self, EntryTime, GemmSweep, SweepPoint, SweepShape, VerifierVerdicts};
+use crate::gemm_wgmma::GemmShape;
 use crate::peer::{PeerTiming, peer_dims};
 use crate::timing::{Method, fraction_of_same_copy};
 
@@ -269,57 +271,95 @@ pub fn summary_table(verdicts: &[Verdict]) -> String {
     render("summary: large shapes against the targets", &lines)
 }
 
-/// The sweep of `shapes` as the run measured it: per shape, the fastest timed row of
-/// [`gemm_sweep::ENTRY`] (its check passed only if every row of the shape passed) and the
-/// peer's time on the same dimensions.
+/// The sweep of `shapes` as the run measured it on a GPU of `multiprocessors`: per shape, the
+/// fastest timed row of each of [`gemm_sweep::ENTRIES`], "ours" the time of the one the
+/// dispatcher picks ([`gemm_dispatch::wgmma_entry`]; the check passed only if every row of
+/// every entry on the shape passed), and the peer's time on the same dimensions (asked for
+/// the narrow entry).
 pub fn sweep_of(
     shapes: &[SweepShape],
     rows: &[Row],
     peers: &[PeerTiming],
     verifier: Option<VerifierVerdicts>,
+    multiprocessors: usize,
 ) -> GemmSweep {
-    let entry = gemm_sweep::ENTRY.entry();
     let mut peer_call = None;
     let points = shapes
         .iter()
         .map(|shape| {
-            let of_shape: Vec<&Row> = rows
-                .iter()
-                .filter(|r| r.case.kernel == entry && r.timing_shape && r.dims == shape.dims())
-                .collect();
-            let fastest = of_shape
-                .iter()
-                .filter(|r| r.median_ms.is_finite())
-                .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
-            let peer = fastest.and_then(|row| peer_for(row, peers));
+            let of_entry = |entry: Kernel| -> Vec<&Row> {
+                rows.iter()
+                    .filter(|r| r.case.kernel == entry.entry() && r.timing_shape && r.dims == shape.dims())
+                    .collect()
+            };
+            let fastest = |of_shape: &[&Row]| -> Option<f64> {
+                of_shape.iter().map(|r| r.median_ms).filter(|ms| ms.is_finite()).min_by(f64::total_cmp)
+            };
+            let narrow_rows = of_entry(gemm_sweep::ENTRIES[0]);
+            let peer = narrow_rows.first().and_then(|row| peer_for(row, peers));
             if let Some(peer) = peer {
                 peer_call.get_or_insert_with(|| peer.call.clone());
+            }
+            let gemm = GemmShape::new(shape.m, shape.n, shape.k);
+            let epilogue =
+                gemm_sweep::ENTRIES[0].wgmma_variant().expect("the sweep's entries are wgmma entries");
+            let picked = gemm_dispatch::wgmma_entry(gemm, multiprocessors, epilogue);
+            let mut passed = true;
+            let mut entries = Vec::new();
+            for entry in gemm_sweep::ENTRIES {
+                let of_shape = of_entry(entry);
+                passed &= !of_shape.is_empty() && of_shape.iter().all(|r| r.passed);
+                entries.push(EntryTime { entry: entry.entry().to_owned(), ms: fastest(&of_shape) });
             }
             SweepPoint {
                 category: shape.category,
                 m: shape.m,
                 n: shape.n,
                 k: shape.k,
-                ours_ms: fastest.map(|r| r.median_ms),
+                ours_ms: fastest(&of_entry(picked)),
+                entry: Some(picked.entry().to_owned()),
+                entries,
                 cublas_ms: peer.map(|p| p.median_ms),
-                passed: !of_shape.is_empty() && of_shape.iter().all(|r| r.passed),
+                passed,
             }
         })
         .collect();
-    GemmSweep { entry: entry.to_owned(), peer_call, points, verifier }
+    let entry = gemm_sweep::ENTRIES.map(Kernel::entry).join(", ");
+    GemmSweep { entry, peer_call, points, verifier }
 }
 
-/// The sweep's table (shape, ours and cuBLAS in ms and TFLOP/s, the speed ratio), its minimum
-/// and the verifier's verdict on each wgmma entry.
+/// The sweep's table (shape, the dispatcher's pick, each entry's time, ours and cuBLAS in ms
+/// and TFLOP/s, the speed ratio), its minimum and the verifier's verdict on each wgmma entry.
 pub fn sweep_table(sweep: &GemmSweep) -> String {
-    let header = ["shape", "kind", "ours", "cuBLAS", "ours TFLOP/s", "cuBLAS TFLOP/s", "ratio", "check"];
-    let mut lines: Vec<[String; 8]> = vec![header.map(str::to_owned)];
+    let header = [
+        "shape",
+        "kind",
+        "picked",
+        "128×128",
+        "128×256",
+        "ours",
+        "cuBLAS",
+        "ours TFLOP/s",
+        "cuBLAS TFLOP/s",
+        "ratio",
+        "check",
+    ];
+    let mut lines: Vec<[String; 11]> = vec![header.map(str::to_owned)];
     let ms = |t: Option<f64>| t.map_or("—".to_owned(), |t| format!("{t:.4} ms"));
     for p in &sweep.points {
         let rate = |t: Option<f64>| t.map_or("—".to_owned(), |t| format!("{:.1}", p.tflops(t)));
+        let entry_ms = |entry: Kernel| p.entries.iter().find(|e| e.entry == entry.entry()).and_then(|e| e.ms);
+        let picked = match p.entry.as_deref() {
+            Some(entry) if entry.contains("_wide") => "128×256",
+            Some(_) => "128×128",
+            None => "—",
+        };
         lines.push([
             p.shape().to_string(),
             p.category.label().to_owned(),
+            picked.to_owned(),
+            ms(entry_ms(gemm_sweep::ENTRIES[0])),
+            ms(entry_ms(gemm_sweep::ENTRIES[1])),
             ms(p.ours_ms),
             ms(p.cublas_ms),
             rate(p.ours_ms),
@@ -561,8 +601,9 @@ mod tests {
     }
 
     #[test]
-    fn the_sweep_takes_the_fastest_row_and_the_peer_of_each_shape() {
-        use crate::gemm_sweep::{Category, ENTRY};
+    fn the_sweep_takes_the_dispatched_entrys_fastest_row_and_the_peer_of_each_shape() {
+        use crate::gemm_sweep::{Category, ENTRIES};
+        const ENTRY: Kernel = ENTRIES[0];
         let shapes = [
             SweepShape { category: Category::Square, m: 4096, n: 4096, k: 4096 },
             SweepShape { category: Category::Decode, m: 8, n: 4096, k: 4096 },
@@ -574,9 +615,15 @@ mod tests {
         };
         let mut failed = gemm([8, 4096, 4096], 0.05);
         failed.passed = false;
+        let wide = |dims: [usize; 3], ms: f64| {
+            let shape = format!("{}×{}×{}", dims[0], dims[1], dims[2]);
+            row(ENTRIES[1], &shape, dims.to_vec(), "<<<16×32, 288, 197696>>>", ms, 1)
+        };
         let rows = [
             gemm([4096, 4096, 4096], 0.30),
             gemm([4096, 4096, 4096], 0.25),
+            wide([4096, 4096, 4096], 0.24),
+            wide([4096, 4096, 4096], 0.22),
             // The plain entry on the same shape is not the sweep's.
             row(Kernel::GemmBf16Wgmma, "4096×4096×4096", vec![4096; 3], "<<<32×32, 288, 132160>>>", 0.1, 1),
             gemm([8, 4096, 4096], 0.02),
@@ -590,13 +637,19 @@ mod tests {
             method: Some(PeerMethod { launches: 10, timed: "graph".to_owned() }),
         };
         let peers = [peer(vec![4096; 3], 0.2), peer(vec![8, 4096, 4096], 0.01)];
-        let sweep = sweep_of(&shapes, &rows, &peers, None);
-        assert_eq!(sweep.entry, "gemm_bf16_wgmma_bf16");
+        let sweep = sweep_of(&shapes, &rows, &peers, None, 132);
+        assert_eq!(sweep.entry, "gemm_bf16_wgmma_bf16, gemm_bf16_wgmma_wide_bf16");
         assert_eq!(sweep.peer_call.as_deref(), Some("torch.matmul (bf16, A·Bᵀ, cuBLAS)"));
+        // 4096³ runs on the wide tile (1024 narrow tiles on 132 multiprocessors): its fastest row.
         let square = &sweep.points[0];
-        assert_eq!((square.ours_ms, square.cublas_ms, square.passed), (Some(0.25), Some(0.2), true));
-        assert!((square.ratio().unwrap() - 0.8).abs() < 1e-12);
-        // The fastest row's time, but a failed row of the shape fails the point.
+        assert_eq!((square.ours_ms, square.cublas_ms, square.passed), (Some(0.22), Some(0.2), true));
+        assert_eq!(square.entry.as_deref(), Some("gemm_bf16_wgmma_wide_bf16"));
+        let times: Vec<Option<f64>> = square.entries.iter().map(|e| e.ms).collect();
+        assert_eq!(times, [Some(0.25), Some(0.22)]);
+        assert!((square.ratio().unwrap() - 0.2 / 0.22).abs() < 1e-12);
+        // 8 rows run on the narrow tile: its fastest row's time, but a failed row of the shape
+        // (and the wide entry's missing rows) fail the point.
+        assert_eq!(sweep.points[1].entry.as_deref(), Some("gemm_bf16_wgmma_bf16"));
         assert_eq!((sweep.points[1].ours_ms, sweep.points[1].passed), (Some(0.02), false));
         // A shape the run did not time: no times, not passed.
         assert_eq!(
@@ -605,11 +658,18 @@ mod tests {
         );
         let table = sweep_table(&sweep);
         assert!(
-            table.contains("== GEMM vs cuBLAS, shape sweep: gemm_bf16_wgmma_bf16 against torch.matmul"),
+            table.contains(
+                "== GEMM vs cuBLAS, shape sweep: gemm_bf16_wgmma_bf16, gemm_bf16_wgmma_wide_bf16 against torch.matmul"
+            ),
             "{table}"
         );
-        assert!(table.contains("4096×4096×4096  square  0.2500 ms  0.2000 ms  549.8"), "{table}");
-        assert!(table.contains("minimum ratio over the sweep: 0.80 (4096×4096×4096)"), "{table}");
+        assert!(
+            table.contains(
+                "4096×4096×4096  square  128×256  0.2500 ms  0.2200 ms  0.2200 ms  0.2000 ms  624.7"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("minimum ratio over the sweep: 0.91 (4096×4096×4096)"), "{table}");
         assert!(table.contains("FAIL") && table.contains("verifier's verdicts: not given"), "{table}");
     }
 

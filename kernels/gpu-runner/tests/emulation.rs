@@ -295,8 +295,8 @@ fn emulate(case: &Case, data: &Inputs) -> Vec<f32> {
             }
             c
         }
-        (kernel, Shape::Gemm { m, n, k }) if kernel.wgmma_epilogue().is_some() => {
-            let epilogue = kernel.wgmma_epilogue().unwrap();
+        (kernel, Shape::Gemm { m, n, k }) if kernel.wgmma_variant().is_some() => {
+            let epilogue = kernel.wgmma_variant().unwrap();
             // Each warpgroup's accumulator adds one k16 step's products at a time to its f32
             // sum (the order inside a step is the tensor cores'; the products of bf16 values
             // are exact in f32). B is K-major: element (i, j) is A's row i by B's row j.
@@ -463,7 +463,7 @@ fn sampled_gemm_checks_pass_the_kernel_order_and_catch_a_transposed_b() {
     // A GEMM too large to check in full is checked at sampled elements: the emulated kernel
     // passes there, and reading B as k × n instead of n × k (a wrong map or descriptor) fails.
     let mut rng = fastrand::Rng::with_seed(11);
-    let gemms = Kernel::ALL.into_iter().filter(|k| k.wgmma_epilogue().is_some() || *k == Kernel::GemmTiled);
+    let gemms = Kernel::ALL.into_iter().filter(|k| k.wgmma_variant().is_some() || *k == Kernel::GemmTiled);
     for kernel in gemms {
         let shape = Shape::Gemm { m: 96, n: 96, k: 96 };
         let case = Case::new(kernel, shape, gpu_runner::cases::launch_for(kernel, shape, 256, None));

@@ -25,8 +25,8 @@ fn every_case(kernel: Kernel, sms: usize) -> Vec<Case> {
     cases.extend(timing_cases(kernel, sms));
     cases.extend(decode_cases(kernel));
     cases.extend(chained_cases(kernel));
-    if kernel == gemm_sweep::ENTRY {
-        cases.extend(gemm_sweep::cases(&gemm_sweep::SWEEP).unwrap());
+    if gemm_sweep::ENTRIES.contains(&kernel) {
+        cases.extend(gemm_sweep::cases(&gemm_sweep::SWEEP, kernel).unwrap());
     }
     cases
 }
@@ -283,7 +283,7 @@ fn the_run_counts_refusals_through_context_and_fails_what_is_not_refused() {
         check(case.entry(), case).map_err(anyhow::Error::from).context("launching")?;
         Ok(())
     });
-    assert_eq!(run.line(), "launch contracts: 24 entries, 24 out-of-contract launches refused");
+    assert_eq!(run.line(), "launch contracts: 28 entries, 28 out-of-contract launches refused");
     assert!(run.all_refused());
     assert!(run.launches.iter().all(|l| l.outcome.contains("refused before the driver")));
     // A path that launches without the check, or fails otherwise, refuses nothing.

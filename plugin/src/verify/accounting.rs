@@ -250,8 +250,13 @@ pub(crate) struct MemoryGaps {
     pub beside_pipelines: Vec<usize>,
 }
 
-/// Definitions looked through to place one access.
-const PLACEMENT_BUDGET: u32 = 1024;
+/// Definitions looked through to place one access. Only a success is remembered, so a walk that
+/// reaches a kernel parameter through many inlined copies of one helper chain pays for each copy
+/// it enters before its first success: the wide GEMM's f32 epilogue (a store reached through 128
+/// inlined call sites, each passing the output struct down four helpers) needs more than 1,024,
+/// which left its stores unplaced (unverified) while the narrow entry, with half the call sites,
+/// fit. A walk that fails costs at most this much per access.
+const PLACEMENT_BUDGET: u32 = 16384;
 
 struct Placer<'a> {
     ctx: &'a Context,

@@ -72,8 +72,8 @@ pub enum Grid {
     OneDimensional,
     /// One-dimensional, one tile of `blockDim.x` elements per block, covering the shape's `n`.
     CoversElements,
-    /// `(⌈n / tile⌉, ⌈m / tile⌉)` blocks of a GEMM shape, at least one each way.
-    GemmTiles { tile: u32 },
+    /// `(⌈n / columns⌉, ⌈m / rows⌉)` blocks of a GEMM shape, at least one each way.
+    GemmTiles { rows: u32, columns: u32 },
 }
 
 /// The clusters an entry may be launched in.
@@ -161,7 +161,7 @@ const GEMM_BF16_WGMMA: Contract = Contract {
     entry: "gemm_bf16_wgmma",
     block: Block::Exactly(288, 1),
     shared: Shared::Bytes(132_160),
-    grid: Grid::GemmTiles { tile: 128 },
+    grid: Grid::GemmTiles { rows: 128, columns: 128 },
     clusters: Clusters::Unstated,
     file: "gemm_wgmma.rs",
     quotes: &[
@@ -170,6 +170,19 @@ const GEMM_BF16_WGMMA: Contract = Contract {
         "a launch of one block stores nothing",
         "four entries that differ only in their epilogue",
     ],
+};
+/// The wide wgmma GEMM: `gemm_bf16_wgmma_wide`'s doc (the rest of its contract is the narrow
+/// entry's); its epilogues' docs send the reader to it for the launch.
+const GEMM_BF16_WGMMA_WIDE: Contract = Contract {
+    entry: "gemm_bf16_wgmma_wide",
+    shared: Shared::Bytes(197_696),
+    grid: Grid::GemmTiles { rows: 128, columns: 256 },
+    quotes: &[
+        "Launch: grid `(⌈n / 256⌉, ⌈m / 128⌉)`, `blockDim.x = 288`; dynamic shared memory \
+         `GEMM_BF16_WGMMA_WIDE_SHARED_BYTES` = 197 696 bytes",
+        "with the tile of [`gemm_bf16_wgmma_wide`] (and its launch)",
+    ],
+    ..GEMM_BF16_WGMMA
 };
 /// The shared-memory helpers: a float of shared memory per thread, one tile per block.
 const SHARED_HELPER: Contract = Contract {
@@ -187,7 +200,7 @@ const SHARED_HELPER: Contract = Contract {
 };
 
 /// Every entry's contract: the one place the runner's launch rules live.
-pub const CONTRACTS: [Contract; 24] = [
+pub const CONTRACTS: [Contract; 28] = [
     ELEMENTWISE,
     Contract { entry: "saxpy", ..ELEMENTWISE },
     Contract { entry: "silu_mul", ..ELEMENTWISE },
@@ -262,7 +275,7 @@ pub const CONTRACTS: [Contract; 24] = [
         entry: "gemm_tiled",
         block: Block::Exactly(16, 16),
         shared: Shared::Bytes(2048),
-        grid: Grid::GemmTiles { tile: 16 },
+        grid: Grid::GemmTiles { rows: 16, columns: 16 },
         clusters: Clusters::Unstated,
         file: "gemm.rs",
         quotes: &["Launch: `blockDim = (16, 16)`, `gridDim = (ceil(n / 16), ceil(m / 16))`; dynamic shared \
@@ -272,6 +285,10 @@ pub const CONTRACTS: [Contract; 24] = [
     Contract { entry: "gemm_bf16_wgmma_bias", ..GEMM_BF16_WGMMA },
     Contract { entry: "gemm_bf16_wgmma_bf16", ..GEMM_BF16_WGMMA },
     Contract { entry: "gemm_bf16_wgmma_bias_bf16", ..GEMM_BF16_WGMMA },
+    GEMM_BF16_WGMMA_WIDE,
+    Contract { entry: "gemm_bf16_wgmma_wide_bias", ..GEMM_BF16_WGMMA_WIDE },
+    Contract { entry: "gemm_bf16_wgmma_wide_bf16", ..GEMM_BF16_WGMMA_WIDE },
+    Contract { entry: "gemm_bf16_wgmma_wide_bias_bf16", ..GEMM_BF16_WGMMA_WIDE },
     SHARED_HELPER,
     Contract { entry: "shared_memory_helper_cross_crate", ..SHARED_HELPER },
     // A producer warp and four consumer warps; the ring's 4 × 4096 bytes, its barriers and the
@@ -306,8 +323,8 @@ impl Contract {
             Shared::ClusterBytes { plain, clustered } => vec![plain, clustered],
             Shared::WarpPartials { width } => vec![4, 8, width],
         });
-        if let Grid::GemmTiles { tile } = self.grid {
-            figures.push(tile);
+        if let Grid::GemmTiles { rows, columns } = self.grid {
+            figures.extend(if rows == columns { vec![rows] } else { vec![columns, rows] });
         }
         if let Clusters::UpTo(max) = self.clusters {
             figures.push(max);
@@ -529,15 +546,15 @@ impl Grid {
                     format!("launch gridDim = ({blocks}, 1)"),
                 )
             }
-            (Grid::GemmTiles { tile }, Shape::Gemm { m, n, .. }) => {
-                let tiles = |len: usize| len.div_ceil(tile as usize).max(1);
-                let wanted = (tiles(n), tiles(m));
+            (Grid::GemmTiles { rows, columns }, Shape::Gemm { m, n, .. }) => {
+                let tiles = |len: usize, tile: u32| len.div_ceil(tile as usize).max(1);
+                let wanted = (tiles(n, columns), tiles(m, rows));
                 if (grid.0 as usize, grid.1 as usize) == wanted {
                     return None;
                 }
                 broken(
                     format!(
-                        "gridDim = (⌈n / {tile}⌉, ⌈m / {tile}⌉), at least one block each way, for m = {m}, n = {n}"
+                        "gridDim = (⌈n / {columns}⌉, ⌈m / {rows}⌉), at least one block each way, for m = {m}, n = {n}"
                     ),
                     format!("launch gridDim = ({}, {})", wanted.0, wanted.1),
                 )

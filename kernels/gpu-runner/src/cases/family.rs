@@ -102,12 +102,14 @@ impl Grid {
     }
 }
 
-/// What a wgmma GEMM entry does after the product: add an f32 bias per column of C, store C
-/// as bf16 (rounded to nearest even) rather than f32.
+/// Which wgmma GEMM entry: what it does after the product (add an f32 bias per column of C,
+/// store C as bf16, rounded to nearest even, rather than f32) and its tile (`wide`: 128×256,
+/// else 128×128).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WgmmaEpilogue {
+pub struct WgmmaVariant {
     pub bias: bool,
     pub bf16_output: bool,
+    pub wide: bool,
 }
 
 /// One parameter of a kernel entry, in the entry's order: what [`crate::gpu`] passes for it.
@@ -180,8 +182,8 @@ pub trait Family: Copy + fmt::Debug + Send + Sync + 'static {
         None
     }
 
-    /// For the entries of the wgmma GEMM: what they do after the product.
-    fn wgmma_epilogue(self) -> Option<WgmmaEpilogue> {
+    /// For the entries of the wgmma GEMM: their tile and what they do after the product.
+    fn wgmma_variant(self) -> Option<WgmmaVariant> {
         None
     }
 
@@ -303,7 +305,7 @@ pub(super) trait Catalogued: Sync {
     fn peer_ratio_target(&self) -> Option<f64>;
     fn peer_speed_target_on(&self, dims: &[usize]) -> Option<f64>;
     fn decode_target(&self, dims: &[usize]) -> Option<f64>;
-    fn wgmma_epilogue(&self) -> Option<WgmmaEpilogue>;
+    fn wgmma_variant(&self) -> Option<WgmmaVariant>;
     fn dynamic_shared_limit(&self) -> Option<u32>;
     fn splits_rows_across_clusters(&self) -> bool;
     fn writes_in_place(&self) -> bool;
@@ -353,8 +355,8 @@ impl<F: Family> Catalogued for F {
     fn decode_target(&self, dims: &[usize]) -> Option<f64> {
         Family::decode_target(*self, dims)
     }
-    fn wgmma_epilogue(&self) -> Option<WgmmaEpilogue> {
-        Family::wgmma_epilogue(*self)
+    fn wgmma_variant(&self) -> Option<WgmmaVariant> {
+        Family::wgmma_variant(*self)
     }
     fn dynamic_shared_limit(&self) -> Option<u32> {
         Family::dynamic_shared_limit(*self)

@@ -1,4 +1,5 @@
-//! `gemm_bf16_wgmma` and its epilogue entries `_bias`, `_bf16` and `_bias_bf16`: `C = A·Bᵀ`
+//! `gemm_bf16_wgmma` and its epilogue entries `_bias`, `_bf16` and `_bias_bf16`, and the same
+//! four with 128×256 tiles (`gemm_bf16_wgmma_wide…`): `C = A·Bᵀ`
 //! with bf16 A (`m × k`) and K-major B (`n × k`) through tensor maps and `wgmma`, C f32 or
 //! bf16, an f32 bias per column added or not. The launch contract itself (tile, box, block,
 //! shared memory, pitch, special values) is [`crate::gemm_wgmma`].
@@ -8,17 +9,27 @@ use half::bf16;
 use fastrand::Rng;
 
 use super::common::{abs_all, sampled_product, uniform, uniform_bf16};
-use super::family::{Family, Gemm, Param, Sampled, WgmmaEpilogue};
+use super::family::{Family, Gemm, Param, Sampled, WgmmaVariant};
 use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
 use crate::compare::Tolerance;
 use crate::gemm_wgmma::{self, GemmShape};
 
+/// One of the eight entries: four epilogues, each with the 128×128 and the 128×256 tile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GemmBf16Wgmma {
-    Plain,
-    Bias,
-    Bf16,
-    BiasBf16,
+pub struct GemmBf16Wgmma(WgmmaVariant);
+
+impl GemmBf16Wgmma {
+    const fn of(bias: bool, bf16_output: bool, wide: bool) -> GemmBf16Wgmma {
+        GemmBf16Wgmma(WgmmaVariant { bias, bf16_output, wide })
+    }
+    pub const PLAIN: GemmBf16Wgmma = GemmBf16Wgmma::of(false, false, false);
+    pub const BIAS: GemmBf16Wgmma = GemmBf16Wgmma::of(true, false, false);
+    pub const BF16: GemmBf16Wgmma = GemmBf16Wgmma::of(false, true, false);
+    pub const BIAS_BF16: GemmBf16Wgmma = GemmBf16Wgmma::of(true, true, false);
+    pub const WIDE: GemmBf16Wgmma = GemmBf16Wgmma::of(false, false, true);
+    pub const WIDE_BIAS: GemmBf16Wgmma = GemmBf16Wgmma::of(true, false, true);
+    pub const WIDE_BF16: GemmBf16Wgmma = GemmBf16Wgmma::of(false, true, true);
+    pub const WIDE_BIAS_BF16: GemmBf16Wgmma = GemmBf16Wgmma::of(true, true, true);
 }
 
 /// Correctness `(m, n, k)`: tails in every dimension, one and several k tiles, a k that is not
@@ -44,14 +55,13 @@ const TIMING_DECODE_ROWS: [usize; 4] = [1, 16, 64, 128];
 const TIMING_EPILOGUES: [(usize, usize, usize); 2] = [(4096, 4096, 4096), (128, 14336, 4096)];
 
 impl GemmBf16Wgmma {
-    fn epilogue(self) -> WgmmaEpilogue {
-        let (bias, bf16_output) = match self {
-            GemmBf16Wgmma::Plain => (false, false),
-            GemmBf16Wgmma::Bias => (true, false),
-            GemmBf16Wgmma::Bf16 => (false, true),
-            GemmBf16Wgmma::BiasBf16 => (true, true),
-        };
-        WgmmaEpilogue { bias, bf16_output }
+    fn epilogue(self) -> WgmmaVariant {
+        self.0
+    }
+
+    /// Whether this is the plain epilogue (f32 C, no bias), at either tile.
+    fn plain(self) -> bool {
+        !self.0.bias && !self.0.bf16_output
     }
 
     /// The tolerance: bf16 inputs make every product exact in f32 (8 + 8 significant bits), so
@@ -112,25 +122,25 @@ impl Family for GemmBf16Wgmma {
     /// it sets none at the other GEMM shapes).
     fn peer_speed_target_on(self, dims: &[usize]) -> Option<f64> {
         let square = matches!(dims, [4096, 4096, 4096] | [8192, 8192, 8192]);
-        (self == GemmBf16Wgmma::Plain && square).then_some(0.6)
+        (self == GemmBf16Wgmma::PLAIN && square).then_some(0.6)
     }
 
-    fn wgmma_epilogue(self) -> Option<WgmmaEpilogue> {
+    fn wgmma_variant(self) -> Option<WgmmaVariant> {
         Some(self.epilogue())
     }
 
     /// The ring, past the default 48 KiB.
     fn dynamic_shared_limit(self) -> Option<u32> {
-        Some(gemm_wgmma::SHARED_BYTES)
+        Some(gemm_wgmma::shared_bytes(self.0.wide))
     }
 
-    /// A block per 128×128 tile of C, [`gemm_wgmma::BLOCK_THREADS`] threads, the ring's shared
-    /// memory.
+    /// A block per 128×128 (or, wide, 128×256) tile of C, [`gemm_wgmma::BLOCK_THREADS`]
+    /// threads, the ring's shared memory.
     fn launch(self, Gemm { m, n, .. }: Gemm, _block: u32, _grid: Option<usize>) -> Launch {
         Launch {
-            grid: GemmShape::new(m, n, 1).grid(),
+            grid: GemmShape::new(m, n, 1).grid(gemm_wgmma::tile_n(self.0.wide)),
             block: (gemm_wgmma::BLOCK_THREADS, 1),
-            shared_bytes: gemm_wgmma::SHARED_BYTES,
+            shared_bytes: gemm_wgmma::shared_bytes(self.0.wide),
             cluster: 1,
             column_split: false,
         }
@@ -160,12 +170,11 @@ impl Family for GemmBf16Wgmma {
     }
 
     fn timing_cases(self, _sms: usize) -> Vec<Case> {
-        let shapes: Vec<(usize, usize, usize)> = match self {
-            GemmBf16Wgmma::Plain => {
-                let decode = TIMING_DECODE_ROWS.map(|m| (m, 14336, 4096));
-                TIMING_SQUARE.into_iter().chain(decode).collect()
-            }
-            _ => TIMING_EPILOGUES.to_vec(),
+        let shapes: Vec<(usize, usize, usize)> = if self.plain() {
+            let decode = TIMING_DECODE_ROWS.map(|m| (m, 14336, 4096));
+            TIMING_SQUARE.into_iter().chain(decode).collect()
+        } else {
+            TIMING_EPILOGUES.to_vec()
         };
         self.by_contract(
             shapes.into_iter().map(|(m, n, k)| (Gemm { m, n, k }, gemm_wgmma::BLOCK_THREADS, None)),
@@ -229,11 +238,16 @@ impl Family for GemmBf16Wgmma {
     }
 
     fn identity(self) -> (Kernel, &'static str) {
-        match self {
-            GemmBf16Wgmma::Plain => (Kernel::GemmBf16Wgmma, "gemm_bf16_wgmma"),
-            GemmBf16Wgmma::Bias => (Kernel::GemmBf16WgmmaBias, "gemm_bf16_wgmma_bias"),
-            GemmBf16Wgmma::Bf16 => (Kernel::GemmBf16WgmmaBf16, "gemm_bf16_wgmma_bf16"),
-            GemmBf16Wgmma::BiasBf16 => (Kernel::GemmBf16WgmmaBiasBf16, "gemm_bf16_wgmma_bias_bf16"),
+        let WgmmaVariant { bias, bf16_output, wide } = self.0;
+        match (wide, bias, bf16_output) {
+            (false, false, false) => (Kernel::GemmBf16Wgmma, "gemm_bf16_wgmma"),
+            (false, true, false) => (Kernel::GemmBf16WgmmaBias, "gemm_bf16_wgmma_bias"),
+            (false, false, true) => (Kernel::GemmBf16WgmmaBf16, "gemm_bf16_wgmma_bf16"),
+            (false, true, true) => (Kernel::GemmBf16WgmmaBiasBf16, "gemm_bf16_wgmma_bias_bf16"),
+            (true, false, false) => (Kernel::GemmBf16WgmmaWide, "gemm_bf16_wgmma_wide"),
+            (true, true, false) => (Kernel::GemmBf16WgmmaWideBias, "gemm_bf16_wgmma_wide_bias"),
+            (true, false, true) => (Kernel::GemmBf16WgmmaWideBf16, "gemm_bf16_wgmma_wide_bf16"),
+            (true, true, true) => (Kernel::GemmBf16WgmmaWideBiasBf16, "gemm_bf16_wgmma_wide_bias_bf16"),
         }
     }
 }

@@ -31,7 +31,7 @@ pub mod rows;
 pub mod shared_helper;
 
 use crate::compare::Tolerance;
-pub use family::{Family, Param, WgmmaEpilogue};
+pub use family::{Family, Param, WgmmaVariant};
 pub use gemv_batched::{
     GEMV_BATCHED_ROWS_PER_WARP, GEMV_BATCHED_SPLIT_ENTRIES, GEMV_BATCHED_WIDTHS, gemv_batched_entry,
     gemv_batched_segment_lanes, gemv_batched_split_entry, gemv_batched_split_launch,
@@ -54,6 +54,10 @@ pub enum Kernel {
     GemmBf16WgmmaBias,
     GemmBf16WgmmaBf16,
     GemmBf16WgmmaBiasBf16,
+    GemmBf16WgmmaWide,
+    GemmBf16WgmmaWideBias,
+    GemmBf16WgmmaWideBf16,
+    GemmBf16WgmmaWideBiasBf16,
     SharedHelperLocal,
     SharedHelperCrossCrate,
     PipelineSum,
@@ -70,7 +74,7 @@ pub enum Roofline {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 16] = [
+    pub const ALL: [Kernel; 20] = [
         Kernel::VectorAdd,
         Kernel::Saxpy,
         Kernel::SiluMul,
@@ -84,6 +88,10 @@ impl Kernel {
         Kernel::GemmBf16WgmmaBias,
         Kernel::GemmBf16WgmmaBf16,
         Kernel::GemmBf16WgmmaBiasBf16,
+        Kernel::GemmBf16WgmmaWide,
+        Kernel::GemmBf16WgmmaWideBias,
+        Kernel::GemmBf16WgmmaWideBf16,
+        Kernel::GemmBf16WgmmaWideBiasBf16,
         Kernel::SharedHelperLocal,
         Kernel::SharedHelperCrossCrate,
         Kernel::PipelineSum,
@@ -106,10 +114,14 @@ impl Kernel {
             Kernel::GemvF16 => &Gemv::GemvF16,
             Kernel::GemvF16Batched => &GemvBatched::GemvF16Batched,
             Kernel::GemmTiled => &GemmTiled::GemmTiled,
-            Kernel::GemmBf16Wgmma => &GemmBf16Wgmma::Plain,
-            Kernel::GemmBf16WgmmaBias => &GemmBf16Wgmma::Bias,
-            Kernel::GemmBf16WgmmaBf16 => &GemmBf16Wgmma::Bf16,
-            Kernel::GemmBf16WgmmaBiasBf16 => &GemmBf16Wgmma::BiasBf16,
+            Kernel::GemmBf16Wgmma => &GemmBf16Wgmma::PLAIN,
+            Kernel::GemmBf16WgmmaBias => &GemmBf16Wgmma::BIAS,
+            Kernel::GemmBf16WgmmaBf16 => &GemmBf16Wgmma::BF16,
+            Kernel::GemmBf16WgmmaBiasBf16 => &GemmBf16Wgmma::BIAS_BF16,
+            Kernel::GemmBf16WgmmaWide => &GemmBf16Wgmma::WIDE,
+            Kernel::GemmBf16WgmmaWideBias => &GemmBf16Wgmma::WIDE_BIAS,
+            Kernel::GemmBf16WgmmaWideBf16 => &GemmBf16Wgmma::WIDE_BF16,
+            Kernel::GemmBf16WgmmaWideBiasBf16 => &GemmBf16Wgmma::WIDE_BIAS_BF16,
             Kernel::SharedHelperLocal => &SharedHelper::Local,
             Kernel::SharedHelperCrossCrate => &SharedHelper::CrossCrate,
             Kernel::PipelineSum => &PipelineSum::PipelineSum,
@@ -145,9 +157,9 @@ impl Kernel {
     }
 
     /// For the entries of the wgmma GEMM (`gemm_bf16_wgmma` and its epilogues): its
-    /// [`WgmmaEpilogue`].
-    pub fn wgmma_epilogue(self) -> Option<WgmmaEpilogue> {
-        self.family().wgmma_epilogue()
+    /// [`WgmmaVariant`].
+    pub fn wgmma_variant(self) -> Option<WgmmaVariant> {
+        self.family().wgmma_variant()
     }
 
     /// The least fraction of the peer's speed (peer time over ours) the issue asks for on the

@@ -1,0 +1,87 @@
+//! Which wgmma GEMM entry runs a product (issue 29, item 3): one call for any `m`, `n`, `k`
+//! and epilogue, [`wgmma_entry`], picks the entry's tile from the shape and the GPU's
+//! multiprocessor count. GPU-free; the sweep ([`crate::gemm_sweep`]) times both tiles on every
+//! shape and reports the dispatcher's pick beside them, so a wrong pick shows in the run.
+//!
+//! Both tiles run one block per multiprocessor (their rings take 129 KiB and 193 KiB of the
+//! 227 KiB one has), so a launch runs in waves of `multiprocessors` blocks, each as long as one
+//! tile's mainloop. A wide block (128×256) does twice a narrow block's (128×128) multiplies, in
+//! [`WIDE_BLOCK_TIME`] times a narrow block's time, since its A tile serves twice the columns;
+//! but it has half as many blocks, so on a product with few tiles the narrow launch keeps more
+//! multiprocessors busy. The pick is the launch with fewer narrow-block times: `⌈tiles /
+//! multiprocessors⌉` waves of each, the wide ones weighted by [`WIDE_BLOCK_TIME`].
+
+use crate::cases::{Kernel, WgmmaVariant};
+use crate::gemm_wgmma::{GemmShape, TILE_N, WIDE_TILE_N};
+
+/// A wide block's time in narrow blocks' times, on one multiprocessor. NOT YET MEASURED: the
+/// estimate from the loads each tile makes per multiply (a quarter fewer for the wide one),
+/// until the sweep, which times both tiles on every shape, measures it on the H200.
+pub const WIDE_BLOCK_TIME: f64 = 1.7;
+
+/// The wgmma entry for a product of `shape` with `epilogue`'s bias and C type (its `wide` is
+/// ignored: that is what this chooses), on a GPU of `multiprocessors` multiprocessors.
+pub fn wgmma_entry(shape: GemmShape, multiprocessors: usize, epilogue: WgmmaVariant) -> Kernel {
+    let wide = prefers_wide(shape, multiprocessors);
+    let variant = WgmmaVariant { wide, ..epilogue };
+    Kernel::ALL
+        .into_iter()
+        .find(|kernel| kernel.wgmma_variant() == Some(variant))
+        .expect("every bias, C type and tile has a wgmma entry")
+}
+
+/// Whether the wide tile's launch takes less time than the narrow one's, counted in waves
+/// (see the module's documentation).
+pub fn prefers_wide(shape: GemmShape, multiprocessors: usize) -> bool {
+    let waves = |tile_n: usize| {
+        let (x, y) = shape.grid(tile_n);
+        (x as usize * y as usize).div_ceil(multiprocessors.max(1)) as f64
+    };
+    // An empty C or one tile is one block either way: the narrow one reads less.
+    if shape.m.min(shape.n) == 0 || shape.n <= TILE_N {
+        return false;
+    }
+    waves(WIDE_TILE_N) * WIDE_BLOCK_TIME < waves(TILE_N)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H200: usize = 132;
+    const PLAIN_BF16: WgmmaVariant = WgmmaVariant { bias: false, bf16_output: true, wide: false };
+
+    #[test]
+    fn large_products_take_the_wide_tile_and_few_tiles_the_narrow_one() {
+        let pick = |m, n, k| wgmma_entry(GemmShape::new(m, n, k), H200, PLAIN_BF16);
+        // 1024 narrow tiles (8 waves) against 512 wide ones (4 waves of 1.7).
+        assert_eq!(pick(4096, 4096, 4096), Kernel::GemmBf16WgmmaWideBf16);
+        assert_eq!(pick(8192, 8192, 1024), Kernel::GemmBf16WgmmaWideBf16);
+        // Decode against a 14336-row weight: 112 narrow tiles fit one wave, 56 wide ones
+        // would leave more than half the GPU idle.
+        for m in [1, 8, 16, 128] {
+            assert_eq!(pick(m, 14336, 4096), Kernel::GemmBf16WgmmaBf16, "m = {m}");
+        }
+        // 256 rows: 224 narrow tiles are two waves, 112 wide ones one.
+        assert_eq!(pick(256, 14336, 4096), Kernel::GemmBf16WgmmaWideBf16);
+        // Empty and one-tile products.
+        assert_eq!(pick(0, 4096, 64), Kernel::GemmBf16WgmmaBf16);
+        assert_eq!(pick(4096, 100, 64), Kernel::GemmBf16WgmmaBf16);
+    }
+
+    #[test]
+    fn the_epilogue_is_kept_and_only_the_tile_chosen() {
+        let shape = GemmShape::new(4096, 4096, 4096);
+        for (bias, bf16_output) in [(false, false), (true, false), (false, true), (true, true)] {
+            for asked_wide in [false, true] {
+                let asked = WgmmaVariant { bias, bf16_output, wide: asked_wide };
+                let got = wgmma_entry(shape, H200, asked).wgmma_variant().unwrap();
+                assert_eq!(got, WgmmaVariant { wide: true, ..asked });
+            }
+        }
+        // With few multiprocessors every launch is many waves, and the wide tile's cheaper
+        // multiplies win even on the decode shape.
+        assert!(prefers_wide(GemmShape::new(128, 14336, 4096), 8));
+        assert!(!prefers_wide(GemmShape::new(128, 14336, 4096), H200));
+    }
+}
