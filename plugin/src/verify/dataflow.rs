@@ -514,15 +514,18 @@ pub(super) fn narrows_widened(ctx: &Context, op: Ptr<Operation>) -> bool {
     false
 }
 
-/// Arithmetic on facts: anything about one state becomes `Derived` of it.
+/// Arithmetic on facts: anything about one state becomes `Derived` of it; without a state, a
+/// value computed from an `Unknown` one is `Unknown`.
 fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
     let mut state = None;
     let mut contexts = false;
+    let mut unknown = false;
     for fact in facts {
         match fact? {
             Fact::Conflict => return Some(Fact::Conflict),
             Fact::Contexts => contexts = true,
             Fact::Unrelated => {}
+            Fact::Unknown => unknown = true,
             other => {
                 let s = other.state().expect("state facts have a state");
                 match state {
@@ -536,7 +539,11 @@ fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
     if contexts {
         return Some(Fact::Contexts);
     }
-    Some(state.map_or(Fact::Unrelated, Fact::Derived))
+    Some(match state {
+        Some(state) => Fact::Derived(state),
+        None if unknown => Fact::Unknown,
+        None => Fact::Unrelated,
+    })
 }
 
 /// Joins `fact` into a result or argument, if tracked, noting the change.
@@ -619,7 +626,8 @@ pub(crate) fn transfer_block(
                         .iter()
                         .rev()
                         .find_map(|read| memory_get(&memory, *read)),
-                    None => Some((Fact::Unrelated, 0)),
+                    // Memory the facts do not follow: it may hold a state's index.
+                    None => Some((Fact::Unknown, 0)),
                 };
                 if let Some((fact, versions)) = fact {
                     set(store, changes, results[0], fact);
@@ -638,11 +646,12 @@ pub(crate) fn transfer_block(
                 }
             }
             Step::Call { escaping, callee } => {
-                // Facts of places whose address escapes into the call become `Unrelated`.
+                // Places whose address escapes into the call hold what the call left there:
+                // `Unknown` (a helper taking `&mut self` may have advanced the state in it).
                 if !escaping.is_empty() {
                     for (place, fact) in memory.iter_mut() {
                         if escaping.contains(&places.root[*place as usize]) {
-                            *fact = (Fact::Unrelated, 0);
+                            *fact = (Fact::Unknown, 0);
                         }
                     }
                 }
