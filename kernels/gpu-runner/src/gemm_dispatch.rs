@@ -14,10 +14,15 @@
 use crate::cases::{Kernel, WgmmaVariant};
 use crate::gemm_wgmma::{GemmShape, TILE_N, WIDE_TILE_N};
 
-/// A wide block's time in narrow blocks' times, on one multiprocessor. NOT YET MEASURED: the
-/// estimate from the loads each tile makes per multiply (a quarter fewer for the wide one),
-/// until the sweep, which times both tiles on every shape, measures it on the H200.
-pub const WIDE_BLOCK_TIME: f64 = 1.7;
+/// A wide block's time in narrow blocks' times, on one multiprocessor, as the H200 sweep of
+/// 2026-12-05 measured it (`results/h200-gemm-sweep.txt`): 4096³ took 0.2175 ms in 4 waves of
+/// wide blocks and 0.2384 ms in 8 waves of narrow ones, 1.82 narrow blocks' time a wide block.
+/// With it the dispatcher picked the faster tile on 13 of the sweep's 18 shapes; the five it
+/// missed are decode batches of 1 to 64 rows against n = 14336, where the wide tile was 1.0 to
+/// 1.3 times faster: there each narrow block's A copy is mostly the copy engine's zero fill of
+/// rows past m, which waves do not count. A decode path of its own (issue 29, item 2) is what
+/// those shapes need; the dispatcher will pick it first.
+pub const WIDE_BLOCK_TIME: f64 = 1.82;
 
 /// The wgmma entry for a product of `shape` with `epilogue`'s bias and C type (its `wide` is
 /// ignored: that is what this chooses), on a GPU of `multiprocessors` multiprocessors.
