@@ -18,6 +18,7 @@
 //! `Contexts`, and its pipeline operations, and what its results reach, are left undecided by
 //! `state-provenance`).
 
+mod arithmetic;
 mod return_forms;
 mod tables;
 
@@ -32,18 +33,18 @@ use pliron::{
 };
 
 use super::{
-    facts::{Fact, FactStore, IndexedFacts, Versions, is_tracked, join_opt, version_bit},
+    facts::{Fact, FactStore, IndexedFacts, Versions, join_opt, version_bit},
     index::{OpClass, ScopeIndex},
 };
 use crate::ir::{
     mir::{
         arith::{BinOp, CastKind, CastOp, CmpOp},
-        constant::ConstIntOp,
         control::{GotoOp, ReturnOp},
         memory::{AllocaOp, FieldAddrOp},
     },
     semantic::pipeline::{StateAdvanceOp, StateNewOp},
 };
+use arithmetic::{combine, narrows_widened};
 use return_forms::ReturnForms;
 use tables::{Slotted, Tables};
 
@@ -483,67 +484,6 @@ fn operand_fact(store: &dyn FactStore, operand: Slotted) -> Option<Fact> {
 /// The versions an operand may hold; an untracked operand holds none.
 fn operand_versions(store: &dyn FactStore, operand: Slotted) -> Versions {
     operand.map_or(0, |value| store.versions_tracked(value))
-}
-
-/// Steps looked through from a narrowing cast down to a widened 32-bit value.
-const WIDENED_DEPTH: u32 = 8;
-
-/// Whether the cast `op` narrows a 64-bit integer (untracked) computed by arithmetic from a
-/// widened value of 32 bits or less (tracked): a value the facts may have followed up to the
-/// widening and lost after it.
-pub(super) fn narrows_widened(ctx: &Context, op: Ptr<Operation>) -> bool {
-    let operand = op.deref(ctx).get_operand(0);
-    if is_tracked(ctx, operand) {
-        return false;
-    }
-    let mut pending = vec![(operand, WIDENED_DEPTH)];
-    while let Some((value, depth)) = pending.pop() {
-        let def = value.defining_op();
-        let constant = def.is_some_and(|def| Operation::is_op::<ConstIntOp>(def, ctx));
-        if is_tracked(ctx, value) && !constant {
-            return true;
-        }
-        let Some(def) = def else { continue };
-        let arithmetic = Operation::is_op::<BinOp>(def, ctx)
-            || Operation::get_op::<CastOp>(def, ctx)
-                .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt));
-        if arithmetic && depth > 0 {
-            pending.extend(def.deref(ctx).operands().map(|operand| (operand, depth - 1)));
-        }
-    }
-    false
-}
-
-/// Arithmetic on facts: anything about one state becomes `Derived` of it; without a state, a
-/// value computed from an `Unknown` one is `Unknown`.
-fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
-    let mut state = None;
-    let mut contexts = false;
-    let mut unknown = false;
-    for fact in facts {
-        match fact? {
-            Fact::Conflict => return Some(Fact::Conflict),
-            Fact::Contexts => contexts = true,
-            Fact::Unrelated => {}
-            Fact::Unknown => unknown = true,
-            other => {
-                let s = other.state().expect("state facts have a state");
-                match state {
-                    None => state = Some(s),
-                    Some(existing) if existing == s => {}
-                    Some(_) => return Some(Fact::Conflict),
-                }
-            }
-        }
-    }
-    if contexts {
-        return Some(Fact::Contexts);
-    }
-    Some(match state {
-        Some(state) => Fact::Derived(state),
-        None if unknown => Fact::Unknown,
-        None => Fact::Unrelated,
-    })
 }
 
 /// Joins `fact` into a result or argument, if tracked, noting the change.

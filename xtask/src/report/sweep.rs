@@ -240,6 +240,9 @@ mod tests {
             ..scope("gemm_bf16_wgmma_bf16", Verdict::Rejected)
         });
         report.push(scope("gemm_bf16_wgmma_bias_bf16", Verdict::Unverified));
+        for wide in ["gemm_bf16_wgmma_wide", "gemm_bf16_wgmma_wide_bias", "gemm_bf16_wgmma_wide_bf16"] {
+            report.push(scope(wide, Verdict::Verified));
+        }
         let dir = tempfile::tempdir().unwrap();
         report.write_into(dir.path()).unwrap();
         let read = gpu_runner::gemm_sweep::read_verdicts(dir.path()).unwrap();
@@ -249,7 +252,7 @@ mod tests {
             .map(|e| (e.entry.as_str(), e.verdict.as_str(), e.detail.as_deref()))
             .collect();
         assert_eq!(
-            words,
+            words[..7],
             [
                 ("gemm_bf16_wgmma", "opted_out", Some("reason: not proven")),
                 ("gemm_bf16_wgmma_bias", "verified", None),
@@ -259,7 +262,16 @@ mod tests {
                     Some("1 rejection(s), first consumer-order: read before the wait")
                 ),
                 ("gemm_bf16_wgmma_bias_bf16", "unverified", None),
+                ("gemm_bf16_wgmma_wide", "verified", None),
+                ("gemm_bf16_wgmma_wide_bias", "verified", None),
+                ("gemm_bf16_wgmma_wide_bf16", "verified", None),
             ]
+        );
+        // An entry the build did not report is named missing, with the fix.
+        let missing = read.entries.last().unwrap();
+        assert_eq!(
+            (missing.entry.as_str(), missing.verdict.as_str()),
+            ("gemm_bf16_wgmma_wide_bias_bf16", "missing")
         );
     }
 }

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 
 use pliron::{context::Context, operation::Operation, value::Value};
 
-use super::narrows_widened;
+use super::arithmetic::narrows_widened;
 use crate::ir::mir::{
     arith::{BinOp, CastKind, CastOp, CmpOp},
     constant::ConstIntOp,
