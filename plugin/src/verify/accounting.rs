@@ -210,8 +210,16 @@ pub(crate) fn memory_gaps(
     let pipeline_scope = index
         .ops_of_class(OpClass::Semantic)
         .any(|(_, op)| Operation::get_op::<StateNewOp>(op, ctx).is_some());
-    let placer =
-        Placer { ctx, index, facts, locals, returns, placed: RefCell::default(), through_locals: false };
+    let placer = Placer {
+        ctx,
+        index,
+        facts,
+        locals,
+        returns,
+        placed: RefCell::default(),
+        unplaced: RefCell::default(),
+        through_locals: false,
+    };
     let mut found = MemoryGaps::default();
     for (number, op) in index.ops_where(OpClass::accesses_memory) {
         let Some(address) = accessed_address(ctx, op) else { continue };
@@ -268,6 +276,9 @@ struct Placer<'a> {
     /// Pointers already placed: many accesses share the end of their walk (a pointer captured
     /// once and read in many unrolled copies), so it is walked once.
     placed: RefCell<FxHashSet<Value>>,
+    /// Pointers a walk that never ran out of budget failed to place: walked once too, so that
+    /// the accesses sharing a failing walk do not each pay for it.
+    unplaced: RefCell<FxHashSet<Value>>,
     /// Whether a pointer to a local is placed only when what the local holds is: a reader of a
     /// view handed `&mut iterator` reads through the pointers kept in the local, whereas a load
     /// or a store through it touches the local itself.
@@ -281,10 +292,16 @@ impl Placer<'_> {
         if self.placed.borrow().contains(&pointer) {
             return true;
         }
-        // Only a success is kept: a failure may come from the budget of this walk.
+        if self.unplaced.borrow().contains(&pointer) {
+            return false;
+        }
         let found = self.placed_inner(pointer, budget);
         if found {
             self.placed.borrow_mut().insert(pointer);
+        } else if *budget > 0 {
+            // The budget never ran out (it only goes down, and stops every walk at 0): the
+            // failure is the pointer's own, not this walk's.
+            self.unplaced.borrow_mut().insert(pointer);
         }
         found
     }
@@ -394,8 +411,16 @@ pub(crate) fn call_gaps(
     locals: &LocalStores,
     returns: &[Vec<usize>],
 ) -> Vec<Gap> {
-    let placer =
-        Placer { ctx, index, facts, locals, returns, placed: RefCell::default(), through_locals: true };
+    let placer = Placer {
+        ctx,
+        index,
+        facts,
+        locals,
+        returns,
+        placed: RefCell::default(),
+        unplaced: RefCell::default(),
+        through_locals: true,
+    };
     let mut gaps = Vec::new();
     for (number, op) in index.ops_of_class(OpClass::Call) {
         if index.callee_of.contains_key(&number) {
