@@ -566,8 +566,7 @@ pub(crate) fn transfer_block(
                         .iter()
                         .rev()
                         .find_map(|read| memory_get(&memory, *read)),
-                    // Memory the facts do not follow: it may hold a state's index.
-                    None => Some((Fact::Unknown, 0)),
+                    None => Some((Fact::Unrelated, 0)),
                 };
                 if let Some((fact, versions)) = fact {
                     set(store, changes, results[0], fact);
@@ -586,12 +585,11 @@ pub(crate) fn transfer_block(
                 }
             }
             Step::Call { escaping, callee } => {
-                // Places whose address escapes into the call hold what the call left there:
-                // `Unknown` (a helper taking `&mut self` may have advanced the state in it).
+                // Facts of places whose address escapes into the call become `Unrelated`.
                 if !escaping.is_empty() {
                     for (place, fact) in memory.iter_mut() {
                         if escaping.contains(&places.root[*place as usize]) {
-                            *fact = (Fact::Unknown, 0);
+                            *fact = (Fact::Unrelated, 0);
                         }
                     }
                 }
