@@ -210,16 +210,7 @@ pub(crate) fn memory_gaps(
     let pipeline_scope = index
         .ops_of_class(OpClass::Semantic)
         .any(|(_, op)| Operation::get_op::<StateNewOp>(op, ctx).is_some());
-    let placer = Placer {
-        ctx,
-        index,
-        facts,
-        locals,
-        returns,
-        placed: RefCell::default(),
-        unplaced: RefCell::default(),
-        through_locals: false,
-    };
+    let placer = Placer::new(ctx, index, facts, locals, returns, false);
     let mut found = MemoryGaps::default();
     for (number, op) in index.ops_where(OpClass::accesses_memory) {
         let Some(address) = accessed_address(ctx, op) else { continue };
@@ -285,7 +276,19 @@ struct Placer<'a> {
     through_locals: bool,
 }
 
-impl Placer<'_> {
+impl<'a> Placer<'a> {
+    fn new(
+        ctx: &'a Context,
+        index: &'a ScopeIndex,
+        facts: &'a dyn FactStore,
+        locals: &'a LocalStores,
+        returns: &'a [Vec<usize>],
+        through_locals: bool,
+    ) -> Placer<'a> {
+        let (placed, unplaced) = (RefCell::default(), RefCell::default());
+        Placer { ctx, index, facts, locals, returns, placed, unplaced, through_locals }
+    }
+
     /// Whether every pointer `pointer` may hold is a stage pointer, a local or a kernel
     /// parameter.
     fn placed(&self, pointer: Value, budget: &mut u32) -> bool {
@@ -411,16 +414,7 @@ pub(crate) fn call_gaps(
     locals: &LocalStores,
     returns: &[Vec<usize>],
 ) -> Vec<Gap> {
-    let placer = Placer {
-        ctx,
-        index,
-        facts,
-        locals,
-        returns,
-        placed: RefCell::default(),
-        unplaced: RefCell::default(),
-        through_locals: true,
-    };
+    let placer = Placer::new(ctx, index, facts, locals, returns, true);
     let mut gaps = Vec::new();
     for (number, op) in index.ops_of_class(OpClass::Call) {
         if index.callee_of.contains_key(&number) {
