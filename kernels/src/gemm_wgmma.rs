@@ -489,7 +489,7 @@ impl<C: Stored, const BIAS: bool> Output<C, BIAS> {
     /// index), else one at a time.
     #[inline(always)]
     fn store_pair(self, row: u32, column: u32, values: [f32; 2]) {
-        if row < self.m && column + 1 < self.n && self.n % 2 == 0 {
+        if row < self.m && column + 1 < self.n && self.n.is_multiple_of(2) {
             let index = row as usize * self.n as usize + column as usize;
             // SAFETY: `row < m` and `column + 1 < n`, inside the `m * n` elements of `c`;
             // `index` is even since `n` and `column` are.
