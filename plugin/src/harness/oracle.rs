@@ -18,26 +18,30 @@ use crate::{
     },
 };
 
-/// Value facts and versions in lists; every lookup scans them.
-#[derive(Default)]
-struct ScannedFacts(Vec<(Value, Fact)>, Vec<(Value, Versions)>);
+/// Value facts and versions in lists; every lookup scans them. The fixpoint names a value by
+/// its slot, which the store turns back into the value (`slot_values`) before scanning.
+struct ScannedFacts {
+    facts: Vec<(Value, Fact)>,
+    versions: Vec<(Value, Versions)>,
+    slot_values: Vec<Value>,
+}
 
 impl FactStore for ScannedFacts {
     fn get(&self, value: Value) -> Option<Fact> {
-        self.0.iter().find(|(v, _)| *v == value).map(|(_, fact)| *fact)
+        self.facts.iter().find(|(v, _)| *v == value).map(|(_, fact)| *fact)
     }
 
     fn get_tracked(&self, value: Tracked) -> Option<Fact> {
-        self.get(value.value)
+        self.get(self.slot_values[value.slot as usize])
     }
 
     fn versions_tracked(&self, value: Tracked) -> Versions {
-        self.versions(value.value)
+        self.versions(self.slot_values[value.slot as usize])
     }
 
     fn join(&mut self, value: Tracked, fact: Fact) -> bool {
-        let value = value.value;
-        match self.0.iter_mut().find(|(v, _)| *v == value) {
+        let value = self.slot_values[value.slot as usize];
+        match self.facts.iter_mut().find(|(v, _)| *v == value) {
             Some((_, old)) => {
                 let new = join_opt(Some(*old), fact);
                 let changed = new != *old;
@@ -45,27 +49,27 @@ impl FactStore for ScannedFacts {
                 changed
             }
             None => {
-                self.0.push((value, fact));
+                self.facts.push((value, fact));
                 true
             }
         }
     }
 
     fn entries(&self) -> Vec<(Value, Fact)> {
-        self.0.clone()
+        self.facts.clone()
     }
 
     fn len(&self) -> usize {
-        self.0.len()
+        self.facts.len()
     }
 
     fn versions(&self, value: Value) -> Versions {
-        self.1.iter().find(|(v, _)| *v == value).map_or(0, |(_, versions)| *versions)
+        self.versions.iter().find(|(v, _)| *v == value).map_or(0, |(_, versions)| *versions)
     }
 
     fn join_versions(&mut self, value: Tracked, versions: Versions) -> bool {
-        let value = value.value;
-        match self.1.iter_mut().find(|(v, _)| *v == value) {
+        let value = self.slot_values[value.slot as usize];
+        match self.versions.iter_mut().find(|(v, _)| *v == value) {
             Some((_, old)) => {
                 let changed = *old | versions != *old;
                 *old |= versions;
@@ -73,7 +77,7 @@ impl FactStore for ScannedFacts {
             }
             None if versions == 0 => false,
             None => {
-                self.1.push((value, versions));
+                self.versions.push((value, versions));
                 true
             }
         }
@@ -82,8 +86,9 @@ impl FactStore for ScannedFacts {
 
 /// Full rounds over every block until nothing changes.
 fn run_rounds(ctx: &Context, index: &ScopeIndex) -> ScannedFacts {
-    let mut store = ScannedFacts::default();
     let mut flow = dataflow::FlowState::new(ctx, index);
+    let mut store =
+        ScannedFacts { facts: Vec::new(), versions: Vec::new(), slot_values: flow.slot_values().to_vec() };
     dataflow::seed(index, &flow, &mut store);
     let mut changes = dataflow::Changes::default();
     loop {

@@ -23,10 +23,7 @@ use super::{
     facts::{FactStore, is_tracked},
     flow::Flow,
     index::{OpClass, ScopeIndex},
-    memory::{
-        LocalStores, StageWalk, accessed_address, is_memory_view, is_pointer_step, is_view_reader,
-        stage_of_pointer,
-    },
+    memory::{LocalStores, StageWalk, is_memory_view, is_pointer_step, is_view_reader, stage_of_pointer},
 };
 use crate::ir::{
     builder::SourceLoc,
@@ -212,8 +209,8 @@ pub(crate) fn memory_gaps(
         .any(|(_, op)| Operation::get_op::<StateNewOp>(op, ctx).is_some());
     let placer = Placer::new(ctx, index, facts, locals, returns, false);
     let mut found = MemoryGaps::default();
-    for (number, op) in index.ops_where(OpClass::accesses_memory) {
-        let Some(address) = accessed_address(ctx, op) else { continue };
+    for (number, _) in index.ops_where(OpClass::accesses_memory) {
+        let Some(address) = index.accessed_address(number) else { continue };
         let mut budget = PLACEMENT_BUDGET;
         if placer.placed(address, &mut budget) {
             continue;

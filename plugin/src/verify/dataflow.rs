@@ -46,6 +46,7 @@ use crate::ir::{
 };
 use arithmetic::{combine, narrows_widened};
 use return_forms::ReturnForms;
+pub(crate) use tables::ValueSlots;
 use tables::{Slotted, Tables};
 
 /// A place: the alloca's operation number and a field path.
@@ -274,10 +275,9 @@ impl FlowState {
         }
     }
 
-    /// A store for this scope's values, empty, and the value-to-slot map it answers the rules
-    /// by (the flow keeps the slots themselves).
-    fn indexed_store(&mut self) -> IndexedFacts {
-        IndexedFacts::new(std::mem::take(&mut self.tables.slot_of), self.tables.slots)
+    /// The value of each slot.
+    pub(crate) fn slot_values(&self) -> &[Value] {
+        &self.tables.value_slots.values
     }
 }
 
@@ -706,9 +706,9 @@ pub(crate) fn seed(index: &ScopeIndex, flow: &FlowState, store: &mut dyn FactSto
 
 /// The indexed fixpoint: every block once, then only blocks whose inputs changed. Returns the
 /// facts, in a store that answers the rules by value.
-pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex) -> IndexedFacts {
+pub(crate) fn run_worklist<'i>(ctx: &Context, index: &'i ScopeIndex) -> IndexedFacts<'i> {
     let mut flow = FlowState::new(ctx, index);
-    let mut store = flow.indexed_store();
+    let mut store = IndexedFacts::new(flow.tables.slots());
     seed(index, &flow, &mut store);
     let mut queued = vec![true; index.blocks.len()];
     let mut worklist: VecDeque<usize> = (0..index.blocks.len()).collect();
@@ -740,5 +740,6 @@ pub(crate) fn run_worklist(ctx: &Context, index: &ScopeIndex) -> IndexedFacts {
             }
         }
     }
+    store.answer_by_value(index, flow.tables.value_slots);
     store
 }

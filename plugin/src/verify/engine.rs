@@ -162,7 +162,7 @@ pub(crate) fn analyze_with(
     scope: &Scope,
     strategy: Strategy,
     run: Run,
-    compute_facts: &mut dyn FnMut(&Context, &ScopeIndex) -> Box<dyn FactStore>,
+    compute_facts: &mut dyn for<'i> FnMut(&Context, &'i ScopeIndex) -> Box<dyn FactStore + 'i>,
 ) -> ScopeAnalysis {
     if strategy == Strategy::Indexed {
         let (needed, blocks) = needs_verification(ctx, scope);

@@ -8,11 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use rustc_hash::FxHashMap;
-
 use pliron::{context::Context, r#type::Typed, value::Value};
 
 use crate::ir::mir::int_width;
+use crate::verify::{dataflow::ValueSlots, index::ScopeIndex};
 
 /// A pipeline state, named by the position of its `semantic.state_new` in the scope (see
 /// [`ValueKey`] for the numbering).
@@ -130,13 +129,13 @@ impl FactTable {
     }
 }
 
-/// A value the fixpoint tracks ([`is_tracked`]), named twice: by the value, and by its slot, a
-/// number the fixpoint gives each tracked value of the scope once ([`super::dataflow`]). The
-/// fixpoint's stores are asked by slot, so the indexed store reads an array where it would
-/// otherwise hash the value at every operand; the oracle's list ignores the slot.
+/// A value the fixpoint tracks ([`is_tracked`]), named by its slot: a number the fixpoint gives
+/// each tracked value of the scope once ([`super::dataflow`]). The fixpoint's stores are asked
+/// by slot, so the indexed store reads an array where it would otherwise hash the value at every
+/// operand; the oracle's list looks the slot's value up and scans for it. Four bytes, so that
+/// the fixpoint's operand tables stay small (a value is 24).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tracked {
-    pub value: Value,
     pub slot: u32,
 }
 
@@ -161,40 +160,51 @@ pub(crate) trait FactStore {
     fn join_versions(&mut self, value: Tracked, versions: Versions) -> bool;
 }
 
-/// The indexed store: facts and versions in arrays by slot, and each tracked value's slot.
+/// The indexed store: facts and versions in arrays by slot, and, once the fixpoint has run,
+/// each tracked value's slot by position ([`ValueSlots`]) for the rules, which ask by value.
 #[derive(Default)]
-pub(crate) struct IndexedFacts {
-    slot_of: FxHashMap<Value, u32>,
+pub(crate) struct IndexedFacts<'i> {
+    by_value: Option<(&'i ScopeIndex, ValueSlots)>,
     facts: Vec<Option<Fact>>,
     versions: Vec<Versions>,
     /// Slots holding a fact.
     count: usize,
 }
 
-impl IndexedFacts {
-    /// An empty store for the slots `slot_of` names (every slot below `slots`; a value mapped
-    /// to a larger number is not tracked).
-    pub(crate) fn new(slot_of: FxHashMap<Value, u32>, slots: usize) -> IndexedFacts {
-        IndexedFacts { slot_of, facts: vec![None; slots], versions: vec![0; slots], count: 0 }
+impl<'i> IndexedFacts<'i> {
+    /// An empty store for `slots` slots, asked by slot only until [`IndexedFacts::answer_by_value`].
+    pub(crate) fn new(slots: usize) -> IndexedFacts<'i> {
+        IndexedFacts { by_value: None, facts: vec![None; slots], versions: vec![0; slots], count: 0 }
+    }
+
+    /// Lets the store answer by value, through the scope's slots by position.
+    pub(crate) fn answer_by_value(&mut self, index: &'i ScopeIndex, slots: ValueSlots) {
+        self.by_value = Some((index, slots));
+    }
+
+    fn slot(&self, value: Value) -> Option<usize> {
+        let (index, slots) = self.by_value.as_ref()?;
+        slots.slot(index, value).map(|tracked| tracked.slot as usize)
     }
 }
 
-impl FactStore for IndexedFacts {
+impl FactStore for IndexedFacts<'_> {
     fn get(&self, value: Value) -> Option<Fact> {
-        // A value the fixpoint does not track maps to no slot (`dataflow::tables::UNTRACKED`).
-        self.slot_of.get(&value).and_then(|slot| self.facts.get(*slot as usize).copied().flatten())
+        // A value the fixpoint does not track has no slot.
+        self.slot(value).and_then(|slot| self.facts[slot])
     }
 
     fn versions(&self, value: Value) -> Versions {
-        self.slot_of.get(&value).and_then(|slot| self.versions.get(*slot as usize)).copied().unwrap_or(0)
+        self.slot(value).map_or(0, |slot| self.versions[slot])
     }
 
     fn entries(&self) -> Vec<(Value, Fact)> {
-        self.slot_of
+        let Some((_, slots)) = &self.by_value else { return Vec::new() };
+        slots
+            .values
             .iter()
-            .filter_map(|(value, slot)| {
-                self.facts.get(*slot as usize).copied().flatten().map(|fact| (*value, fact))
-            })
+            .zip(&self.facts)
+            .filter_map(|(value, fact)| fact.map(|fact| (*value, fact)))
             .collect()
     }
 

@@ -88,6 +88,10 @@ pub(crate) struct ScopeIndex {
     /// of thousands of operations, each dereference is a cache miss, and the misses made the
     /// verifier's time grow faster than the scope).
     pub op_class: Vec<OpClass>,
+    /// Each `mir.load`'s and `mir.store`'s address (operation number, address), in scope order,
+    /// read while the operation is numbered: the rules ask for it again in several passes,
+    /// and in a scope too large for the processor's caches each of those reads was a miss.
+    accesses: Vec<(usize, Value)>,
     /// The cycles of the control-flow graph, found on first use (scopes with no loop question
     /// never pay for them).
     cycles: std::cell::OnceCell<Cycles>,
@@ -130,6 +134,7 @@ impl ScopeIndex {
             callee_of: FxHashMap::default(),
             semantic_ops: 0,
             op_class: Vec::new(),
+            accesses: Vec::new(),
             cycles: std::cell::OnceCell::new(),
             returning: std::cell::OnceCell::new(),
             loop_conditions: Default::default(),
@@ -150,6 +155,11 @@ impl ScopeIndex {
                             index.semantic_ops += 1;
                         }
                         index.op_class.push(class);
+                        match class {
+                            OpClass::Load => index.accesses.push((n, op.deref(ctx).get_operand(0))),
+                            OpClass::Store => index.accesses.push((n, op.deref(ctx).get_operand(1))),
+                            _ => {}
+                        }
                         if let Some(call) = Operation::get_op::<CallOp>(op, ctx)
                             && let Some(callee) =
                                 call.callee(ctx).and_then(|name| by_name.get(&name).copied())
@@ -188,6 +198,16 @@ impl ScopeIndex {
             index.succs[b] = succs;
         }
         index
+    }
+
+    /// The address operation `n` reads or writes, if it is a `mir.load` or a `mir.store`
+    /// ([`crate::verify::memory::accessed_address`] without reading the operation again).
+    pub(crate) fn accessed_address(&self, n: usize) -> Option<Value> {
+        if !matches!(self.op_class[n], OpClass::Load | OpClass::Store) {
+            return None;
+        }
+        let at = self.accesses.binary_search_by_key(&n, |(m, _)| *m).ok()?;
+        Some(self.accesses[at].1)
     }
 
     /// The block (number) an operation of the scope is in.

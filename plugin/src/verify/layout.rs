@@ -49,8 +49,8 @@ use super::{
     index::{CallBinding, OpClass, ScopeIndex},
     init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
-        LocalStores, StageSource, StageWalk, accessed_address, declared_constant, is_slice_element,
-        is_slice_from_parts, slice_from_parts, stage_handed_to_call, stage_pointer,
+        LocalStores, StageSource, StageWalk, declared_constant, is_slice_element, is_slice_from_parts,
+        slice_from_parts, stage_handed_to_call, stage_pointer,
     },
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,

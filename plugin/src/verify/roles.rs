@@ -54,6 +54,7 @@ use super::{
 pub(crate) use counters::CounterReader;
 use forms::{Induction, linear};
 use linear::{Atom, Linear};
+pub(crate) use stores::StoreTable;
 use stores::{Place, Stores, stores_of};
 
 use crate::ir::{

@@ -42,6 +42,7 @@ use super::{
     flow::Flow,
     index::{MAX_LOOP_SEARCH, ScopeIndex},
     memory::LocalStores,
+    roles::StoreTable,
     thread_set::Threads,
     thread_values::{binop_per_thread, cmp_per_thread, map1},
     uniform::{computes_from_arguments, geometry_read},
@@ -124,6 +125,9 @@ pub(crate) struct SharedThreadModel<'a> {
     index: &'a ScopeIndex,
     locals: &'a LocalStores,
     model: OnceCell<ThreadModel<'a>>,
+    /// Each function's stores into its variables, built on the first ask: the rules that read
+    /// loop counters all hold this model, so it is where they share the tables.
+    store_tables: RefCell<FxHashMap<usize, Rc<StoreTable>>>,
 }
 
 impl<'a> SharedThreadModel<'a> {
@@ -132,7 +136,17 @@ impl<'a> SharedThreadModel<'a> {
         index: &'a ScopeIndex,
         locals: &'a LocalStores,
     ) -> SharedThreadModel<'a> {
-        SharedThreadModel { ctx, index, locals, model: OnceCell::new() }
+        SharedThreadModel { ctx, index, locals, model: OnceCell::new(), store_tables: Default::default() }
+    }
+
+    /// Function `f`'s store table, built by `build` on the first ask.
+    pub(crate) fn store_table(&self, f: usize, build: impl FnOnce() -> StoreTable) -> Rc<StoreTable> {
+        if let Some(table) = self.store_tables.borrow().get(&f) {
+            return table.clone();
+        }
+        // Built outside the borrow: building reads the thread model, which may ask again.
+        let table = Rc::new(build());
+        self.store_tables.borrow_mut().entry(f).or_insert(table).clone()
     }
 
     pub(crate) fn get(&self) -> &ThreadModel<'a> {

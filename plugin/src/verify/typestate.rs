@@ -40,9 +40,7 @@ use super::{
     facts::{Fact, FactStore, KEEP, StateId, Versions},
     guards::{BranchGuards, branch_guards},
     index::{OpClass, ScopeIndex},
-    memory::{
-        LocalStores, StageWalk, accessed_address, constant_value, offset_index, stage_access, stage_pointer,
-    },
+    memory::{LocalStores, StageWalk, constant_value, offset_index, stage_access, stage_pointer},
     protocol::{
         ACQUIRED, ALL_BITS, Bytes, COPYING, EXPECTING, READY, Step, TAILED, Typestate, WAITING,
         describe_states, entry_bytes, stale_versions, transition,
@@ -152,7 +150,7 @@ pub(crate) fn check_ordering(
             Some((state, Step::StageAccess))
         } else {
             let walk = StageWalk { facts, locals, index, returns };
-            match accessed_address(ctx, op) {
+            match index.accessed_address(n) {
                 // A load or store: one walk to its stage pointer gives the state and the index
                 // the pointer's offset was computed from.
                 Some(address) => {

@@ -39,9 +39,7 @@ use super::{
 use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastOp},
-        control::{CallOp, ReturnOp},
-        memory::{FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
-        opaque::OpaqueOp,
+        memory::{FieldAddrOp, IndexAddrOp, LoadOp},
         pointer_type_of,
     },
     semantic::{
@@ -203,7 +201,13 @@ enum Effect {
 
 /// One function's arrays and the effect of each of its operations.
 struct FunctionModel {
-    effects: FxHashMap<usize, Effect>,
+    /// The operations (numbers) with an effect, in scope order, and their effects: the
+    /// analysis visits only these (most operations of a large scope have none).
+    effects: Vec<(usize, Effect)>,
+    /// `effects[block_effects[b - first block]..]`: block `b`'s share, up to the next block's.
+    block_effects: Vec<usize>,
+    /// The function's first block (number).
+    first_block: usize,
     arrays: usize,
     /// The multiply that names each array first (for notes).
     first_mma: Vec<Ptr<Operation>>,
@@ -230,7 +234,7 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
     let slots = pointer_slots(ctx, index, f);
     let mut roots: Vec<Value> = Vec::new();
     let mut first_mma = Vec::new();
-    for n in ops() {
+    for n in ops().filter(|n| index.op_class[*n] == OpClass::Semantic) {
         let op = index.ops[n];
         if let Some(address) = accumulator_operand(op) {
             let root = root_of(ctx, &slots, address);
@@ -241,55 +245,89 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
         }
     }
     let array_of = |value: Value| {
-        pointer_type_of(ctx, value.get_type(ctx))?;
         let root = root_of(ctx, &slots, value);
-        roots.iter().position(|known| *known == root)
+        let array = roots.iter().position(|known| *known == root)?;
+        // Asked last: reading a value's type finds the value among its definition's results.
+        pointer_type_of(ctx, value.get_type(ctx))?;
+        Some(array)
     };
-    let mut effects = FxHashMap::default();
+    let mut effects = Vec::new();
+    let mut block_effects = Vec::with_capacity(index.blocks_of[f].len() + 1);
+    let mut current_block = index.blocks_of[f].start;
+    block_effects.push(0);
     for n in ops() {
+        while index.op_block[n] > current_block {
+            block_effects.push(effects.len());
+            current_block += 1;
+        }
         let op = index.ops[n];
-        let effect = if Operation::get_op::<WgmmaFenceOp>(op, ctx).is_some() {
-            Effect::Fence
-        } else if let Some(mma) = Operation::get_op::<WgmmaMmaOp>(op, ctx) {
-            match array_of(mma.accumulators(ctx)) {
-                Some(array) => Effect::Mma(array),
-                None => Effect::Other,
+        // The class first: it is known without reading the operation.
+        let effect = match index.op_class[n] {
+            OpClass::Semantic => semantic_effect(ctx, op, &array_of),
+            OpClass::Store => {
+                let pointer = index.accessed_address(n).expect("a store has an address");
+                Effect::Store(array_of(pointer), is_shared_pointer(ctx, pointer))
             }
-        } else if Operation::get_op::<WgmmaCommitOp>(op, ctx).is_some() {
-            Effect::Commit
-        } else if let Some(wait) = Operation::get_op::<WgmmaWaitOp>(op, ctx) {
-            Effect::Wait(constant_value(ctx, wait.pending(ctx), 4))
-        } else if Operation::get_op::<ProxyFenceOp>(op, ctx).is_some() {
-            Effect::ProxyFence
-        } else if Operation::get_op::<BulkCopyOp>(op, ctx).is_some() {
-            Effect::BulkCopy
-        } else if Operation::get_op::<ConsumerReleaseOp>(op, ctx).is_some() {
-            Effect::Release
-        } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-            let pointer = op.deref(ctx).get_operand(1);
-            Effect::Store(array_of(pointer), is_shared_pointer(ctx, pointer))
-        } else if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-            match array_of(op.deref(ctx).get_operand(0)) {
+            OpClass::Load => match array_of(index.accessed_address(n).expect("a load has an address")) {
                 Some(array) => Effect::Load(array),
                 None => Effect::Other,
+            },
+            OpClass::Call | OpClass::Opaque => {
+                let mut arrays: Vec<usize> = op.deref(ctx).operands().filter_map(array_of).collect();
+                arrays.sort_unstable();
+                arrays.dedup();
+                if arrays.is_empty() { Effect::Other } else { Effect::Escape(arrays) }
             }
-        } else if Operation::get_op::<CallOp>(op, ctx).is_some()
-            || Operation::get_op::<OpaqueOp>(op, ctx).is_some()
-        {
-            let mut arrays: Vec<usize> = op.deref(ctx).operands().filter_map(array_of).collect();
-            arrays.sort_unstable();
-            arrays.dedup();
-            if arrays.is_empty() { Effect::Other } else { Effect::Escape(arrays) }
-        } else if Operation::get_op::<ReturnOp>(op, ctx).is_some() {
-            Effect::Return
-        } else {
-            Effect::Other
+            OpClass::Return => Effect::Return,
+            OpClass::Alloca | OpClass::AddrSpaceCast | OpClass::Other => Effect::Other,
         };
         if !matches!(effect, Effect::Other) {
-            effects.insert(n, effect);
+            effects.push((n, effect));
         }
     }
-    FunctionModel { effects, arrays: roots.len(), first_mma }
+    while block_effects.len() <= index.blocks_of[f].len() {
+        block_effects.push(effects.len());
+    }
+    FunctionModel {
+        effects,
+        block_effects,
+        first_block: index.blocks_of[f].start,
+        arrays: roots.len(),
+        first_mma,
+    }
+}
+
+/// The effect of a semantic operation `op`; `array_of` names the accumulator array an address
+/// points into.
+fn semantic_effect(ctx: &Context, op: Ptr<Operation>, array_of: &dyn Fn(Value) -> Option<usize>) -> Effect {
+    if Operation::get_op::<WgmmaFenceOp>(op, ctx).is_some() {
+        Effect::Fence
+    } else if let Some(mma) = Operation::get_op::<WgmmaMmaOp>(op, ctx) {
+        match array_of(mma.accumulators(ctx)) {
+            Some(array) => Effect::Mma(array),
+            None => Effect::Other,
+        }
+    } else if Operation::get_op::<WgmmaCommitOp>(op, ctx).is_some() {
+        Effect::Commit
+    } else if let Some(wait) = Operation::get_op::<WgmmaWaitOp>(op, ctx) {
+        Effect::Wait(constant_value(ctx, wait.pending(ctx), 4))
+    } else if Operation::get_op::<ProxyFenceOp>(op, ctx).is_some() {
+        Effect::ProxyFence
+    } else if Operation::get_op::<BulkCopyOp>(op, ctx).is_some() {
+        Effect::BulkCopy
+    } else if Operation::get_op::<ConsumerReleaseOp>(op, ctx).is_some() {
+        Effect::Release
+    } else {
+        Effect::Other
+    }
+}
+
+impl FunctionModel {
+    /// Block `b`'s operations with an effect, in order.
+    fn effects_of(&self, b: usize) -> &[(usize, Effect)] {
+        let at = b - self.first_block;
+        &self.effects[self.block_effects[at]..self.block_effects[at + 1]]
+    }
 }
 
 /// A breach found at an operation: the rule, the message, and the write or multiply that
@@ -298,13 +336,12 @@ type Breach = (Rule, String, Option<usize>);
 
 /// Applies operation `n` to `flow`; with `breaches`, records what it breaks.
 fn transfer(
-    model: &FunctionModel,
     kernel: bool,
-    n: usize,
+    (n, effect): &(usize, Effect),
     flow: &mut Flow,
     mut breaches: Option<&mut Vec<Breach>>,
 ) {
-    let Some(effect) = model.effects.get(&n) else { return };
+    let n = *n;
     let mut breach = |rule: Rule, message: String, cause: Option<usize>| {
         if let Some(found) = breaches.as_deref_mut() {
             found.push((rule, message, cause));
@@ -466,7 +503,7 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
             continue;
         }
         let model = model_function(ctx, index, f);
-        let relevant = model.effects.values().any(|effect| {
+        let relevant = model.effects.iter().any(|(_, effect)| {
             matches!(
                 effect,
                 Effect::Fence
@@ -486,9 +523,10 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
         let mut reported: BTreeSet<(usize, Rule)> = BTreeSet::new();
         for b in blocks.clone() {
             let Some(mut flow) = entries[b - blocks.start].clone() else { continue };
-            for n in index.ops_of_block[b].clone() {
+            for operation in model.effects_of(b) {
+                let (n, effect) = (operation.0, &operation.1);
                 let mut breaches = Vec::new();
-                transfer(&model, kernel, n, &mut flow, Some(&mut breaches));
+                transfer(kernel, operation, &mut flow, Some(&mut breaches));
                 for (rule, message, cause) in breaches {
                     // One error per cause: a write another rule already rejected (a store into
                     // a stage in flight) is not blamed again for the fence it lacks.
@@ -502,7 +540,7 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
                     if let Some(cause) = cause {
                         related.push(reporter.related("the ordinary write is here", index.ops[cause]));
                     }
-                    if let Effect::Load(array) | Effect::Store(Some(array), _) = model.effects[&n] {
+                    if let Effect::Load(array) | Effect::Store(Some(array), _) = *effect {
                         related.push(
                             reporter
                                 .related("the accumulators' first wgmma operation", model.first_mma[array]),
@@ -531,8 +569,8 @@ fn fixed_point(
     // Flows the block's state to its successors; returns the successors whose entry changed.
     let step = |entries: &mut Vec<Option<Flow>>, b: usize| -> Vec<usize> {
         let Some(mut flow) = entries[b - blocks.start].clone() else { return Vec::new() };
-        for n in index.ops_of_block[b].clone() {
-            transfer(model, kernel, n, &mut flow, None);
+        for operation in model.effects_of(b) {
+            transfer(kernel, operation, &mut flow, None);
         }
         let mut changed = Vec::new();
         for &s in &index.succs[b] {

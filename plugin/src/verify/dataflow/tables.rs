@@ -4,10 +4,19 @@
 //! then reads arrays: it dereferences no operation, asks no value for its type, hashes no value
 //! and walks no use list. At tens of thousands of blocks each of those was a cache miss (or an
 //! allocation) per operation and visit, and together they were most of the fixpoint's cost.
+//!
+//! A value's slot is found by position, not by a map from value to slot: its defining
+//! operation's number (or block's), from the scope index's maps, then its place among that
+//! operation's results. A map of every value of a 100,000-block scope was about 70 MB, built
+//! (and its fresh pages faulted in) on every run: a third of the fixpoint at that size, and a
+//! cost per block that grew with the scope as the map outgrew the processor's caches.
 
 use rustc_hash::FxHashMap;
 
-use pliron::{context::Context, value::Value};
+use pliron::{
+    context::Context,
+    value::{DefiningEntity, Value},
+};
 
 use crate::ir::mir::int_width;
 use crate::verify::{
@@ -19,9 +28,6 @@ use crate::verify::{
 /// not track (whose fact is `Unrelated` and which carries no versions).
 pub(crate) type Slotted = Option<Tracked>;
 
-/// What [`Tables::slot_of`] maps a value the fixpoint does not track to: no slot.
-pub(crate) const UNTRACKED: u32 = u32::MAX;
-
 /// A block using a tracked value, and whether the use is a `mir.return` (whose value reaches
 /// the results of every call of the function).
 #[derive(Clone, Copy)]
@@ -30,22 +36,62 @@ pub(crate) struct User {
     pub returns: bool,
 }
 
-/// The scope's values and their uses, numbered.
-pub(crate) struct Tables {
-    /// The slot of every value the scope defines (and of any other value an operation uses),
-    /// [`UNTRACKED`] for a value the fixpoint does not track.
-    pub slot_of: FxHashMap<Value, u32>,
-    /// The number of slots.
-    pub slots: usize,
-    /// `operands[operand_start[n]..operand_start[n + 1]]` are operation `n`'s operands.
-    operand_start: Vec<u32>,
-    operands: Vec<Slotted>,
-    /// The same for results.
+/// Each value's slot, by position: what the rules ask by value once the fixpoint has run.
+#[derive(Default)]
+pub(crate) struct ValueSlots {
+    /// The value of each slot.
+    pub values: Vec<Value>,
+    /// `results[result_start[n]..result_start[n + 1]]` are operation `n`'s results.
     result_start: Vec<u32>,
     results: Vec<Slotted>,
     /// The same for block arguments, by block number.
     arg_start: Vec<u32>,
     args: Vec<Slotted>,
+    /// Values some operation uses that no operation or block of the scope defines.
+    outside: FxHashMap<Value, Slotted>,
+}
+
+impl ValueSlots {
+    /// `value`'s slot, `None` when the fixpoint does not track it.
+    pub(crate) fn slot(&self, index: &ScopeIndex, value: Value) -> Slotted {
+        let (start, candidates) = match value.defining_entity() {
+            DefiningEntity::Op(op) => match index.op_number.get(&op) {
+                Some(&n) => (&self.result_start[n..=n + 1], &self.results),
+                None => return self.outside.get(&value).copied().flatten(),
+            },
+            DefiningEntity::Block(block) => match index.block_number.get(&block) {
+                Some(&b) => (&self.arg_start[b..=b + 1], &self.args),
+                None => return self.outside.get(&value).copied().flatten(),
+            },
+        };
+        let candidates = &candidates[start[0] as usize..start[1] as usize];
+        match candidates {
+            // One result (or argument): it is the value; no need to read which one it is.
+            [only] => *only,
+            _ => candidates
+                .iter()
+                .flatten()
+                .find(|tracked| self.values[tracked.slot as usize] == value)
+                .copied(),
+        }
+    }
+
+    fn number(&mut self, value: Value, tracked: bool) -> Slotted {
+        if !tracked {
+            return None;
+        }
+        let slot = self.values.len() as u32;
+        self.values.push(value);
+        Some(Tracked { slot })
+    }
+}
+
+/// The scope's values and their uses, numbered.
+pub(crate) struct Tables {
+    pub value_slots: ValueSlots,
+    /// `operands[operand_start[n]..operand_start[n + 1]]` are operation `n`'s operands.
+    operand_start: Vec<u32>,
+    operands: Vec<Slotted>,
     /// `users[user_start[s]..user_start[s + 1]]` are the uses of slot `s`.
     user_start: Vec<u32>,
     users: Vec<User>,
@@ -58,66 +104,68 @@ impl Tables {
     /// reads the operation's operands; the operands of one it does not read are not kept, and
     /// a change of their facts does not revisit its block (its transfer cannot change).
     pub(crate) fn new(ctx: &Context, index: &ScopeIndex, mut each_op: impl FnMut(usize) -> bool) -> Tables {
-        let mut slot_of: FxHashMap<Value, u32> = FxHashMap::default();
-        // About two values an operation: reserved, so that the map is not rebuilt as it grows.
-        slot_of.reserve(2 * index.ops.len() + index.blocks.len());
-        let mut slots = 0u32;
-        let mut number = |slot_of: &mut FxHashMap<Value, u32>, value: Value, tracked: bool| -> Slotted {
-            if !tracked {
-                slot_of.insert(value, UNTRACKED);
-                return None;
-            }
-            let slot = slots;
-            slots += 1;
-            slot_of.insert(value, slot);
-            Some(Tracked { value, slot })
+        let mut slots = ValueSlots {
+            values: Vec::new(),
+            result_start: Vec::with_capacity(index.ops.len() + 1),
+            results: Vec::with_capacity(index.ops.len()),
+            arg_start: Vec::with_capacity(index.blocks.len() + 1),
+            args: Vec::new(),
+            outside: FxHashMap::default(),
         };
         // Definitions are numbered in this pass; operands are resolved after it, since a use may
         // come before its definition in block order.
-        let mut arg_start = Vec::with_capacity(index.blocks.len() + 1);
-        let mut args = Vec::new();
-        let mut result_start = Vec::with_capacity(index.ops.len() + 1);
-        let mut results = Vec::with_capacity(index.ops.len());
         let mut operand_start = Vec::with_capacity(index.ops.len() + 1);
         let mut operand_values = Vec::with_capacity(2 * index.ops.len());
         for (b, block) in index.blocks.iter().enumerate() {
-            arg_start.push(args.len() as u32);
+            slots.arg_start.push(slots.args.len() as u32);
             for arg in block.deref(ctx).arguments() {
-                args.push(number(&mut slot_of, arg, is_tracked(ctx, arg)));
+                let slotted = slots.number(arg, is_tracked(ctx, arg));
+                slots.args.push(slotted);
             }
             for n in index.ops_of_block[b].clone() {
-                result_start.push(results.len() as u32);
+                slots.result_start.push(slots.results.len() as u32);
                 operand_start.push(operand_values.len() as u32);
                 let reads_operands = each_op(n);
                 let operation = index.ops[n].deref(ctx);
                 for (result, ty) in operation.results().zip(operation.result_types()) {
                     let tracked = int_width(ctx, ty).is_some_and(|width| width <= 32);
-                    results.push(number(&mut slot_of, result, tracked));
+                    let slotted = slots.number(result, tracked);
+                    slots.results.push(slotted);
                 }
                 if reads_operands {
                     operand_values.extend(operation.operands());
                 }
             }
         }
-        arg_start.push(args.len() as u32);
-        result_start.push(results.len() as u32);
+        slots.arg_start.push(slots.args.len() as u32);
+        slots.result_start.push(slots.results.len() as u32);
         let operands: Vec<Slotted> = operand_values
             .into_iter()
-            .map(|value| match slot_of.get(&value) {
-                Some(&UNTRACKED) => None,
-                Some(&slot) => Some(Tracked { value, slot }),
+            .map(|value| {
+                let defined_in_scope = match value.defining_entity() {
+                    DefiningEntity::Op(op) => index.op_number.contains_key(&op),
+                    DefiningEntity::Block(block) => index.block_number.contains_key(&block),
+                };
+                if defined_in_scope {
+                    return slots.slot(index, value);
+                }
                 // Defined outside the scope's blocks: numbered on first use.
-                None => number(&mut slot_of, value, is_tracked(ctx, value)),
+                if let Some(slotted) = slots.outside.get(&value) {
+                    return *slotted;
+                }
+                let slotted = slots.number(value, is_tracked(ctx, value));
+                slots.outside.insert(value, slotted);
+                slotted
             })
             .collect();
         operand_start.push(operands.len() as u32);
-        let slots = slots as usize;
+        let slot_count = slots.values.len();
         // The uses of each slot, counted, then placed.
-        let mut user_start = vec![0u32; slots + 1];
+        let mut user_start = vec![0u32; slot_count + 1];
         for operand in operands.iter().flatten() {
             user_start[operand.slot as usize + 1] += 1;
         }
-        for s in 0..slots {
+        for s in 0..slot_count {
             user_start[s + 1] += user_start[s];
         }
         let mut next = user_start.clone();
@@ -132,18 +180,12 @@ impl Tables {
                 *at += 1;
             }
         }
-        Tables {
-            slot_of,
-            slots,
-            operand_start,
-            operands,
-            result_start,
-            results,
-            arg_start,
-            args,
-            user_start,
-            users,
-        }
+        Tables { value_slots: slots, operand_start, operands, user_start, users }
+    }
+
+    /// The number of slots.
+    pub(crate) fn slots(&self) -> usize {
+        self.value_slots.values.len()
     }
 
     /// Operation `n`'s operands.
@@ -153,12 +195,14 @@ impl Tables {
 
     /// Operation `n`'s results.
     pub(crate) fn results(&self, n: usize) -> &[Slotted] {
-        &self.results[self.result_start[n] as usize..self.result_start[n + 1] as usize]
+        let slots = &self.value_slots;
+        &slots.results[slots.result_start[n] as usize..slots.result_start[n + 1] as usize]
     }
 
     /// Block `b`'s arguments.
     pub(crate) fn args(&self, b: usize) -> &[Slotted] {
-        &self.args[self.arg_start[b] as usize..self.arg_start[b + 1] as usize]
+        let slots = &self.value_slots;
+        &slots.args[slots.arg_start[b] as usize..slots.arg_start[b + 1] as usize]
     }
 
     /// The uses of slot `slot`, in scope order.

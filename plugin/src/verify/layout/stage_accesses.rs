@@ -83,7 +83,7 @@ pub(super) fn check_stage_accesses(
             }
             continue;
         }
-        let found = match accessed_address(ctx, op) {
+        let found = match index.accessed_address(n) {
             Some(address) => {
                 stage_pointer(ctx, &walk, address).map(|(state, stage)| (state, address, stage, false))
             }
@@ -103,7 +103,7 @@ pub(super) fn check_stage_accesses(
                 // An access inside a helper through a stage pointer a call handed it (a reader
                 // summing a column): its whole address, read from the call's stage, must be shown
                 // inside the stage, or the offsets the helper adds are not bounded.
-                if let Some(address) = accessed_address(ctx, op)
+                if let Some(address) = index.accessed_address(n)
                     && reaches_stage_through_parameters(ctx, &walk, address)
                 {
                     intervals.access_block.set(Some(index.op_block[n]));

@@ -3,7 +3,7 @@
 //! each store; a field also written by stores of its whole struct reads the field's value in
 //! those (through memory and calls).
 
-use std::cell::OnceCell;
+use std::{cell::OnceCell, rc::Rc};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -11,7 +11,12 @@ use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value
 
 use super::MAX_LOOP_BLOCKS;
 use crate::ir::mir::memory::StoreOp;
-use crate::verify::{flow::Flow, index::ScopeIndex, locals::local_slot, thread_model::SharedThreadModel};
+use crate::verify::{
+    flow::Flow,
+    index::{OpClass, ScopeIndex},
+    locals::local_slot,
+    thread_model::SharedThreadModel,
+};
 
 /// Definitions the walk through memory looks at for one field of a struct stored whole.
 const FIELD_BUDGET: u32 = 32;
@@ -19,9 +24,9 @@ const FIELD_BUDGET: u32 = 32;
 /// A variable: a local (`mir.alloca`) or a part of one, by its path of fields.
 pub(super) type Place = (Value, Vec<u32>);
 
-/// The variables of one function (locals and their parts) and the values stored into each.
-pub(super) struct Stores<'a, 't> {
-    pub index: &'a ScopeIndex,
+/// What one function stores into its variables: built once per function and shared by every
+/// reader (the tile-count rule and the typestate's copy loops both read the kernel's).
+pub(crate) struct StoreTable {
     of: FxHashMap<Place, Vec<Value>>,
     /// The block of each store, beside `of`.
     pub blocks: FxHashMap<Place, Vec<usize>>,
@@ -29,12 +34,26 @@ pub(super) struct Stores<'a, 't> {
     /// field): their own stores are not all their values.
     overlapped: FxHashSet<Place>,
     pub params: Vec<Value>,
+}
+
+/// The variables of one function (locals and their parts) and the values stored into each.
+pub(super) struct Stores<'a, 't> {
+    pub index: &'a ScopeIndex,
+    table: Rc<StoreTable>,
     /// The function whose variables these are (0: the kernel).
     pub function: usize,
     /// The scope's thread model: an atom of a bound must be the same in every thread.
     pub threads: &'a SharedThreadModel<'t>,
     /// The kernel's variables, built on the first read of a kernel value from a helper's.
     kernel: OnceCell<Box<Stores<'a, 't>>>,
+}
+
+impl std::ops::Deref for Stores<'_, '_> {
+    type Target = StoreTable;
+
+    fn deref(&self) -> &StoreTable {
+        &self.table
+    }
 }
 
 impl<'a, 't> Stores<'a, 't> {
@@ -116,17 +135,28 @@ impl<'a, 't> Stores<'a, 't> {
     }
 }
 
-/// Every variable of function `f` with the values stored into it, and its parameters.
+/// Every variable of function `f` with the values stored into it, and its parameters: the
+/// scope's table of them, built on the first ask.
 pub(super) fn stores_of<'a, 't>(
     ctx: &Context,
     index: &'a ScopeIndex,
     f: usize,
     threads: &'a SharedThreadModel<'t>,
 ) -> Stores<'a, 't> {
+    let table = threads.store_table(f, || store_table(ctx, index, f, threads));
+    Stores { index, table, function: f, threads, kernel: OnceCell::new() }
+}
+
+/// [`stores_of`]'s table, built.
+fn store_table(ctx: &Context, index: &ScopeIndex, f: usize, threads: &SharedThreadModel) -> StoreTable {
     let mut of: FxHashMap<Place, Vec<Value>> = FxHashMap::default();
     let mut blocks: FxHashMap<Place, Vec<usize>> = FxHashMap::default();
     for b in index.blocks_of[f].clone() {
         for n in index.ops_of_block[b].clone() {
+            // The class first: it is read without dereferencing the operation.
+            if index.op_class[n] != OpClass::Store {
+                continue;
+            }
             let op = index.ops[n];
             if Operation::get_op::<StoreOp>(op, ctx).is_some() {
                 let (value, address) = {
@@ -181,7 +211,7 @@ pub(super) fn stores_of<'a, 't>(
         }
     }
     let params = index.parameters(ctx, f).unwrap_or_default();
-    Stores { index, of, blocks, overlapped, params, function: f, threads, kernel: OnceCell::new() }
+    StoreTable { of, blocks, overlapped, params }
 }
 
 /// The one value field `path` of the aggregate `value` holds, through memory and calls (a struct
