@@ -566,7 +566,8 @@ pub(crate) fn transfer_block(
                         .iter()
                         .rev()
                         .find_map(|read| memory_get(&memory, *read)),
-                    None => Some((Fact::Unrelated, 0)),
+                    // Memory the facts do not follow: it may hold a state's index.
+                    None => Some((Fact::Unknown, 0)),
                 };
                 if let Some((fact, versions)) = fact {
                     set(store, changes, results[0], fact);
@@ -585,11 +586,12 @@ pub(crate) fn transfer_block(
                 }
             }
             Step::Call { escaping, callee } => {
-                // Facts of places whose address escapes into the call become `Unrelated`.
+                // Places whose address escapes into the call hold what the call left there:
+                // `Unknown` (a helper taking `&mut self` may have advanced the state in it).
                 if !escaping.is_empty() {
                     for (place, fact) in memory.iter_mut() {
                         if escaping.contains(&places.root[*place as usize]) {
-                            *fact = (Fact::Unrelated, 0);
+                            *fact = (Fact::Unknown, 0);
                         }
                     }
                 }

@@ -30,6 +30,11 @@ pub enum Fact {
     Derived(StateId),
     /// Not from any pipeline state (a constant, a parameter, an opaque or call result).
     Unrelated,
+    /// Read from memory the facts do not follow (an element of an array of states at a run-time
+    /// index, a place behind a pointer): it may be anything, a state's index included. In
+    /// arithmetic it counts as [`Fact::Unrelated`] does; where a rule needs a state's index or
+    /// phase, it leaves the operation undecided instead of rejecting it.
+    Unknown,
     /// Different facts handed to one function by different calls of it: facts are kept per
     /// value, not per call, so what the function makes of its arguments is not known per
     /// call. Not a fault of the kernel (a helper advancing the producer's and the consumer's
@@ -40,12 +45,14 @@ pub enum Fact {
 }
 
 impl Fact {
-    /// The least fact above both: `Contexts` absorbs every fact but `Conflict`.
+    /// The least fact above both: `Contexts` absorbs every fact but `Conflict`; `Unknown` joins
+    /// as `Unrelated` does, and absorbs it.
     pub fn join(self, other: Fact) -> Fact {
         match (self, other) {
             _ if self == other => self,
             (Fact::Conflict, _) | (_, Fact::Conflict) => Fact::Conflict,
             (Fact::Contexts, _) | (_, Fact::Contexts) => Fact::Contexts,
+            (Fact::Unknown, Fact::Unrelated) | (Fact::Unrelated, Fact::Unknown) => Fact::Unknown,
             _ => Fact::Conflict,
         }
     }
@@ -63,7 +70,7 @@ impl Fact {
     pub fn state(self) -> Option<StateId> {
         match self {
             Fact::Index(state) | Fact::Phase(state) | Fact::Derived(state) => Some(state),
-            Fact::Unrelated | Fact::Contexts | Fact::Conflict => None,
+            Fact::Unrelated | Fact::Unknown | Fact::Contexts | Fact::Conflict => None,
         }
     }
 }
@@ -262,6 +269,13 @@ mod tests {
         assert_eq!(join_opt(None, Fact::Phase(a)), Fact::Phase(a));
         assert_eq!(Fact::Derived(b).state(), Some(b));
         assert_eq!(Fact::Unrelated.state(), None);
+        // What memory the facts do not follow holds: unrelated if joined with an unrelated
+        // value, a conflict with a state's.
+        assert_eq!(Fact::Unknown.join(Fact::Unrelated), Fact::Unknown);
+        assert_eq!(Fact::Unrelated.join(Fact::Unknown), Fact::Unknown);
+        assert_eq!(Fact::Unknown.join(Fact::Index(a)), Fact::Conflict);
+        assert_eq!(Fact::Unknown.join(Fact::Contexts), Fact::Contexts);
+        assert_eq!(Fact::Unknown.state(), None);
     }
 
     #[test]

@@ -297,7 +297,10 @@ fn shape(
         match fact {
             Some(Fact::Index(s)) if s == state => return Ok(Shape::Index),
             Some(Fact::Derived(s)) if s == state => {}
-            Some(Fact::Unrelated) if tracked => return Ok(Shape::Free),
+            // A value read from memory the facts do not follow (a base captured by a closure)
+            // is a term that does not move with the state, as before it had a fact of its own:
+            // where it sits in the window is the layout rule's to show, from the address itself.
+            Some(Fact::Unrelated | Fact::Unknown) if tracked => return Ok(Shape::Free),
             Some(_) => return Err(Verdict::Undecided),
             // No fact: untracked (wider than 32 bits); look through its definition below.
             None if tracked => return Err(Verdict::Undecided),

@@ -123,6 +123,7 @@ impl PipelineKind {
 fn describe_fact(fact: Option<Fact>) -> &'static str {
     match fact {
         None | Some(Fact::Unrelated) => "an integer unrelated to any pipeline state",
+        Some(Fact::Unknown) => "a value read from memory the verifier does not follow",
         Some(Fact::Conflict) => "different values on different paths (or a mix of states)",
         Some(Fact::Contexts) => "different states handed to one helper by different calls",
         Some(Fact::Index(_)) => "a stage index",
@@ -158,8 +159,9 @@ pub(crate) struct Provenance {
     /// per cause), about every state of its function when it names none.
     pub failed: BTreeMap<usize, Option<StateId>>,
     /// Pipeline operations whose operands' provenance was lost joining the calls of one
-    /// function ([`Fact::Contexts`]): neither passed nor rejected, they make the scope
-    /// unverified. Also in `failed`, so the typestate stops there too.
+    /// function ([`Fact::Contexts`]) or read from memory the facts do not follow
+    /// ([`Fact::Unknown`]): neither passed nor rejected, they make the scope unverified. Also in
+    /// `failed`, so the typestate stops there too.
     pub lost_per_call: usize,
 }
 
@@ -171,7 +173,8 @@ impl Provenance {
             format!(
                 "the states of {} pipeline operations (a helper is called with different states, and \
                  provenance is kept per value, not per call; or an operand went through 64-bit arithmetic, \
-                 which provenance does not follow)",
+                 or was read from memory, such as an array of states at a run-time index, that provenance \
+                 does not follow)",
                 self.lost_per_call
             )
         })
@@ -192,7 +195,9 @@ pub(crate) fn check_provenance(reporter: &mut Reporter, facts: &dyn FactStore) -
             (operation.get_operand(index_operand), phase_operand.map(|i| operation.get_operand(i)))
         };
         let stage_fact = facts.get(stage);
-        let lost = |value: Option<Value>| value.is_some_and(|v| facts.get(v) == Some(Fact::Contexts));
+        let lost = |value: Option<Value>| {
+            value.is_some_and(|v| matches!(facts.get(v), Some(Fact::Contexts | Fact::Unknown)))
+        };
         let destination = (kind == PipelineKind::BulkCopy).then(|| op.deref(ctx).get_operand(0));
         if lost(Some(stage)) || lost(phase) || lost(destination) {
             failed.insert(n, stage_fact.and_then(Fact::state));

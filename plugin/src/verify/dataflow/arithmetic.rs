@@ -42,15 +42,18 @@ pub(crate) fn narrows_widened(ctx: &Context, op: Ptr<Operation>) -> bool {
     false
 }
 
-/// Arithmetic on facts: anything about one state becomes `Derived` of it.
+/// Arithmetic on facts: anything about one state becomes `Derived` of it; without a state, a
+/// value computed from an `Unknown` one is `Unknown`.
 pub(super) fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact> {
     let mut state = None;
     let mut contexts = false;
+    let mut unknown = false;
     for fact in facts {
         match fact? {
             Fact::Conflict => return Some(Fact::Conflict),
             Fact::Contexts => contexts = true,
             Fact::Unrelated => {}
+            Fact::Unknown => unknown = true,
             other => {
                 let s = other.state().expect("state facts have a state");
                 match state {
@@ -64,5 +67,9 @@ pub(super) fn combine(facts: impl Iterator<Item = Option<Fact>>) -> Option<Fact>
     if contexts {
         return Some(Fact::Contexts);
     }
-    Some(state.map_or(Fact::Unrelated, Fact::Derived))
+    Some(match state {
+        Some(state) => Fact::Derived(state),
+        None if unknown => Fact::Unknown,
+        None => Fact::Unrelated,
+    })
 }
