@@ -18,6 +18,7 @@ use pliron::{
 };
 
 use super::{
+    arena_numbers::ArenaNumbers,
     cycles::Cycles,
     facts::{StateId, ValueKey},
 };
@@ -64,11 +65,11 @@ pub(crate) struct ScopeIndex {
     /// Blocks in scope order; `blocks_of[f]` is the range of function `f`'s blocks.
     pub blocks: Vec<Ptr<BasicBlock>>,
     pub blocks_of: Vec<std::ops::Range<usize>>,
-    pub block_number: FxHashMap<Ptr<BasicBlock>, usize>,
+    pub block_number: ArenaNumbers<Ptr<BasicBlock>>,
     pub block_function: Vec<usize>,
     /// Operations in scope order, and each one's number.
     pub ops: Vec<Ptr<Operation>>,
-    pub op_number: FxHashMap<Ptr<Operation>, usize>,
+    pub op_number: ArenaNumbers<Ptr<Operation>>,
     /// The block (number) of each operation (number).
     pub op_block: Vec<usize>,
     /// `ops_of_block[b]` is the range of block `b`'s operations in `ops`.
@@ -122,10 +123,10 @@ impl ScopeIndex {
             function_names,
             blocks: Vec::new(),
             blocks_of: Vec::new(),
-            block_number: FxHashMap::default(),
+            block_number: ArenaNumbers::of(&[]),
             block_function: Vec::new(),
             ops: Vec::new(),
-            op_number: FxHashMap::default(),
+            op_number: ArenaNumbers::of(&[]),
             op_block: Vec::new(),
             ops_of_block: Vec::new(),
             preds: Vec::new(),
@@ -173,12 +174,9 @@ impl ScopeIndex {
             }
             index.blocks_of.push(start..index.blocks.len());
         }
-        // The maps from handle to number, built once the counts are known: at their full size
-        // from the start, not rehashed as they grow (tens of thousands of entries each).
-        index.block_number.reserve(index.blocks.len());
-        index.block_number.extend(index.blocks.iter().enumerate().map(|(b, block)| (*block, b)));
-        index.op_number.reserve(index.ops.len());
-        index.op_number.extend(index.ops.iter().enumerate().map(|(n, op)| (*op, n)));
+        // The tables from handle to number, built once the counts are known.
+        index.block_number = ArenaNumbers::of(&index.blocks);
+        index.op_number = ArenaNumbers::of(&index.ops);
         index.preds = vec![Vec::new(); index.blocks.len()];
         index.succs = vec![Vec::new(); index.blocks.len()];
         for (b, block) in index.blocks.iter().enumerate() {

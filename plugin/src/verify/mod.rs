@@ -18,6 +18,7 @@
 //! See [`Rule`]. Every rule checks the pliron IR of [`crate::ir`], however it was made.
 
 pub mod accounting;
+mod arena_numbers;
 pub(crate) mod block_shape;
 pub(crate) mod call_chains;
 pub(crate) mod call_order;

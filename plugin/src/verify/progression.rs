@@ -526,8 +526,8 @@ impl Progressions<'_> {
             end,
             inclusive,
             exact,
-            taken: index.block_number[&taken],
-            skipped: index.block_number[&skipped],
+            taken: index.block_number.number(&taken),
+            skipped: index.block_number.number(&skipped),
         })
     }
 

@@ -74,9 +74,9 @@ struct FunctionRun<'a> {
     steps: &'a [Option<(StateId, Step)>],
     /// For each load or store of a stage, the value of the state's index its stage pointer's
     /// offset derives from: its versions say which value of the state it was taken from.
-    access_offsets: &'a [Option<Value>],
+    access_offsets: &'a FxHashMap<usize, Value>,
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
-    poisons: &'a [Option<(usize, Option<StateId>)>],
+    poisons: &'a Poisons,
     /// The same, reached through each function's calls.
     call_poisons: &'a CallPoisons,
     /// The summaries of the functions done so far (callees come first).
@@ -112,6 +112,10 @@ struct Effect {
 /// applied at each of its calls: the cost is a constant factor (8 runs) over one run.
 type Summary = BTreeMap<StateId, [Option<Effect>; 9]>;
 
+/// The pipeline operations the provenance rule rejected, by operation number: the function each
+/// is in and the state it names, if any.
+type Poisons = FxHashMap<usize, (usize, Option<StateId>)>;
+
 /// Runs the typestate rules: every function's summary bottom-up, then each root (the kernel,
 /// and any function no call reaches) with the states it touches, reporting. Returns the copies
 /// taken whole at their counted loop's entry, each with its passes (operation number → passes),
@@ -128,9 +132,11 @@ pub(crate) fn check_ordering(
     let (ctx, index) = (reporter.ctx, reporter.index);
     let mut steps: Vec<Option<(StateId, Step)>> = (0..index.ops.len()).map(|_| None).collect();
     // Pipeline operations the provenance rule rejected: (function, the state named, if any).
-    let mut poisons: Vec<Option<(usize, Option<StateId>)>> = vec![None; index.ops.len()];
+    // Kept by operation number in maps: few operations have either, and vectors over every
+    // operation of a large scope were tens of megabytes of fresh memory a run.
+    let mut poisons = Poisons::default();
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
-    let mut access_offsets: Vec<Option<Value>> = vec![None; index.ops.len()];
+    let mut access_offsets: FxHashMap<usize, Value> = FxHashMap::default();
     // Steps are pipeline operations, stage accesses and calls handed a stage.
     let may_step =
         |class| matches!(class, OpClass::Semantic | OpClass::Load | OpClass::Store | OpClass::Call);
@@ -142,11 +148,11 @@ pub(crate) fn check_ordering(
         } else if let Some((state, kind)) = applies_to.get(&n).filter(|_| semantic) {
             Some((*state, Step::Pipeline(*kind)))
         } else if let Some(state) = failed.get(&n).filter(|_| semantic) {
-            poisons[n] = Some((function, *state));
+            poisons.insert(n, (function, *state));
             None
         } else if semantic && let Some((state, stage_index)) = multiply_stage(ctx, facts, locals, op) {
             // A wgmma multiply reads the stage its tiles are addressed in.
-            access_offsets[n] = Some(stage_index);
+            access_offsets.insert(n, stage_index);
             Some((state, Step::StageAccess))
         } else {
             let walk = StageWalk { facts, locals, index, returns };
@@ -162,7 +168,7 @@ pub(crate) fn check_ordering(
                                 OFFSET_INDEX_BUDGET
                             })
                     {
-                        access_offsets[n] = Some(source);
+                        access_offsets.insert(n, source);
                     }
                     found.map(|(state, _)| (state, Step::StageAccess))
                 }
@@ -505,7 +511,7 @@ impl FunctionRun<'_> {
                 self.call_poisons.end_paths(*callee, &self.slots.of, &mut path.row);
                 continue;
             }
-            if let Some((_, named)) = &self.poisons[n] {
+            if let Some((_, named)) = self.poisons.get(&n) {
                 for (s, i) in &self.slots.of {
                     if named.is_none_or(|named| named == *s) {
                         path.row[*i].bits = 0;
@@ -687,7 +693,7 @@ impl FunctionRun<'_> {
             // A stage read through a pointer taken from an older value of the state (computed
             // before the loop, kept from the previous tile) reads the stage that value named.
             Step::StageAccess => {
-                let Some(offset) = self.access_offsets[n] else { return false };
+                let Some(offset) = self.access_offsets.get(&n).copied() else { return false };
                 offset
             }
             _ => return false,

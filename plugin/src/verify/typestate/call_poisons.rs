@@ -24,15 +24,11 @@ struct Poisoned {
 pub(super) struct CallPoisons(Vec<Poisoned>);
 
 impl CallPoisons {
-    /// `poisons[n]`: operation `n`'s function and the state it names, if it is poisoned;
+    /// `poisons[&n]`: operation `n`'s function and the state it names, if it is poisoned;
     /// `order`: callees before their callers.
-    pub(super) fn of(
-        index: &ScopeIndex,
-        poisons: &[Option<(usize, Option<StateId>)>],
-        order: &[usize],
-    ) -> CallPoisons {
+    pub(super) fn of(index: &ScopeIndex, poisons: &super::Poisons, order: &[usize]) -> CallPoisons {
         let mut reached = vec![Poisoned::default(); index.functions.len()];
-        for (function, named) in poisons.iter().flatten() {
+        for (function, named) in poisons.values() {
             match named {
                 Some(state) => _ = reached[*function].states.insert(*state),
                 None => reached[*function].any = true,

@@ -66,15 +66,15 @@ impl CopyLoops {
         index: &ScopeIndex,
         threads: &SharedThreadModel,
         steps: &[Option<(StateId, Step)>],
-        poisons: &[Option<(usize, Option<StateId>)>],
+        poisons: &super::Poisons,
         touched: &[BTreeSet<StateId>],
     ) -> CopyLoops {
-        let poisoned = |n: usize| poisons[n].is_some();
+        let poisoned = |n: usize| poisons.contains_key(&n);
         let mut found = CopyLoops::default();
         let mut functions: FxHashMap<usize, (Dominators, CounterReader)> = FxHashMap::default();
         // The copies, each with its state and whether the provenance rule failed it (then its
         // bytes are never counted, and the path that skips its loop is no proof either).
-        let copies = (0..steps.len()).filter_map(|n| match (&steps[n], &poisons[n]) {
+        let copies = (0..steps.len()).filter_map(|n| match (&steps[n], poisons.get(&n)) {
             (Some((state, Step::Pipeline(PipelineKind::BulkCopy))), _) => Some((n, state, false)),
             (None, Some((_, Some(state))))
                 if Operation::get_op::<BulkCopyOp>(index.ops[n], ctx).is_some() =>

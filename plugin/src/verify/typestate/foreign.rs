@@ -64,7 +64,7 @@ fn called_from(index: &ScopeIndex, from: usize) -> FxHashSet<usize> {
 pub(super) fn foreign_accesses(
     index: &ScopeIndex,
     steps: &[Option<(StateId, Step)>],
-    access_offsets: &[Option<Value>],
+    access_offsets: &FxHashMap<usize, Value>,
     order: &[usize],
     cyclic: &FxHashSet<usize>,
 ) -> Vec<Vec<ForeignAccess>> {
@@ -72,7 +72,9 @@ pub(super) fn foreign_accesses(
     // Per accessing function, what it calls: one walk of the call graph each.
     let mut callees: FxHashMap<usize, FxHashSet<usize>> = FxHashMap::default();
     for (n, step) in steps.iter().enumerate() {
-        let (Some((state, Step::StageAccess)), Some(offset)) = (step, access_offsets[n]) else { continue };
+        let (Some((state, Step::StageAccess)), Some(offset)) = (step, access_offsets.get(&n).copied()) else {
+            continue;
+        };
         let (Some(at), Some(home)) = (index.function_of_op(index.ops[n]), home_of(index, offset)) else {
             continue;
         };
