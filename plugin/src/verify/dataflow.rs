@@ -19,6 +19,7 @@
 //! `state-provenance`).
 
 mod arithmetic;
+mod indexed_facts;
 mod return_forms;
 mod tables;
 
@@ -33,7 +34,7 @@ use pliron::{
 };
 
 use super::{
-    facts::{Fact, FactStore, IndexedFacts, Versions, join_opt, version_bit},
+    facts::{Fact, FactStore, Versions, join_opt, version_bit},
     index::{OpClass, ScopeIndex},
 };
 use crate::ir::{
@@ -45,6 +46,7 @@ use crate::ir::{
     semantic::pipeline::{StateAdvanceOp, StateNewOp},
 };
 use arithmetic::{combine, narrows_widened};
+pub(crate) use indexed_facts::IndexedFacts;
 use return_forms::ReturnForms;
 pub(crate) use tables::ValueSlots;
 use tables::{Slotted, Tables};
@@ -275,7 +277,8 @@ impl FlowState {
         }
     }
 
-    /// The value of each slot.
+    /// The value of each slot (the oracle's store names values by it).
+    #[cfg_attr(not(feature = "oracle"), allow(dead_code))]
     pub(crate) fn slot_values(&self) -> &[Value] {
         &self.tables.value_slots.values
     }
@@ -345,8 +348,14 @@ fn step_of(ctx: &Context, index: &ScopeIndex, n: usize, places: &mut Places, ver
         OpClass::Semantic if Operation::is_op::<StateAdvanceOp>(op, ctx) => {
             Step::StateAdvance(next_version())
         }
-        OpClass::Load => Step::Load(place_id(op.deref(ctx).get_operand(0))),
-        OpClass::Store => Step::Store(place_id(op.deref(ctx).get_operand(1))),
+        OpClass::Load | OpClass::Store => {
+            let address = index.accessed_address(n).expect("a load or store has an address");
+            if index.op_class[n] == OpClass::Load {
+                Step::Load(place_id(address))
+            } else {
+                Step::Store(place_id(address))
+            }
+        }
         OpClass::Call | OpClass::Opaque => {
             let mut escaping: Vec<usize> = op
                 .deref(ctx)

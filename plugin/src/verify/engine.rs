@@ -11,7 +11,7 @@ use pliron::{
 
 use super::{
     Gap, GapKind, Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, accounting, dataflow,
-    facts::{DISTINCT_VERSIONS, FactStore, FactTable, IndexedFacts},
+    facts::{DISTINCT_VERSIONS, FactStore, FactTable},
     index::{OpClass, ScopeIndex, is_semantic},
     init_order, layout, operands, races, roles,
     rules::{self, Reporter},
@@ -151,7 +151,7 @@ pub(crate) fn analyze(ctx: &Context, scope: &Scope, strategy: Strategy, run: Run
         if run.fact_table || PipelineUse::of(ctx, index) != PipelineUse::None {
             Box::new(dataflow::run_worklist(ctx, index))
         } else {
-            Box::new(IndexedFacts::default())
+            Box::new(dataflow::IndexedFacts::default())
         }
     })
 }

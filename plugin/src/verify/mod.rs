@@ -41,6 +41,7 @@ pub(crate) mod protocol;
 pub(crate) mod races;
 pub(crate) mod roles;
 pub(crate) mod rules;
+pub(crate) mod store_table;
 pub(crate) mod symbols;
 pub(crate) mod thread_model;
 pub(crate) mod thread_set;

@@ -42,6 +42,7 @@ use pliron::{
     value::Value,
 };
 
+use super::store_table::Place;
 use super::{
     Rule,
     facts::StateId,
@@ -54,8 +55,7 @@ use super::{
 pub(crate) use counters::CounterReader;
 use forms::{Induction, linear};
 use linear::{Atom, Linear};
-pub(crate) use stores::StoreTable;
-use stores::{Place, Stores, stores_of};
+use stores::{Stores, stores_of};
 
 use crate::ir::{
     mir::{

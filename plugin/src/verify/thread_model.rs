@@ -42,7 +42,7 @@ use super::{
     flow::Flow,
     index::{MAX_LOOP_SEARCH, ScopeIndex},
     memory::LocalStores,
-    roles::StoreTable,
+    store_table::StoreTable,
     thread_set::Threads,
     thread_values::{binop_per_thread, cmp_per_thread, map1},
     uniform::{computes_from_arguments, geometry_read},

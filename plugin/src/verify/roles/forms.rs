@@ -16,7 +16,7 @@ use pliron::{
 use super::{
     MAX_READS,
     linear::{Atom, Linear},
-    stores::{Place, Stores, field_value, only_value_read},
+    stores::{Stores, field_value, only_value_read},
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind, CastKind, CastOp},
@@ -26,6 +26,7 @@ use crate::ir::mir::{
     memory::LoadOp,
     pointer_type_of,
 };
+use crate::verify::store_table::Place;
 use crate::verify::{
     index::ScopeIndex,
     locals::local_slot,

@@ -15,26 +15,12 @@ use crate::verify::{
     flow::Flow,
     index::{OpClass, ScopeIndex},
     locals::local_slot,
+    store_table::{Place, StoreTable},
     thread_model::SharedThreadModel,
 };
 
 /// Definitions the walk through memory looks at for one field of a struct stored whole.
 const FIELD_BUDGET: u32 = 32;
-
-/// A variable: a local (`mir.alloca`) or a part of one, by its path of fields.
-pub(super) type Place = (Value, Vec<u32>);
-
-/// What one function stores into its variables: built once per function and shared by every
-/// reader (the tile-count rule and the typestate's copy loops both read the kernel's).
-pub(crate) struct StoreTable {
-    of: FxHashMap<Place, Vec<Value>>,
-    /// The block of each store, beside `of`.
-    pub blocks: FxHashMap<Place, Vec<usize>>,
-    /// Places some store to an enclosing or an inner place also writes (a whole struct over its
-    /// field): their own stores are not all their values.
-    overlapped: FxHashSet<Place>,
-    pub params: Vec<Value>,
-}
 
 /// The variables of one function (locals and their parts) and the values stored into each.
 pub(super) struct Stores<'a, 't> {
