@@ -42,6 +42,7 @@ use crate::ir::{
         arith::{BinOp, CastKind, CastOp, CmpOp},
         control::{GotoOp, ReturnOp},
         memory::{AllocaOp, FieldAddrOp},
+        opaque::OpaqueOp,
     },
     semantic::pipeline::{StateAdvanceOp, StateNewOp},
 };
@@ -215,6 +216,9 @@ enum Step {
     Call {
         escaping: Vec<usize>,
         callee: Option<usize>,
+        /// An operation the import left opaque in place of a pipeline state it cannot follow
+        /// (`mir::opaque::UNFOLLOWED_STATE`): its results may be any state's index and phase.
+        unfollowed_state: bool,
     },
     Goto,
     /// Constants, addresses, semantic operations without results, …
@@ -364,7 +368,10 @@ fn step_of(ctx: &Context, index: &ScopeIndex, n: usize, places: &mut Places, ver
                 .map(|p| p.root)
                 .collect();
             escaping.dedup();
-            Step::Call { escaping, callee: index.callee_of.get(&n).copied() }
+            let unfollowed_state = index.op_class[n] == OpClass::Opaque
+                && Operation::get_op::<OpaqueOp>(op, ctx)
+                    .is_some_and(|opaque| opaque.is_unfollowed_state(ctx));
+            Step::Call { escaping, callee: index.callee_of.get(&n).copied(), unfollowed_state }
         }
         OpClass::Other if Operation::is_op::<BinOp>(op, ctx) || Operation::is_op::<CmpOp>(op, ctx) => {
             Step::Arithmetic
@@ -594,7 +601,7 @@ pub(crate) fn transfer_block(
                     None => memory_remove(&mut memory, *place),
                 }
             }
-            Step::Call { escaping, callee } => {
+            Step::Call { escaping, callee, unfollowed_state } => {
                 // Places whose address escapes into the call hold what the call left there:
                 // `Unknown` (a helper taking `&mut self` may have advanced the state in it).
                 if !escaping.is_empty() {
@@ -644,9 +651,14 @@ pub(crate) fn transfer_block(
                             pass_arguments(tables, store, entry, operands, Fact::join_calls, changes);
                         }
                     }
+                    // A call outside the scope, or another opaque operation (the shared window's
+                    // address), computes nothing from a state by this model; a state the import
+                    // cannot follow (`&mut states[p]`) may be any state's: undecided where a
+                    // rule needs a state, not rejected.
                     None => {
+                        let fact = if *unfollowed_state { Fact::Unknown } else { Fact::Unrelated };
                         for result in results {
-                            set(store, changes, *result, Fact::Unrelated);
+                            set(store, changes, *result, fact);
                         }
                     }
                 }

@@ -4,6 +4,7 @@
 use pliron::r#type::TypeHandle;
 use pliron::value::Value;
 use plugin::ir::builder::{BuildError, FunctionBuilder, SourceLoc};
+use plugin::ir::mir::opaque::UNFOLLOWED_STATE;
 use plugin::ir::types::shorthand;
 use rustc_middle::mir::{Operand, Place};
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
@@ -186,7 +187,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         let types = vec![u32_ty; 2 * targets.len()];
         let values = self.opaque(
             builder,
-            "a pipeline state written where the import cannot follow it",
+            &format!("{UNFOLLOWED_STATE} written where the import cannot follow it"),
             &[],
             &types,
             at,
@@ -371,7 +372,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                 let u32_ty: TypeHandle = shorthand::u32_type(self.ctx).into();
                 let values = self.opaque(
                     builder,
-                    "a pipeline state the import cannot follow (a parameter, field, tuple or array element)",
+                    &format!("{UNFOLLOWED_STATE} the import cannot follow (a parameter, field, tuple or array element)"),
                     &[],
                     &[u32_ty, u32_ty],
                     at,
