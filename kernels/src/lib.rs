@@ -20,6 +20,7 @@ pub mod device;
 
 mod elementwise;
 mod gemm;
+mod gemm_decode;
 mod gemm_wgmma;
 mod gemv;
 mod pipeline_sum;

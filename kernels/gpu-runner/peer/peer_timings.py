@@ -33,8 +33,10 @@ def rand(*shape, dtype=torch.float32, low=-1.0, high=1.0):
 
 def peer(kernel, dims):
     """The call a user would write instead of our kernel, with its inputs bound."""
-    # The wide wgmma entries compute what their narrow namesakes do, with another tile.
+    # The wide wgmma entries compute what their narrow namesakes do, with another tile, and the
+    # decode entry what the bf16 one does, on few rows.
     kernel = kernel.replace("gemm_bf16_wgmma_wide", "gemm_bf16_wgmma")
+    kernel = kernel.replace("gemm_bf16_decode_bf16", "gemm_bf16_wgmma_bf16")
     if kernel == "vector_add":
         a, b, out = rand(dims[0]), rand(dims[0]), rand(dims[0])
         return "torch.add(out=)", lambda: torch.add(a, b, out=out)
@@ -188,7 +190,7 @@ def output(request, folder):
     if kernel == "gemm_tiled":
         m, n, k = dims
         return torch.matmul(f[0].view(m, k), f[1].view(k, n))
-    if kernel.startswith("gemm_bf16_wgmma"):
+    if kernel.startswith("gemm_bf16_wgmma") or kernel == "gemm_bf16_decode_bf16":
         # The same bf16 values (the runner's inputs are bf16 values widened to f32) multiplied
         # in f32, as the entries accumulate; F.linear adds the f32 bias. A bf16 C is compared
         # with this unrounded result under a tolerance that holds the rounding, except where

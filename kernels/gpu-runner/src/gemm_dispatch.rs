@@ -10,6 +10,10 @@
 //! but it has half as many blocks, so on a product with few tiles the narrow launch keeps more
 //! multiprocessors busy. The pick is the launch with fewer narrow-block times: `⌈tiles /
 //! multiprocessors⌉` waves of each, the wide ones weighted by [`WIDE_BLOCK_TIME`].
+//!
+//! Before either: a product of at most [`DECODE_MAX_ROWS`] rows of A with a bf16 C and no bias
+//! goes to the decode entry (`gemm_bf16_decode_bf16`), which reads B once at close to the
+//! memory rate where the wgmma tiles are mostly the copy engine's zero fill.
 
 use crate::cases::{Kernel, WgmmaVariant};
 use crate::gemm_wgmma::{GemmShape, TILE_N, WIDE_TILE_N};
@@ -24,15 +28,30 @@ use crate::gemm_wgmma::{GemmShape, TILE_N, WIDE_TILE_N};
 /// those shapes need; the dispatcher will pick it first.
 pub const WIDE_BLOCK_TIME: f64 = 1.82;
 
-/// The wgmma entry for a product of `shape` with `epilogue`'s bias and C type (its `wide` is
-/// ignored: that is what this chooses), on a GPU of `multiprocessors` multiprocessors.
+/// The most rows of A the decode entry is picked for: one block row of it (16 rows of A) reads
+/// B once; 32 rows read it twice, and there the narrow wgmma tile was faster on the H200
+/// (32 × 14336 × 4096: 0.053 ms against 0.077 ms, 2026-12-05).
+pub const DECODE_MAX_ROWS: usize = 16;
+
+/// The bf16 GEMM entry for a product of `shape` with `epilogue`'s bias and C type (its `wide`
+/// and `decode` are ignored: that is what this chooses), on a GPU of `multiprocessors`
+/// multiprocessors.
 pub fn wgmma_entry(shape: GemmShape, multiprocessors: usize, epilogue: WgmmaVariant) -> Kernel {
+    if takes_decode(shape, epilogue) {
+        return Kernel::GemmBf16DecodeBf16;
+    }
     let wide = prefers_wide(shape, multiprocessors);
-    let variant = WgmmaVariant { wide, ..epilogue };
+    let variant = WgmmaVariant { wide, decode: false, ..epilogue };
     Kernel::ALL
         .into_iter()
         .find(|kernel| kernel.wgmma_variant() == Some(variant))
         .expect("every bias, C type and tile has a wgmma entry")
+}
+
+/// Whether the decode entry computes this product: few rows of A, bf16 C, no bias (the one
+/// epilogue it has).
+pub fn takes_decode(shape: GemmShape, epilogue: WgmmaVariant) -> bool {
+    shape.m <= DECODE_MAX_ROWS && epilogue.bf16_output && !epilogue.bias
 }
 
 /// Whether the wide tile's launch takes less time than the narrow one's, counted in waves
@@ -54,7 +73,8 @@ mod tests {
     use super::*;
 
     const H200: usize = 132;
-    const PLAIN_BF16: WgmmaVariant = WgmmaVariant { bias: false, bf16_output: true, wide: false };
+    const PLAIN_BF16: WgmmaVariant =
+        WgmmaVariant { bias: false, bf16_output: true, wide: false, decode: false };
 
     #[test]
     fn large_products_take_the_wide_tile_and_few_tiles_the_narrow_one() {
@@ -62,15 +82,18 @@ mod tests {
         // 1024 narrow tiles (8 waves) against 512 wide ones (4 waves of 1.7).
         assert_eq!(pick(4096, 4096, 4096), Kernel::GemmBf16WgmmaWideBf16);
         assert_eq!(pick(8192, 8192, 1024), Kernel::GemmBf16WgmmaWideBf16);
-        // Decode against a 14336-row weight: 112 narrow tiles fit one wave, 56 wide ones
-        // would leave more than half the GPU idle.
-        for m in [1, 8, 16, 128] {
+        // Decode against a 14336-row weight: up to 16 rows the decode entry; past them 112
+        // narrow tiles fit one wave, 56 wide ones would leave more than half the GPU idle.
+        for m in [0, 1, 8, 16] {
+            assert_eq!(pick(m, 14336, 4096), Kernel::GemmBf16DecodeBf16, "m = {m}");
+        }
+        for m in [17, 32, 128] {
             assert_eq!(pick(m, 14336, 4096), Kernel::GemmBf16WgmmaBf16, "m = {m}");
         }
         // 256 rows: 224 narrow tiles are two waves, 112 wide ones one.
         assert_eq!(pick(256, 14336, 4096), Kernel::GemmBf16WgmmaWideBf16);
-        // Empty and one-tile products.
-        assert_eq!(pick(0, 4096, 64), Kernel::GemmBf16WgmmaBf16);
+        // An empty C with many rows, and a one-tile product.
+        assert_eq!(pick(4096, 0, 64), Kernel::GemmBf16WgmmaBf16);
         assert_eq!(pick(4096, 100, 64), Kernel::GemmBf16WgmmaBf16);
     }
 
@@ -79,11 +102,20 @@ mod tests {
         let shape = GemmShape::new(4096, 4096, 4096);
         for (bias, bf16_output) in [(false, false), (true, false), (false, true), (true, true)] {
             for asked_wide in [false, true] {
-                let asked = WgmmaVariant { bias, bf16_output, wide: asked_wide };
-                let got = wgmma_entry(shape, H200, asked).wgmma_variant().unwrap();
-                assert_eq!(got, WgmmaVariant { wide: true, ..asked });
+                for asked_decode in [false, true] {
+                    let asked = WgmmaVariant { bias, bf16_output, wide: asked_wide, decode: asked_decode };
+                    let got = wgmma_entry(shape, H200, asked).wgmma_variant().unwrap();
+                    assert_eq!(got, WgmmaVariant { wide: true, decode: false, ..asked });
+                }
             }
         }
+        // Few rows: only the bf16 C without a bias has a decode entry.
+        let few = GemmShape::new(8, 4096, 4096);
+        for (bias, bf16_output) in [(false, false), (true, false), (true, true)] {
+            let asked = WgmmaVariant { bias, bf16_output, wide: false, decode: false };
+            assert!(!wgmma_entry(few, H200, asked).wgmma_variant().unwrap().decode, "{asked:?}");
+        }
+        assert_eq!(wgmma_entry(few, H200, PLAIN_BF16), Kernel::GemmBf16DecodeBf16);
         // With few multiprocessors every launch is many waves, and the wide tile's cheaper
         // multiplies win even on the decode shape.
         assert!(prefers_wide(GemmShape::new(128, 14336, 4096), 8));

@@ -24,8 +24,20 @@ use crate::cases::{Case, Kernel, Shape, launch_for};
 use crate::gemm_wgmma::{BLOCK_THREADS, GemmShape};
 
 /// The entries the sweep times, narrow tile first (see the module's documentation for why
-/// these).
-pub const ENTRIES: [Kernel; 2] = [Kernel::GemmBf16WgmmaBf16, Kernel::GemmBf16WgmmaWideBf16];
+/// these); the decode entry only on the shapes [`sweeps`] gives it.
+pub const ENTRIES: [Kernel; 3] =
+    [Kernel::GemmBf16WgmmaBf16, Kernel::GemmBf16WgmmaWideBf16, Kernel::GemmBf16DecodeBf16];
+
+/// The most rows of A the sweep times the decode entry on: past the dispatcher's limit
+/// ([`crate::gemm_dispatch::DECODE_MAX_ROWS`]) too, so that the run shows where the wgmma tiles
+/// overtake it; far past it the decode entry reads B once per 16 rows and only costs time.
+pub const DECODE_SWEEP_MAX_ROWS: usize = 64;
+
+/// Whether the sweep times `entry` on `shape`: the wgmma entries everywhere, the decode entry
+/// on few rows of A.
+pub fn sweeps(entry: Kernel, shape: &SweepShape) -> bool {
+    entry != Kernel::GemmBf16DecodeBf16 || shape.m <= DECODE_SWEEP_MAX_ROWS
+}
 
 /// What a model runs a product of this shape for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,6 +153,7 @@ impl std::fmt::Display for SweepShape {
 pub fn cases(shapes: &[SweepShape], entry: Kernel) -> Result<Vec<Case>, String> {
     shapes
         .iter()
+        .filter(|s| sweeps(entry, s))
         .map(|s| {
             GemmShape::new(s.m, s.n, s.k).check(entry.entry())?;
             Ok(Case::new(entry, s.shape(), launch_for(entry, s.shape(), BLOCK_THREADS, None)))
@@ -503,6 +516,7 @@ mod tests {
                 missing("gemm_bf16_wgmma_wide_bias"),
                 missing("gemm_bf16_wgmma_wide_bf16"),
                 missing("gemm_bf16_wgmma_wide_bias_bf16"),
+                missing("gemm_bf16_decode_bf16"),
             ]
         );
         std::fs::write(dir.path().join("broken.json"), "{").unwrap();

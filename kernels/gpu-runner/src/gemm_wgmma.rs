@@ -22,6 +22,14 @@ pub const BLOCK_THREADS: u32 = 288;
 pub const SHARED_BYTES: u32 = 1024 + 4 * (16384 + 16384) + 64;
 pub const WIDE_SHARED_BYTES: u32 = 1024 + 4 * (16384 + 32768) + 64;
 
+/// The decode entry (`gemm_bf16_decode_bf16`): rows of C (rows of A) and columns of C (rows of
+/// B) per block, its threads and its shared memory (the warps'
+/// partial tiles): sixteen warps splitting K.
+pub const DECODE_TILE_M: usize = 16;
+pub const DECODE_TILE_N: usize = 16;
+pub const DECODE_BLOCK_THREADS: u32 = 512;
+pub const DECODE_SHARED_BYTES: u32 = 16384;
+
 /// Columns of C per block of a narrow or a wide entry.
 pub const fn tile_n(wide: bool) -> usize {
     if wide { WIDE_TILE_N } else { TILE_N }
@@ -51,6 +59,13 @@ impl GemmShape {
     pub fn grid(&self, tile_n: usize) -> (u32, u32) {
         let tiles = |len: usize, tile: usize| len.div_ceil(tile).max(1) as u32;
         (tiles(self.n, tile_n), tiles(self.m, TILE_M))
+    }
+
+    /// The decode entry's grid: one block per [`DECODE_TILE_M`] × [`DECODE_TILE_N`] tile of C,
+    /// at least one each way.
+    pub fn decode_grid(&self) -> (u32, u32) {
+        let tiles = |len: usize, tile: usize| len.div_ceil(tile).max(1) as u32;
+        (tiles(self.n, DECODE_TILE_N), tiles(self.m, DECODE_TILE_M))
     }
 
     /// Why the kernel cannot take this shape, if it cannot: it takes `m`, `n` and `k` as `u32`

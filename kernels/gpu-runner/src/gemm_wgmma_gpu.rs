@@ -18,8 +18,10 @@ use crate::gemm_wgmma::{BOX_K, GemmShape, TILE_M, row_pitch, tile_n};
 /// entry that adds one. The maps hold the addresses of A and B, which therefore live as long as
 /// they do.
 pub struct WgmmaOperands {
-    _a: CudaSlice<u16>,
-    _b: CudaSlice<u16>,
+    /// A and B as uploaded (rows at [`row_pitch`]): the maps point into them, and the decode
+    /// entry reads them directly.
+    pub a: CudaSlice<u16>,
+    pub b: CudaSlice<u16>,
     pub a_map: CudaSlice<u8>,
     pub b_map: CudaSlice<u8>,
     /// `n` floats, then [`crate::compare::GUARD`] poisoned ones (a read past the end poisons C).
@@ -63,8 +65,8 @@ impl WgmmaOperands {
         Ok(WgmmaOperands {
             a_map: stream.clone_htod(&a_map)?,
             b_map: stream.clone_htod(&b_map)?,
-            _a: a_dev,
-            _b: b_dev,
+            a: a_dev,
+            b: b_dev,
             bias: bias.map(|bias| stream.clone_htod(&with_guard(bias))).transpose()?,
         })
     }

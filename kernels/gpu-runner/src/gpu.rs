@@ -256,6 +256,8 @@ impl Gpu {
                 Param::Count32(_) => args.arg(count32),
                 Param::TensorMapA => args.arg(&tensor_maps()?.a_map),
                 Param::TensorMapB => args.arg(&tensor_maps()?.b_map),
+                Param::MatrixA => args.arg(&tensor_maps()?.a),
+                Param::MatrixB => args.arg(&tensor_maps()?.b),
                 Param::Bias => args.arg(
                     tensor_maps()?
                         .bias

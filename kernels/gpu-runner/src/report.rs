@@ -306,7 +306,7 @@ pub fn sweep_of(
             let picked = gemm_dispatch::wgmma_entry(gemm, multiprocessors, epilogue);
             let mut passed = true;
             let mut entries = Vec::new();
-            for entry in gemm_sweep::ENTRIES {
+            for entry in gemm_sweep::ENTRIES.into_iter().filter(|entry| gemm_sweep::sweeps(*entry, shape)) {
                 let of_shape = of_entry(entry);
                 passed &= !of_shape.is_empty() && of_shape.iter().all(|r| r.passed);
                 entries.push(EntryTime { entry: entry.entry().to_owned(), ms: fastest(&of_shape) });
@@ -337,6 +337,7 @@ pub fn sweep_table(sweep: &GemmSweep) -> String {
         "picked",
         "128×128",
         "128×256",
+        "decode",
         "ours",
         "cuBLAS",
         "ours TFLOP/s",
@@ -344,13 +345,14 @@ pub fn sweep_table(sweep: &GemmSweep) -> String {
         "ratio",
         "check",
     ];
-    let mut lines: Vec<[String; 11]> = vec![header.map(str::to_owned)];
+    let mut lines: Vec<[String; 12]> = vec![header.map(str::to_owned)];
     let ms = |t: Option<f64>| t.map_or("—".to_owned(), |t| format!("{t:.4} ms"));
     for p in &sweep.points {
         let rate = |t: Option<f64>| t.map_or("—".to_owned(), |t| format!("{:.1}", p.tflops(t)));
         let entry_ms = |entry: Kernel| p.entries.iter().find(|e| e.entry == entry.entry()).and_then(|e| e.ms);
         let picked = match p.entry.as_deref() {
             Some(entry) if entry.contains("_wide") => "128×256",
+            Some(entry) if entry.contains("_decode") => "decode",
             Some(_) => "128×128",
             None => "—",
         };
@@ -360,6 +362,7 @@ pub fn sweep_table(sweep: &GemmSweep) -> String {
             picked.to_owned(),
             ms(entry_ms(gemm_sweep::ENTRIES[0])),
             ms(entry_ms(gemm_sweep::ENTRIES[1])),
+            ms(entry_ms(gemm_sweep::ENTRIES[2])),
             ms(p.ours_ms),
             ms(p.cublas_ms),
             rate(p.ours_ms),
@@ -619,7 +622,12 @@ mod tests {
             let shape = format!("{}×{}×{}", dims[0], dims[1], dims[2]);
             row(ENTRIES[1], &shape, dims.to_vec(), "<<<16×32, 288, 197696>>>", ms, 1)
         };
+        let decode = |dims: [usize; 3], ms: f64| {
+            let shape = format!("{}×{}×{}", dims[0], dims[1], dims[2]);
+            row(ENTRIES[2], &shape, dims.to_vec(), "<<<256, 512, 16384>>>", ms, 1)
+        };
         let rows = [
+            decode([8, 4096, 4096], 0.015),
             gemm([4096, 4096, 4096], 0.30),
             gemm([4096, 4096, 4096], 0.25),
             wide([4096, 4096, 4096], 0.24),
@@ -638,7 +646,7 @@ mod tests {
         };
         let peers = [peer(vec![4096; 3], 0.2), peer(vec![8, 4096, 4096], 0.01)];
         let sweep = sweep_of(&shapes, &rows, &peers, None, 132);
-        assert_eq!(sweep.entry, "gemm_bf16_wgmma_bf16, gemm_bf16_wgmma_wide_bf16");
+        assert_eq!(sweep.entry, "gemm_bf16_wgmma_bf16, gemm_bf16_wgmma_wide_bf16, gemm_bf16_decode_bf16");
         assert_eq!(sweep.peer_call.as_deref(), Some("torch.matmul (bf16, A·Bᵀ, cuBLAS)"));
         // 4096³ runs on the wide tile (1024 narrow tiles on 132 multiprocessors): its fastest row.
         let square = &sweep.points[0];
@@ -647,10 +655,15 @@ mod tests {
         let times: Vec<Option<f64>> = square.entries.iter().map(|e| e.ms).collect();
         assert_eq!(times, [Some(0.25), Some(0.22)]);
         assert!((square.ratio().unwrap() - 0.2 / 0.22).abs() < 1e-12);
-        // 8 rows run on the narrow tile: its fastest row's time, but a failed row of the shape
+        // The decode entry is timed beside the tiles only on few rows (the square shape's
+        // entries are the two tiles alone).
+        assert_eq!(square.entries.len(), 2);
+        // 8 rows run on the decode entry: its fastest row's time, but a failed row of the shape
         // (and the wide entry's missing rows) fail the point.
-        assert_eq!(sweep.points[1].entry.as_deref(), Some("gemm_bf16_wgmma_bf16"));
-        assert_eq!((sweep.points[1].ours_ms, sweep.points[1].passed), (Some(0.02), false));
+        assert_eq!(sweep.points[1].entry.as_deref(), Some("gemm_bf16_decode_bf16"));
+        assert_eq!((sweep.points[1].ours_ms, sweep.points[1].passed), (Some(0.015), false));
+        let times: Vec<Option<f64>> = sweep.points[1].entries.iter().map(|e| e.ms).collect();
+        assert_eq!(times, [Some(0.02), None, Some(0.015)]);
         // A shape the run did not time: no times, not passed.
         assert_eq!(
             (sweep.points[2].ours_ms, sweep.points[2].cublas_ms, sweep.points[2].passed),
@@ -659,13 +672,13 @@ mod tests {
         let table = sweep_table(&sweep);
         assert!(
             table.contains(
-                "== GEMM vs cuBLAS, shape sweep: gemm_bf16_wgmma_bf16, gemm_bf16_wgmma_wide_bf16 against torch.matmul"
+                "== GEMM vs cuBLAS, shape sweep: gemm_bf16_wgmma_bf16, gemm_bf16_wgmma_wide_bf16, gemm_bf16_decode_bf16 against torch.matmul"
             ),
             "{table}"
         );
         assert!(
             table.contains(
-                "4096×4096×4096  square  128×256  0.2500 ms  0.2200 ms  0.2200 ms  0.2000 ms  624.7"
+                "4096×4096×4096  square  128×256  0.2500 ms  0.2200 ms  —          0.2200 ms  0.2000 ms  624.7"
             ),
             "{table}"
         );

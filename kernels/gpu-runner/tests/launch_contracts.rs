@@ -283,7 +283,7 @@ fn the_run_counts_refusals_through_context_and_fails_what_is_not_refused() {
         check(case.entry(), case).map_err(anyhow::Error::from).context("launching")?;
         Ok(())
     });
-    assert_eq!(run.line(), "launch contracts: 28 entries, 28 out-of-contract launches refused");
+    assert_eq!(run.line(), "launch contracts: 29 entries, 29 out-of-contract launches refused");
     assert!(run.all_refused());
     assert!(run.launches.iter().all(|l| l.outcome.contains("refused before the driver")));
     // A path that launches without the check, or fails otherwise, refuses nothing.

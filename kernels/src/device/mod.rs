@@ -12,6 +12,7 @@ pub mod dependent;
 pub mod geometry;
 pub mod launch;
 pub mod math;
+pub mod mma;
 pub mod pipeline;
 pub mod reduce;
 pub mod row;

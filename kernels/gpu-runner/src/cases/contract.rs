@@ -184,6 +184,17 @@ const GEMM_BF16_WGMMA_WIDE: Contract = Contract {
     ],
     ..GEMM_BF16_WGMMA
 };
+/// The decode GEMM: `gemm_bf16_decode_bf16`'s doc.
+const GEMM_BF16_DECODE: Contract = Contract {
+    entry: "gemm_bf16_decode_bf16",
+    block: Block::Exactly(512, 1),
+    shared: Shared::Bytes(16_384),
+    grid: Grid::GemmTiles { rows: 16, columns: 16 },
+    clusters: Clusters::Unstated,
+    file: "gemm_decode.rs",
+    quotes: &["Launch: grid `(⌈n / 16⌉, ⌈m / 16⌉)` (at least one block each way), `blockDim.x = 512`; \
+         dynamic shared memory `DECODE_SHARED_BYTES` = 16 384 bytes"],
+};
 /// The shared-memory helpers: a float of shared memory per thread, one tile per block.
 const SHARED_HELPER: Contract = Contract {
     entry: "shared_memory_helper_local",
@@ -200,7 +211,7 @@ const SHARED_HELPER: Contract = Contract {
 };
 
 /// Every entry's contract: the one place the runner's launch rules live.
-pub const CONTRACTS: [Contract; 28] = [
+pub const CONTRACTS: [Contract; 29] = [
     ELEMENTWISE,
     Contract { entry: "saxpy", ..ELEMENTWISE },
     Contract { entry: "silu_mul", ..ELEMENTWISE },
@@ -289,6 +300,7 @@ pub const CONTRACTS: [Contract; 28] = [
     Contract { entry: "gemm_bf16_wgmma_wide_bias", ..GEMM_BF16_WGMMA_WIDE },
     Contract { entry: "gemm_bf16_wgmma_wide_bf16", ..GEMM_BF16_WGMMA_WIDE },
     Contract { entry: "gemm_bf16_wgmma_wide_bias_bf16", ..GEMM_BF16_WGMMA_WIDE },
+    GEMM_BF16_DECODE,
     SHARED_HELPER,
     Contract { entry: "shared_memory_helper_cross_crate", ..SHARED_HELPER },
     // A producer warp and four consumer warps; the ring's 4 × 4096 bytes, its barriers and the

@@ -102,14 +102,17 @@ impl Grid {
     }
 }
 
-/// Which wgmma GEMM entry: what it does after the product (add an f32 bias per column of C,
+/// Which bf16 GEMM entry: what it does after the product (add an f32 bias per column of C,
 /// store C as bf16, rounded to nearest even, rather than f32) and its tile (`wide`: 128×256,
-/// else 128×128).
+/// else 128×128), or `decode`: the entry for few rows of A (`gemm_bf16_decode_bf16`,
+/// `mma.sync` on 16 rows of A at a time, bf16 C, no bias). All take the same operands: bf16 A
+/// and B at a 16-byte row pitch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WgmmaVariant {
     pub bias: bool,
     pub bf16_output: bool,
     pub wide: bool,
+    pub decode: bool,
 }
 
 /// One parameter of a kernel entry, in the entry's order: what [`crate::gpu`] passes for it.
@@ -131,6 +134,9 @@ pub enum Param {
     TensorMapA,
     TensorMapB,
     Bias,
+    /// The bf16 GEMM's A and B themselves (device pointers to rows at a 16-byte pitch).
+    MatrixA,
+    MatrixB,
 }
 
 /// A family of kernels: their entries, the shapes their cases take (as `const` tables in each

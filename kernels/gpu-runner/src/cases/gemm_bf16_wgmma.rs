@@ -1,5 +1,6 @@
-//! `gemm_bf16_wgmma` and its epilogue entries `_bias`, `_bf16` and `_bias_bf16`, and the same
-//! four with 128×256 tiles (`gemm_bf16_wgmma_wide…`): `C = A·Bᵀ`
+//! `gemm_bf16_wgmma` and its epilogue entries `_bias`, `_bf16` and `_bias_bf16`, the same
+//! four with 128×256 tiles (`gemm_bf16_wgmma_wide…`), and `gemm_bf16_decode_bf16` (the same
+//! product for few rows of A, on `mma.sync`, bf16 C): `C = A·Bᵀ`
 //! with bf16 A (`m × k`) and K-major B (`n × k`) through tensor maps and `wgmma`, C f32 or
 //! bf16, an f32 bias per column added or not. The launch contract itself (tile, box, block,
 //! shared memory, pitch, special values) is [`crate::gemm_wgmma`].
@@ -14,13 +15,14 @@ use super::{Case, Expected, Inputs, Kernel, Launch, Roofline, Work};
 use crate::compare::Tolerance;
 use crate::gemm_wgmma::{self, GemmShape};
 
-/// One of the eight entries: four epilogues, each with the 128×128 and the 128×256 tile.
+/// One of the nine entries: four epilogues, each with the 128×128 and the 128×256 tile, and
+/// the decode entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GemmBf16Wgmma(WgmmaVariant);
 
 impl GemmBf16Wgmma {
     const fn of(bias: bool, bf16_output: bool, wide: bool) -> GemmBf16Wgmma {
-        GemmBf16Wgmma(WgmmaVariant { bias, bf16_output, wide })
+        GemmBf16Wgmma(WgmmaVariant { bias, bf16_output, wide, decode: false })
     }
     pub const PLAIN: GemmBf16Wgmma = GemmBf16Wgmma::of(false, false, false);
     pub const BIAS: GemmBf16Wgmma = GemmBf16Wgmma::of(true, false, false);
@@ -30,6 +32,8 @@ impl GemmBf16Wgmma {
     pub const WIDE_BIAS: GemmBf16Wgmma = GemmBf16Wgmma::of(true, false, true);
     pub const WIDE_BF16: GemmBf16Wgmma = GemmBf16Wgmma::of(false, true, true);
     pub const WIDE_BIAS_BF16: GemmBf16Wgmma = GemmBf16Wgmma::of(true, true, true);
+    pub const DECODE_BF16: GemmBf16Wgmma =
+        GemmBf16Wgmma(WgmmaVariant { bias: false, bf16_output: true, wide: false, decode: true });
 }
 
 /// Correctness `(m, n, k)`: tails in every dimension, one and several k tiles, a k that is not
@@ -53,6 +57,27 @@ const TIMING_DECODE_ROWS: [usize; 4] = [1, 16, 64, 128];
 /// The epilogues beside the plain entry: the square shape, and the decode-like one whose C is
 /// largest against its work.
 const TIMING_EPILOGUES: [(usize, usize, usize); 2] = [(4096, 4096, 4096), (128, 14336, 4096)];
+/// The decode entry's correctness shapes: one to 16 rows of A and more (a second and third
+/// block row), tails of the 32 rows of B a block takes, k from 0 to past one block step (1024
+/// values) and not a multiple of 8 (the last chunk masked, the pitch's padding never read), an
+/// empty C.
+const DECODE_CORRECTNESS: [(usize, usize, usize); 12] = [
+    (1, 1, 1),
+    (3, 17, 5),
+    (16, 130, 72),
+    (9, 1000, 264),
+    (16, 256, 1024),
+    (8, 4096, 4096),
+    (17, 70, 1030),
+    (40, 33, 2049),
+    (1, 14336, 4096),
+    (0, 130, 64),
+    (70, 0, 64),
+    (5, 130, 0),
+];
+/// The decode entry's timing shapes: decode batches against a feed-forward weight (117 MB,
+/// past the L2; the sweep adds the 8 × 4096 × 4096, whose weight fits it).
+const DECODE_TIMING: [(usize, usize, usize); 3] = [(1, 14336, 4096), (8, 14336, 4096), (16, 14336, 4096)];
 
 impl GemmBf16Wgmma {
     fn epilogue(self) -> WgmmaVariant {
@@ -129,14 +154,23 @@ impl Family for GemmBf16Wgmma {
         Some(self.epilogue())
     }
 
-    /// The ring, past the default 48 KiB.
+    /// The ring, past the default 48 KiB (the decode entry's 16 KiB need no raise).
     fn dynamic_shared_limit(self) -> Option<u32> {
-        Some(gemm_wgmma::shared_bytes(self.0.wide))
+        (!self.0.decode).then(|| gemm_wgmma::shared_bytes(self.0.wide))
     }
 
     /// A block per 128×128 (or, wide, 128×256) tile of C, [`gemm_wgmma::BLOCK_THREADS`]
     /// threads, the ring's shared memory.
     fn launch(self, Gemm { m, n, .. }: Gemm, _block: u32, _grid: Option<usize>) -> Launch {
+        if self.0.decode {
+            return Launch {
+                grid: GemmShape::new(m, n, 1).decode_grid(),
+                block: (gemm_wgmma::DECODE_BLOCK_THREADS, 1),
+                shared_bytes: gemm_wgmma::DECODE_SHARED_BYTES,
+                cluster: 1,
+                column_split: false,
+            };
+        }
         Launch {
             grid: GemmShape::new(m, n, 1).grid(gemm_wgmma::tile_n(self.0.wide)),
             block: (gemm_wgmma::BLOCK_THREADS, 1),
@@ -150,6 +184,18 @@ impl Family for GemmBf16Wgmma {
     /// reads; C holds m·n floats (plus guards), or bf16 values for a bf16 epilogue; the bias
     /// `n` floats; `m`, `n`, `k` as `u32`.
     fn params(self, Gemm { m, n, k }: Gemm) -> Vec<Param> {
+        if self.0.decode {
+            let pitch = gemm_wgmma::row_pitch(k);
+            return vec![
+                Param::MatrixA,
+                Param::MatrixB,
+                Param::Output,
+                Param::Count32(m),
+                Param::Count32(n),
+                Param::Count32(k),
+                Param::Count32(pitch),
+            ];
+        }
         let mut params = vec![Param::TensorMapA, Param::TensorMapB, Param::Output];
         if self.epilogue().bias {
             params.push(Param::Bias);
@@ -159,7 +205,12 @@ impl Family for GemmBf16Wgmma {
     }
 
     fn correctness_cases(self, _sms: usize) -> Vec<Case> {
-        let shapes = CORRECTNESS.into_iter().chain(CORRECTNESS_EDGES);
+        let shapes: Vec<_> = if self.0.decode {
+            DECODE_CORRECTNESS.to_vec()
+        } else {
+            CORRECTNESS.into_iter().chain(CORRECTNESS_EDGES).collect()
+        };
+        let shapes = shapes.into_iter();
         self.by_contract(shapes.map(|(m, n, k)| (Gemm { m, n, k }, gemm_wgmma::BLOCK_THREADS, None)))
     }
 
@@ -170,7 +221,9 @@ impl Family for GemmBf16Wgmma {
     }
 
     fn timing_cases(self, _sms: usize) -> Vec<Case> {
-        let shapes: Vec<(usize, usize, usize)> = if self.plain() {
+        let shapes: Vec<(usize, usize, usize)> = if self.0.decode {
+            DECODE_TIMING.to_vec()
+        } else if self.plain() {
             let decode = TIMING_DECODE_ROWS.map(|m| (m, 14336, 4096));
             TIMING_SQUARE.into_iter().chain(decode).collect()
         } else {
@@ -238,7 +291,10 @@ impl Family for GemmBf16Wgmma {
     }
 
     fn identity(self) -> (Kernel, &'static str) {
-        let WgmmaVariant { bias, bf16_output, wide } = self.0;
+        let WgmmaVariant { bias, bf16_output, wide, decode } = self.0;
+        if decode {
+            return (Kernel::GemmBf16DecodeBf16, "gemm_bf16_decode_bf16");
+        }
         match (wide, bias, bf16_output) {
             (false, false, false) => (Kernel::GemmBf16Wgmma, "gemm_bf16_wgmma"),
             (false, true, false) => (Kernel::GemmBf16WgmmaBias, "gemm_bf16_wgmma_bias"),

@@ -58,6 +58,7 @@ pub enum Kernel {
     GemmBf16WgmmaWideBias,
     GemmBf16WgmmaWideBf16,
     GemmBf16WgmmaWideBiasBf16,
+    GemmBf16DecodeBf16,
     SharedHelperLocal,
     SharedHelperCrossCrate,
     PipelineSum,
@@ -74,7 +75,7 @@ pub enum Roofline {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 20] = [
+    pub const ALL: [Kernel; 21] = [
         Kernel::VectorAdd,
         Kernel::Saxpy,
         Kernel::SiluMul,
@@ -92,6 +93,7 @@ impl Kernel {
         Kernel::GemmBf16WgmmaWideBias,
         Kernel::GemmBf16WgmmaWideBf16,
         Kernel::GemmBf16WgmmaWideBiasBf16,
+        Kernel::GemmBf16DecodeBf16,
         Kernel::SharedHelperLocal,
         Kernel::SharedHelperCrossCrate,
         Kernel::PipelineSum,
@@ -122,6 +124,7 @@ impl Kernel {
             Kernel::GemmBf16WgmmaWideBias => &GemmBf16Wgmma::WIDE_BIAS,
             Kernel::GemmBf16WgmmaWideBf16 => &GemmBf16Wgmma::WIDE_BF16,
             Kernel::GemmBf16WgmmaWideBiasBf16 => &GemmBf16Wgmma::WIDE_BIAS_BF16,
+            Kernel::GemmBf16DecodeBf16 => &GemmBf16Wgmma::DECODE_BF16,
             Kernel::SharedHelperLocal => &SharedHelper::Local,
             Kernel::SharedHelperCrossCrate => &SharedHelper::CrossCrate,
             Kernel::PipelineSum => &PipelineSum::PipelineSum,
