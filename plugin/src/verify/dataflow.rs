@@ -604,13 +604,18 @@ pub(crate) fn transfer_block(
             Step::Call { escaping, callee, unfollowed_state } => {
                 // Places whose address escapes into the call hold what the call left there:
                 // `Unknown` (a helper taking `&mut self` may have advanced the state in it).
+                let mut hands_over_a_state = false;
                 if !escaping.is_empty() {
                     for (place, fact) in memory.iter_mut() {
                         if escaping.contains(&places.root[*place as usize]) {
+                            hands_over_a_state |= fact.0 != Fact::Unrelated;
                             *fact = (Fact::Unknown, 0);
                         }
                     }
                 }
+                hands_over_a_state |= operands
+                    .iter()
+                    .any(|operand| operand_fact(store, *operand).is_some_and(|f| f != Fact::Unrelated));
                 match callee {
                     // A call of a scope function: its results are what its returns return, on
                     // every call of it (a state a helper returns or hands back is followed).
@@ -652,11 +657,18 @@ pub(crate) fn transfer_block(
                         }
                     }
                     // A call outside the scope, or another opaque operation (the shared window's
-                    // address), computes nothing from a state by this model; a state the import
-                    // cannot follow (`&mut states[p]`) may be any state's: undecided where a
-                    // rule needs a state, not rejected.
+                    // address), handed nothing from a state computes nothing from one. Handed a
+                    // state's index, phase or a value derived from them, or a place holding one
+                    // (`st.index().wrapping_mul(TILE)`, a function the import does not follow),
+                    // it may return one: undecided where a rule needs a state, not rejected. So
+                    // is a state the import cannot follow (`&mut states[p]`), which may be any
+                    // state's.
                     None => {
-                        let fact = if *unfollowed_state { Fact::Unknown } else { Fact::Unrelated };
+                        let fact = if *unfollowed_state || hands_over_a_state {
+                            Fact::Unknown
+                        } else {
+                            Fact::Unrelated
+                        };
                         for result in results {
                             set(store, changes, *result, fact);
                         }

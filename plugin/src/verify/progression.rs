@@ -38,12 +38,12 @@ use super::{
     dataflow::{function_returns, returned_by},
     index::ScopeIndex,
     memory::{LocalStores, constant_value},
-    thread_model::{ThreadModel, Val, apply_binop, map2, wrap_to},
+    thread_model::{ThreadModel, Val, map2},
+    thread_values::{IntType, apply_int},
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
     control::{CallOp, CondBrOp},
-    int_width,
     memory::{LoadOp, StoreOp, counted},
 };
 use crate::verify::locals::{loads_place, local_slot};
@@ -239,10 +239,8 @@ impl Progressions<'_> {
                     if !a.terms.is_empty() || !b.terms.is_empty() {
                         return None;
                     }
-                    let width = int_width(ctx, value.get_type(ctx)).unwrap_or(64);
-                    Progression::known(map2(a.base, b.base, |x, y| {
-                        Some(wrap_to(width, apply_binop(kind, x, y)?))
-                    }))
+                    let int = IntType::of(ctx, value.get_type(ctx)).unwrap_or(IntType::unsigned(64));
+                    Progression::known(map2(a.base, b.base, |x, y| apply_int(kind, int, x, y)))
                 }
             };
         }

@@ -44,14 +44,13 @@ use super::{
     memory::LocalStores,
     store_table::StoreTable,
     thread_set::Threads,
-    thread_values::{binop_per_thread, cmp_per_thread, map1},
+    thread_values::{IntType, binop_per_thread, cmp_per_thread, map1},
     uniform::{computes_from_arguments, geometry_read},
 };
 use crate::ir::mir::{
     arith::{BinOp, CastKind, CastOp, CmpOp},
     constant::ConstIntOp,
     control::{CallOp, CondBrOp, ReturnOp, SwitchOp, UnreachableOp},
-    int_width,
     memory::{AllocaOp, LoadOp, StoreOp},
     opaque::OpaqueOp,
     pointer_type_of,
@@ -543,10 +542,10 @@ impl Roles<'_> {
         };
         // Asked only of the operations that wrap: reading a value's type is not free, and most
         // values evaluated are loads and calls.
-        let width = || int_width(ctx, value.get_type(ctx)).unwrap_or(64);
+        let int_type = |of: Value| IntType::of(ctx, of.get_type(ctx)).unwrap_or(IntType::unsigned(64));
         if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
             return match constant.get_attr_int_value(ctx) {
-                Some(v) => Val::Const(wrap_to(width(), v.value().to_u64() as i64)),
+                Some(v) => Val::Const(wrap_to(int_type(value).width, v.value().to_u64() as i64)),
                 None => Val::Unknown,
             };
         }
@@ -555,8 +554,10 @@ impl Roles<'_> {
             let operand = self.eval(operands[0], params, depth, budget);
             return match (cast.kind(ctx), operand) {
                 (Some(CastKind::IntToInt), operand) => {
-                    let width = width();
-                    map1(operand, |v| wrap_to(width, v))
+                    // Widening reads the source's sign (`-1i32 as i64` is -1, `u32::MAX as
+                    // u64` is not); narrowing keeps the low bits.
+                    let (from, to) = (int_type(operands[0]), int_type(value));
+                    map1(operand, |v| wrap_to(to.width, from.value_of(v)))
                 }
                 // Any other cast is a function of its operand: the same in every thread if the
                 // operand is (a pointer parameter as an integer).
@@ -568,13 +569,13 @@ impl Roles<'_> {
             let a = self.eval(operands[0], params, depth, budget);
             let b = self.eval(operands[1], params, depth, budget);
             let Some(kind) = binop.kind(ctx) else { return Val::Unknown };
-            return binop_per_thread(kind, width(), a, b);
+            return binop_per_thread(kind, int_type(value), a, b);
         }
         if let Some(cmp) = Operation::get_op::<CmpOp>(def, ctx) {
             let a = self.eval(operands[0], params, depth, budget);
             let b = self.eval(operands[1], params, depth, budget);
             let Some(predicate) = cmp.get_attr_cmp_predicate(ctx).map(|p| *p) else { return Val::Unknown };
-            return cmp_per_thread(predicate, a, b);
+            return cmp_per_thread(predicate, int_type(operands[0]), a, b);
         }
         if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
             return self.eval_call(call, def, &operands, params, depth, budget);

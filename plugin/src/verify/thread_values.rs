@@ -4,6 +4,10 @@
 
 use std::rc::Rc;
 
+use pliron::builtin::types::{IntegerType, Signedness};
+use pliron::context::Context;
+use pliron::r#type::TypeHandle;
+
 use crate::ir::mir::arith::{BinOpKind, CmpPredicate};
 
 /// A value as seen by the threads of a block.
@@ -22,6 +26,86 @@ pub(crate) enum Val {
 /// `v` as an unsigned integer of `width` bits holds it (the IR's integers wrap).
 pub(crate) fn wrap_to(width: u32, v: i64) -> i64 {
     if width >= 64 { v } else { v & ((1i64 << width) - 1) }
+}
+
+/// An integer type as its arithmetic needs it: the width its values wrap at, and whether Rust
+/// reads its bits as signed (`iN`) or unsigned (`uN`). Values are kept wrapped ([`wrap_to`]):
+/// the bits are the same either way, but division, remainder, right shift, comparison and
+/// widening differ, and those read the value through [`IntType::value_of`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct IntType {
+    pub width: u32,
+    pub signed: bool,
+}
+
+impl IntType {
+    /// The integer type `ty` is, if it is one (the import gives every integer Rust's
+    /// signedness; a signless one is read as unsigned).
+    pub(crate) fn of(ctx: &Context, ty: TypeHandle) -> Option<IntType> {
+        let ty = ty.deref(ctx);
+        let int = ty.downcast_ref::<IntegerType>()?;
+        Some(IntType { width: int.width(), signed: int.signedness() == Signedness::Signed })
+    }
+
+    pub(crate) const fn unsigned(width: u32) -> IntType {
+        IntType { width, signed: false }
+    }
+
+    #[cfg(test)]
+    pub(crate) const fn signed(width: u32) -> IntType {
+        IntType { width, signed: true }
+    }
+
+    /// The integer the wrapped bits `v` stand for: sign-extended from the width when signed.
+    /// (An unsigned 64-bit value past `i64::MAX` stays negative here; [`IntType::compare`] and
+    /// [`apply_int`] read those as `u64`.)
+    pub(crate) fn value_of(self, v: i64) -> i64 {
+        if self.signed && self.width < 64 {
+            let unused = 64 - self.width;
+            (v << unused) >> unused
+        } else {
+            v
+        }
+    }
+
+    /// `x predicate y` on two wrapped values of this type, as Rust compares them.
+    pub(crate) fn compare(self, predicate: CmpPredicate, x: i64, y: i64) -> bool {
+        let ordering = if self.signed || self.width < 64 {
+            self.value_of(x).cmp(&self.value_of(y))
+        } else {
+            (x as u64).cmp(&(y as u64))
+        };
+        match predicate {
+            CmpPredicate::Eq => ordering.is_eq(),
+            CmpPredicate::Ne => ordering.is_ne(),
+            CmpPredicate::Lt => ordering.is_lt(),
+            CmpPredicate::Le => ordering.is_le(),
+            CmpPredicate::Gt => ordering.is_gt(),
+            CmpPredicate::Ge => ordering.is_ge(),
+        }
+    }
+}
+
+/// `x kind y` on two wrapped values of type `int`, as Rust's MIR means it, wrapped again;
+/// `None` where the operation has no value (division by zero, a shift past the width's
+/// 64 bits). Signed division and remainder round toward zero, a signed right shift is
+/// arithmetic; the unsigned ones read 64-bit values as `u64`.
+pub(crate) fn apply_int(kind: BinOpKind, int: IntType, x: i64, y: i64) -> Option<i64> {
+    let result = match kind {
+        BinOpKind::Div | BinOpKind::Rem | BinOpKind::Shr if !int.signed && int.width >= 64 => {
+            let (x, y) = (x as u64, y as u64);
+            (match kind {
+                BinOpKind::Div => x.checked_div(y)?,
+                BinOpKind::Rem => x.checked_rem(y)?,
+                _ => x.checked_shr(u32::try_from(y).ok()?)?,
+            }) as i64
+        }
+        BinOpKind::Div | BinOpKind::Rem | BinOpKind::Shr => {
+            apply_binop(kind, int.value_of(x), int.value_of(y))?
+        }
+        _ => apply_binop(kind, x, y)?,
+    };
+    Some(wrap_to(int.width, result))
 }
 
 /// `x kind y` on values already wrapped to their width (the caller wraps the result); `None`
@@ -85,10 +169,16 @@ fn map2_total(a: Val, b: Val, f: impl Fn(i64, i64) -> i64) -> Val {
     }
 }
 
-/// `a kind b` wrapped to `width` bits, as [`apply_binop`] and [`wrap_to`] give it, in every
-/// thread; the operations defined on every pair in a loop of their own.
-pub(crate) fn binop_per_thread(kind: BinOpKind, width: u32, a: Val, b: Val) -> Val {
+/// `a kind b` on values of type `int`, as [`apply_int`] gives it, in every thread; the
+/// operations defined on every pair in a loop of their own.
+pub(crate) fn binop_per_thread(kind: BinOpKind, int: IntType, a: Val, b: Val) -> Val {
+    let width = int.width;
     let mask = if width >= 64 { -1 } else { (1i64 << width).wrapping_sub(1) };
+    // Division, remainder and right shift read the operands' sign: the loops below are the
+    // unsigned ones, valid where the type is unsigned and narrower than 64 bits.
+    if matches!(kind, BinOpKind::Div | BinOpKind::Rem | BinOpKind::Shr) && (int.signed || width >= 64) {
+        return map2(a, b, |x, y| apply_int(kind, int, x, y));
+    }
     match kind {
         BinOpKind::Add => map2_total(a, b, |x, y| x.wrapping_add(y) & mask),
         BinOpKind::Sub => map2_total(a, b, |x, y| x.wrapping_sub(y) & mask),
@@ -109,8 +199,14 @@ pub(crate) fn binop_per_thread(kind: BinOpKind, width: u32, a: Val, b: Val) -> V
     }
 }
 
-/// `a predicate b` (1 or 0) in every thread.
-pub(crate) fn cmp_per_thread(predicate: CmpPredicate, a: Val, b: Val) -> Val {
+/// `a predicate b` (1 or 0) in every thread, on values of type `int` (the operands').
+pub(crate) fn cmp_per_thread(predicate: CmpPredicate, int: IntType, a: Val, b: Val) -> Val {
+    // Equality reads no sign; the orderings of an unsigned type narrower than 64 bits are those
+    // of its wrapped values, which are never negative.
+    let plain = matches!(predicate, CmpPredicate::Eq | CmpPredicate::Ne) || (!int.signed && int.width < 64);
+    if !plain {
+        return map2_total(a, b, |x, y| i64::from(int.compare(predicate, x, y)));
+    }
     match predicate {
         CmpPredicate::Eq => map2_total(a, b, |x, y| i64::from(x == y)),
         CmpPredicate::Ne => map2_total(a, b, |x, y| i64::from(x != y)),
@@ -148,25 +244,27 @@ mod tests {
         Val::Threads(Rc::new(values.to_vec()))
     }
 
-    /// What the thread rules computed before the loops of their own: the checked operation,
-    /// wrapped, thread by thread, one failure making the whole value unknown.
-    fn thread_by_thread(kind: BinOpKind, width: u32, xs: &[i64], y: i64) -> Option<Vec<i64>> {
-        xs.iter().map(|x| Some(wrap_to(width, apply_binop(kind, *x, y)?))).collect()
+    /// The operation applied thread by thread, one failure making the whole value unknown.
+    fn thread_by_thread(kind: BinOpKind, int: IntType, xs: &[i64], y: i64) -> Option<Vec<i64>> {
+        xs.iter().map(|x| apply_int(kind, int, *x, y)).collect()
     }
 
     #[test]
     fn every_operation_by_a_constant_gives_each_thread_what_the_checked_operation_gives_it() {
+        let types = [1, 8, 16, 32, 64].into_iter().flat_map(|w| [IntType::unsigned(w), IntType::signed(w)]);
         for kind in KINDS {
-            for width in [1, 8, 16, 32, 64] {
-                for y in SAMPLES {
-                    let got = binop_per_thread(kind, width, per_thread(&SAMPLES), Val::Const(y));
-                    match (thread_by_thread(kind, width, &SAMPLES, y), got) {
+            for int in types.clone() {
+                let width = int.width;
+                let wrapped: Vec<i64> = SAMPLES.iter().map(|x| wrap_to(width, *x)).collect();
+                for y in SAMPLES.map(|y| wrap_to(width, y)) {
+                    let got = binop_per_thread(kind, int, per_thread(&wrapped), Val::Const(y));
+                    match (thread_by_thread(kind, int, &wrapped, y), got) {
                         (Some(expected), Val::Threads(values)) => {
-                            assert_eq!(*values, expected, "{kind:?} by {y} at {width} bits")
+                            assert_eq!(*values, expected, "{kind:?} by {y} on {int:?}")
                         }
                         (None, Val::Unknown) => {}
                         (expected, got) => {
-                            panic!("{kind:?} by {y} at {width} bits: {expected:?}, got {got:?}")
+                            panic!("{kind:?} by {y} on {int:?}: {expected:?}, got {got:?}")
                         }
                     }
                 }
@@ -177,12 +275,74 @@ mod tests {
     #[test]
     fn comparisons_give_one_or_zero_in_each_thread_and_stay_constant_on_constants() {
         let xs = per_thread(&[3, 4, 5]);
-        let Val::Threads(lt) = cmp_per_thread(CmpPredicate::Lt, xs.clone(), Val::Const(4)) else { panic!() };
+        let u32_ = IntType::unsigned(32);
+        let Val::Threads(lt) = cmp_per_thread(CmpPredicate::Lt, u32_, xs.clone(), Val::Const(4)) else {
+            panic!()
+        };
         assert_eq!(*lt, vec![1, 0, 0]);
-        let Val::Threads(ge) = cmp_per_thread(CmpPredicate::Ge, xs, Val::Const(4)) else { panic!() };
+        let Val::Threads(ge) = cmp_per_thread(CmpPredicate::Ge, u32_, xs, Val::Const(4)) else { panic!() };
         assert_eq!(*ge, vec![0, 1, 1]);
-        assert!(matches!(cmp_per_thread(CmpPredicate::Eq, Val::Const(2), Val::Const(2)), Val::Const(1)));
-        assert!(matches!(cmp_per_thread(CmpPredicate::Ne, Val::Uniform, Val::Const(2)), Val::Uniform));
-        assert!(matches!(cmp_per_thread(CmpPredicate::Ne, per_thread(&[1]), Val::Uniform), Val::Unknown));
+        assert!(matches!(
+            cmp_per_thread(CmpPredicate::Eq, u32_, Val::Const(2), Val::Const(2)),
+            Val::Const(1)
+        ));
+        assert!(matches!(cmp_per_thread(CmpPredicate::Ne, u32_, Val::Uniform, Val::Const(2)), Val::Uniform));
+        assert!(matches!(
+            cmp_per_thread(CmpPredicate::Ne, u32_, per_thread(&[1]), Val::Uniform),
+            Val::Unknown
+        ));
+    }
+
+    /// `tid as i32 - 32` in threads 0, 31, 32 and 63 of a block, as the IR holds it (wrapped).
+    fn signed_lanes() -> Val {
+        per_thread(&[-32, -1, 0, 31].map(|v| wrap_to(32, v)))
+    }
+
+    #[test]
+    fn signed_comparisons_read_the_sign_and_unsigned_ones_do_not() {
+        let Val::Threads(nonnegative) =
+            cmp_per_thread(CmpPredicate::Ge, IntType::signed(32), signed_lanes(), Val::Const(0))
+        else {
+            panic!()
+        };
+        assert_eq!(*nonnegative, vec![0, 0, 1, 1], "lane >= 0 on i32");
+        let Val::Threads(below) =
+            cmp_per_thread(CmpPredicate::Lt, IntType::signed(32), signed_lanes(), Val::Const(1))
+        else {
+            panic!()
+        };
+        assert_eq!(*below, vec![1, 1, 1, 0], "lane < 1 on i32");
+        // The same bits as u32: every lane is at least 0, and only lane 0 is below 1.
+        let Val::Threads(unsigned) =
+            cmp_per_thread(CmpPredicate::Lt, IntType::unsigned(32), signed_lanes(), Val::Const(1))
+        else {
+            panic!()
+        };
+        assert_eq!(*unsigned, vec![0, 0, 1, 0]);
+        // u64 past i64::MAX is large, not negative.
+        assert!(IntType::unsigned(64).compare(CmpPredicate::Gt, u64::MAX as i64, 1));
+        assert!(IntType::signed(64).compare(CmpPredicate::Lt, -1, 1));
+    }
+
+    #[test]
+    fn signed_division_remainder_and_shift_round_as_rust_does() {
+        let i32_ = IntType::signed(32);
+        let at = |kind, x: i64, y: i64| {
+            apply_int(kind, i32_, wrap_to(32, x), wrap_to(32, y)).map(|r| i32_.value_of(r))
+        };
+        assert_eq!(at(BinOpKind::Div, -7, 2), Some(-3), "toward zero");
+        assert_eq!(at(BinOpKind::Rem, -7, 2), Some(-1));
+        assert_eq!(at(BinOpKind::Shr, -8, 1), Some(-4), "arithmetic shift");
+        assert_eq!(at(BinOpKind::Div, 7, 0), None);
+        let u32_ = IntType::unsigned(32);
+        assert_eq!(apply_int(BinOpKind::Div, u32_, wrap_to(32, -7), 2), Some(0x7fff_fffc));
+        assert_eq!(apply_int(BinOpKind::Shr, IntType::unsigned(64), -8, 1), Some(0x7fff_ffff_ffff_fffc));
+        // Per thread: (tid - 32) / 8 on i32.
+        let Val::Threads(quotients) = binop_per_thread(BinOpKind::Div, i32_, signed_lanes(), Val::Const(8))
+        else {
+            panic!()
+        };
+        let quotients: Vec<i64> = quotients.iter().map(|q| i32_.value_of(*q)).collect();
+        assert_eq!(quotients, vec![-4, 0, 0, 3]);
     }
 }
