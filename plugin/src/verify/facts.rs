@@ -44,14 +44,15 @@ pub enum Fact {
 }
 
 impl Fact {
-    /// The least fact above both: `Contexts` absorbs every fact but `Conflict`; `Unknown` joins
-    /// as `Unrelated` does, and absorbs it.
+    /// The least fact above both: `Contexts` absorbs every fact but `Conflict`; `Unknown`
+    /// absorbs the others: a value that may be anything on one path and a state's index (or
+    /// an unrelated value) on another is not shown to mix two things, only not known.
     pub fn join(self, other: Fact) -> Fact {
         match (self, other) {
             _ if self == other => self,
             (Fact::Conflict, _) | (_, Fact::Conflict) => Fact::Conflict,
             (Fact::Contexts, _) | (_, Fact::Contexts) => Fact::Contexts,
-            (Fact::Unknown, Fact::Unrelated) | (Fact::Unrelated, Fact::Unknown) => Fact::Unknown,
+            (Fact::Unknown, _) | (_, Fact::Unknown) => Fact::Unknown,
             _ => Fact::Conflict,
         }
     }
@@ -187,11 +188,13 @@ mod tests {
         assert_eq!(join_opt(None, Fact::Phase(a)), Fact::Phase(a));
         assert_eq!(Fact::Derived(b).state(), Some(b));
         assert_eq!(Fact::Unrelated.state(), None);
-        // What memory the facts do not follow holds: unrelated if joined with an unrelated
-        // value, a conflict with a state's.
+        // What memory the facts do not follow holds may be anything: joined with an unrelated
+        // value or a state's, still not known (not shown to mix them).
         assert_eq!(Fact::Unknown.join(Fact::Unrelated), Fact::Unknown);
         assert_eq!(Fact::Unrelated.join(Fact::Unknown), Fact::Unknown);
-        assert_eq!(Fact::Unknown.join(Fact::Index(a)), Fact::Conflict);
+        assert_eq!(Fact::Unknown.join(Fact::Index(a)), Fact::Unknown);
+        assert_eq!(Fact::Derived(b).join(Fact::Unknown), Fact::Unknown);
+        assert_eq!(Fact::Unknown.join(Fact::Conflict), Fact::Conflict);
         assert_eq!(Fact::Unknown.join(Fact::Contexts), Fact::Contexts);
         assert_eq!(Fact::Unknown.state(), None);
     }

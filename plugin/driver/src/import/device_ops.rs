@@ -64,10 +64,12 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
             DeviceOp::StateIndex | DeviceOp::ProducerBarrier => {
                 // `state.index()` is the stage index; `producer_barrier(&state)` selects the
-                // stage's *full* barrier, which the import represents by the stage index.
+                // stage's *full* barrier, which the import represents by the stage index. A state
+                // the import cannot follow (`slot.as_mut()`, `&mut states[p]`) gives the same
+                // stand-in as the pipeline operations on it: an index the facts leave undecided,
+                // not an unrelated call result that would make the copy on that barrier rejected.
                 let position = if op == DeviceOp::StateIndex { 0 } else { 1 };
-                let Some((index_slot, _)) = function.state_arg(args, position) else { return false };
-                let index = builder.load(self.ctx, index_slot, at);
+                let (index, _) = self.state_operands(function, builder, args, position, at);
                 if op == DeviceOp::ProducerBarrier
                     && destination.projection.is_empty()
                     && let Some(pipeline) = self.pipeline_arg(function, builder, args, at)
