@@ -71,11 +71,13 @@ fn canon_check_classifies_real_builds_and_the_shapes_guard_names_the_moved_kerne
     // GEMV's loop over the warps' partial sums eight times at 3 and four at 2: real changes of
     // code, which canon-check must name as such (`other`), never as a harmless class, in each
     // of the wgmma GEMM's four epilogue entries (`gemm_bf16_wgmma`, `_bias`, `_bf16`,
-    // `_bias_bf16`) and the three `gemv_f16_batched_*_split` entries. Every other entry
-    // compiles alike at both levels.
+    // `_bias_bf16`) and the three `gemv_f16_batched_*_split` entries. So does the decode GEMM
+    // (`gemm_bf16_decode_bf16`): its chunk loads and the moves around them are scheduled in
+    // another order at 2. Every other entry compiles alike at both levels.
     for entry in &report.entries {
-        let unrolled_differently =
-            entry.entry.starts_with("gemm_bf16_wgmma") || entry.entry.ends_with("_split");
+        let unrolled_differently = entry.entry.starts_with("gemm_bf16_wgmma")
+            || entry.entry.ends_with("_split")
+            || entry.entry == "gemm_bf16_decode_bf16";
         let expected = if unrolled_differently { Class::Other } else { Class::Identical };
         assert_eq!(entry.class, expected, "opt-level 3 vs 2, {}:\n{}", entry.entry, report.render_text());
     }
