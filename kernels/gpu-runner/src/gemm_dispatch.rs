@@ -29,8 +29,10 @@ use crate::gemm_wgmma::{GemmShape, TILE_N, WIDE_TILE_N};
 pub const WIDE_BLOCK_TIME: f64 = 1.82;
 
 /// The most rows of A the decode entry is picked for: one block row of it (16 rows of A) reads
-/// B once; 32 rows read it twice, and there the narrow wgmma tile was faster on the H200
-/// (32 × 14336 × 4096: 0.053 ms against 0.077 ms, 2026-12-05).
+/// B once; 32 rows read it twice, and there both wgmma tiles were faster on an H100
+/// (32 × 14336 × 4096: 0.0559 ms on 128×128, 0.0500 ms on 128×256, 0.0877 ms decode, one run,
+/// `results/h100-gemm-decode.txt`). Past 16 rows the tile is picked by waves as below, which
+/// takes the narrow tile at 32 rows, where the wide one was faster.
 pub const DECODE_MAX_ROWS: usize = 16;
 
 /// The bf16 GEMM entry for a product of `shape` with `epilogue`'s bias and C type (its `wide`
