@@ -352,14 +352,8 @@ fn step_of(ctx: &Context, index: &ScopeIndex, n: usize, places: &mut Places, ver
         OpClass::Semantic if Operation::is_op::<StateAdvanceOp>(op, ctx) => {
             Step::StateAdvance(next_version())
         }
-        OpClass::Load | OpClass::Store => {
-            let address = index.accessed_address(n).expect("a load or store has an address");
-            if index.op_class[n] == OpClass::Load {
-                Step::Load(place_id(address))
-            } else {
-                Step::Store(place_id(address))
-            }
-        }
+        OpClass::Load => Step::Load(place_id(index.accessed_address(n).expect("a load has an address"))),
+        OpClass::Store => Step::Store(place_id(index.accessed_address(n).expect("a store has an address"))),
         OpClass::Call | OpClass::Opaque => {
             let mut escaping: Vec<usize> = op
                 .deref(ctx)
@@ -613,9 +607,6 @@ pub(crate) fn transfer_block(
                         }
                     }
                 }
-                hands_over_a_state |= operands
-                    .iter()
-                    .any(|operand| operand_fact(store, *operand).is_some_and(|f| f != Fact::Unrelated));
                 match callee {
                     // A call of a scope function: its results are what its returns return, on
                     // every call of it (a state a helper returns or hands back is followed).
@@ -664,6 +655,9 @@ pub(crate) fn transfer_block(
                     // is a state the import cannot follow (`&mut states[p]`), which may be any
                     // state's.
                     None => {
+                        hands_over_a_state |= operands.iter().any(|operand| {
+                            operand_fact(store, *operand).is_some_and(|f| f != Fact::Unrelated)
+                        });
                         let fact = if *unfollowed_state || hands_over_a_state {
                             Fact::Unknown
                         } else {
