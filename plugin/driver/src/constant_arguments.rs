@@ -14,12 +14,14 @@
 //! method (its target could be any of them). Rounds repeat while the folding
 //! cuts calls off (fewer calls may agree on more), up to [`MAX_ROUNDS`].
 
+use std::rc::Rc;
+
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_middle::mir::{Body, ConstOperand, Local, Location, Operand, TerminatorKind, visit::Visitor};
 use rustc_middle::ty::{self, Instance, InstanceKind, Ty, TyCtxt};
 use rustc_span::def_id::DefId;
 
-use crate::decided_branches::{Evaluator, Scalar, prune_with_arguments};
+use crate::decided_branches::{Evaluator, Scalar, prune_shared_with_arguments};
 
 /// Rounds of agreeing on arguments and folding.
 const MAX_ROUNDS: usize = 4;
@@ -29,7 +31,7 @@ const MAX_ROUNDS: usize = 4;
 /// type runs.
 pub fn prune_by_agreed_arguments<'tcx>(
     tcx: TyCtxt<'tcx>,
-    functions: &mut [(Instance<'tcx>, &mut Body<'tcx>)],
+    functions: &mut [(Instance<'tcx>, &mut Rc<Body<'tcx>>)],
     resolve: &dyn Fn(Ty<'tcx>) -> Option<Instance<'tcx>>,
 ) -> usize {
     let mut known: Vec<FxHashMap<Local, Scalar>> = vec![FxHashMap::default(); functions.len()];
@@ -41,7 +43,7 @@ pub fn prune_by_agreed_arguments<'tcx>(
         }
         for (f, arguments) in agreed.iter().enumerate() {
             if *arguments != known[f] {
-                emptied += prune_with_arguments(tcx, functions[f].1, arguments);
+                emptied += prune_shared_with_arguments(tcx, functions[f].1, arguments);
             }
         }
         known = agreed;
@@ -53,7 +55,7 @@ pub fn prune_by_agreed_arguments<'tcx>(
 /// through a pointer or a `dyn` method.
 fn agreed_arguments<'tcx>(
     tcx: TyCtxt<'tcx>,
-    functions: &[(Instance<'tcx>, &mut Body<'tcx>)],
+    functions: &[(Instance<'tcx>, &mut Rc<Body<'tcx>>)],
     known: &[FxHashMap<Local, Scalar>],
     resolve: &dyn Fn(Ty<'tcx>) -> Option<Instance<'tcx>>,
 ) -> Option<Vec<FxHashMap<Local, Scalar>>> {
@@ -63,11 +65,12 @@ fn agreed_arguments<'tcx>(
     let mut passed: Vec<Option<Vec<Option<Scalar>>>> = vec![None; functions.len()];
     let mut as_values = FunctionValues::default();
     for (caller, (_, body)) in functions.iter().enumerate() {
+        let body: &Body<'tcx> = body;
         as_values.visit_body(body);
         let mut evaluator = Evaluator::new(tcx, body, &known[caller]);
         for data in body.basic_blocks.iter() {
             let TerminatorKind::Call { func, args, .. } = &data.terminator().kind else { continue };
-            let func_ty = func.ty(*body, tcx);
+            let func_ty = func.ty(body, tcx);
             if !matches!(func_ty.kind(), ty::FnDef(..)) {
                 return None;
             }

@@ -13,6 +13,8 @@
 //! bitwise or wrapping arithmetic operation, a negation or an integer cast. Anything else keeps
 //! its branch.
 
+use std::rc::Rc;
+
 use rustc_data_structures::fx::FxHashMap;
 use rustc_index::IndexVec;
 use rustc_middle::mir::{
@@ -26,30 +28,49 @@ use crate::single_assignment::{single_assignment_locals, unchanged_parameters};
 /// Folds the switches `body` decides and empties the blocks they cut off; returns how many
 /// blocks were emptied.
 pub fn prune_decided_branches<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>) -> usize {
-    prune_with_arguments(tcx, body, &FxHashMap::default())
+    let decided = decided_switches(tcx, body, &FxHashMap::default());
+    empty_cut_off_blocks(body, decided)
 }
 
 /// [`prune_decided_branches`], with the values of some parameters known (`arguments`: those
-/// every call of the function passes alike, `crate::constant_arguments`). A parameter the body
-/// assigns or borrows is not read from it.
-pub fn prune_with_arguments<'tcx>(
+/// every call of the function passes alike, `crate::constant_arguments`; a parameter the body
+/// assigns or borrows is not read from them), on a body other scopes of the crate may share
+/// (`crate::scope::PreparedBodies`): it is copied only when a switch is decided, so a scope
+/// whose arguments decide nothing reads the shared body.
+pub fn prune_shared_with_arguments<'tcx>(
     tcx: TyCtxt<'tcx>,
-    body: &mut Body<'tcx>,
+    body: &mut Rc<Body<'tcx>>,
     arguments: &FxHashMap<Local, Scalar>,
 ) -> usize {
-    let decided: Vec<(BasicBlock, BasicBlock)> = {
-        let mut evaluator = Evaluator::new(tcx, body, arguments);
-        body.basic_blocks
-            .iter_enumerated()
-            .filter_map(|(block, data)| {
-                let TerminatorKind::SwitchInt { discr, targets } = &data.terminator().kind else {
-                    return None;
-                };
-                let value = evaluator.operand(discr)?;
-                Some((block, targets.target_for_value(value.bits)))
-            })
-            .collect()
-    };
+    let decided = decided_switches(tcx, body, arguments);
+    if decided.is_empty() {
+        return 0;
+    }
+    empty_cut_off_blocks(Rc::make_mut(body), decided)
+}
+
+/// Each switch `body` decides, with the arm it takes.
+fn decided_switches<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &Body<'tcx>,
+    arguments: &FxHashMap<Local, Scalar>,
+) -> Vec<(BasicBlock, BasicBlock)> {
+    let mut evaluator = Evaluator::new(tcx, body, arguments);
+    body.basic_blocks
+        .iter_enumerated()
+        .filter_map(|(block, data)| {
+            let TerminatorKind::SwitchInt { discr, targets } = &data.terminator().kind else {
+                return None;
+            };
+            let value = evaluator.operand(discr)?;
+            Some((block, targets.target_for_value(value.bits)))
+        })
+        .collect()
+}
+
+/// Turns each decided switch into a `goto` and empties the blocks no path reaches any more;
+/// returns how many were emptied.
+fn empty_cut_off_blocks(body: &mut Body<'_>, decided: Vec<(BasicBlock, BasicBlock)>) -> usize {
     if decided.is_empty() {
         return 0;
     }

@@ -31,7 +31,7 @@ pub fn needs_import<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>, shared: 
         for block in function.body.basic_blocks.iter() {
             match &block.terminator().kind {
                 TerminatorKind::Call { func, .. } => {
-                    let Some(callee) = resolve_callee(tcx, func.ty(&function.body, tcx)) else {
+                    let Some(callee) = resolve_callee(tcx, func.ty(&*function.body, tcx)) else {
                         // A call through a function pointer: its callee is unknown.
                         return true;
                     };

@@ -35,9 +35,10 @@ pub fn verify_crate(
     let mut report = CrateReport::new(crate_name.clone());
     let mut rejected = false;
     let mut dump = dump_dir.map(|dir| Dump::new(dir, &crate_name));
+    let mut prepared = scope::PreparedBodies::default();
     for kernel in scope::kernel_entries(tcx) {
         let started = Instant::now();
-        let collected = scope::collect(tcx, kernel);
+        let collected = scope::collect(tcx, kernel, &mut prepared);
         for (instance, span) in &collected.without_mir {
             tcx.dcx().span_warn(
                 *span,

@@ -129,7 +129,7 @@ pub fn import_scope<'tcx>(
         names.insert(function.instance, name);
     }
     let bodies: FxHashMap<Instance<'tcx>, &Body<'tcx>> =
-        scope.functions.iter().map(|function| (function.instance, &function.body)).collect();
+        scope.functions.iter().map(|function| (function.instance, &*function.body)).collect();
     let mut importer = Importer {
         tcx,
         ctx: &mut ctx,
