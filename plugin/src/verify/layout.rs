@@ -160,6 +160,7 @@ impl Evaluator<'_, '_> {
                 locals: self.locals,
                 params: &params,
                 bound: &FxHashMap::default(),
+                relevant: Some(&reach.threads),
             };
             let progression = progressions.of(value).filter(Progression::bounded)?;
             for t in reach.threads.members() {

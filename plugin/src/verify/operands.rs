@@ -273,6 +273,35 @@ struct Frame<'f> {
     caller: Option<&'f Frame<'f>>,
 }
 
+/// The shape of `parameter`, a parameter of the copy's own function, a helper of the scope: the
+/// shape every call of the helper passes for it, each read in its caller, when they all agree.
+/// The copy runs under one of those calls, and in each it writes where that call's argument
+/// points, so a destination every call scales from the state's index addresses the state's
+/// stage whichever call ran it. A call that passes another stage is rejected at the copy, the
+/// caller's arithmetic named beside it; calls that disagree otherwise, or a parameter no call
+/// binds, leave the copy undecided.
+fn passed_shape(
+    reads: &Reads,
+    (state, stages): (StateId, u32),
+    parameter: Value,
+    budget: &mut u32,
+) -> Result<Shape, Verdict> {
+    if *budget == 0 {
+        return Err(Verdict::Undecided);
+    }
+    *budget -= 1;
+    let arguments = reads.index.call_arguments(reads.ctx, parameter).ok_or(Verdict::Undecided)?;
+    let mut agreed = None;
+    for argument in arguments {
+        let found = shape(reads, (state, stages), argument, budget, None)?;
+        if agreed.is_some_and(|seen| seen != found) {
+            return Err(Verdict::Undecided);
+        }
+        agreed = Some(found);
+    }
+    agreed.ok_or(Verdict::Undecided)
+}
+
 /// The shape of `value` with respect to the stage index of `state`, looking through at most
 /// `budget` operations in all (shared subexpressions count each time they are read, so the
 /// budget bounds the work on any expression DAG). In a helper entered from a call (`frame`), a
@@ -307,7 +336,14 @@ fn shape(
             None => {}
         }
     }
-    let DefiningEntity::Op(def) = value.defining_entity() else { return Err(Verdict::Undecided) };
+    let def = match value.defining_entity() {
+        DefiningEntity::Op(def) => def,
+        // A helper's parameter in the copy's own function (`fill(&pipe, &st, dst, src)`).
+        DefiningEntity::Block(_) if frame.is_none() => {
+            return passed_shape(reads, (state, stages), value, budget);
+        }
+        DefiningEntity::Block(_) => return Err(Verdict::Undecided),
+    };
     if *budget == 0 {
         return Err(Verdict::Undecided);
     }

@@ -39,6 +39,7 @@ use super::{
     index::ScopeIndex,
     memory::{LocalStores, constant_value},
     thread_model::{ThreadModel, Val, map2},
+    thread_set::Threads,
     thread_values::{IntType, apply_int},
 };
 use crate::ir::mir::{
@@ -167,6 +168,44 @@ impl Progression {
     }
 }
 
+/// `high | low` (or `high ^ low`) as the sum it is when no bit is set in both: every value
+/// `low` takes in the `relevant` threads lies in `0..2ᵐ`, and every value `high` takes there is
+/// a multiple of `2ᵐ` (its base in each of those threads and each counter's stride are), so the
+/// low `m` bits of `high` are clear and `low` sets only those. `None` when that is not shown.
+/// In the other threads the sum may differ from the bits, so the result is for the caller that
+/// reads only the relevant threads' values.
+fn disjoint_bits_sum(
+    high: &Progression,
+    low: &Progression,
+    relevant: Option<&Threads>,
+) -> Option<Progression> {
+    if !low.terms.is_empty() {
+        return None;
+    }
+    // The values each side takes in the relevant threads.
+    let taken = |base: &Val| -> Option<Vec<i64>> {
+        match base {
+            Val::Const(c) => Some(vec![*c]),
+            Val::Threads(values) => match relevant {
+                Some(threads) => threads.members().map(|t| values.get(t).copied()).collect(),
+                None => Some(values.to_vec()),
+            },
+            _ => None,
+        }
+    };
+    let lows = taken(&low.base)?;
+    if lows.iter().any(|v| *v < 0) {
+        return None;
+    }
+    let largest = u64::try_from(lows.iter().copied().max().unwrap_or(0)).ok()?;
+    let unit = i64::try_from(largest.checked_add(1)?.checked_next_power_of_two()?).ok()?;
+    let aligned = |v: i64| v.rem_euclid(unit) == 0;
+    let base_aligned = taken(&high.base)?.into_iter().all(aligned);
+    (base_aligned && high.terms.iter().all(|term| aligned(term.stride)))
+        .then(|| high.clone().plus(low.clone()))
+        .flatten()
+}
+
 /// Evaluates indices as progressions for one call chain (`params` binds the helper's
 /// parameters, as for [`ThreadModel::eval`]).
 pub(crate) struct Progressions<'a> {
@@ -179,6 +218,10 @@ pub(crate) struct Progressions<'a> {
     /// A helper's parameters bound to progressions of its arguments (a loop counter handed to
     /// `slot(row, k)`): empty outside [`Progressions::call_result`].
     pub bound: &'a FxHashMap<Value, Progression>,
+    /// The threads whose values the caller reads (those reaching the access judged), where it
+    /// reads no others; `None`: every thread's. A fact shown for these threads alone (bits that
+    /// do not overlap) makes the progression exact for them, and only for them.
+    pub relevant: Option<&'a Threads>,
 }
 
 impl Progressions<'_> {
@@ -233,11 +276,16 @@ impl Progressions<'_> {
                     let by = u32::try_from(constant(operands[1])?).ok().filter(|by| *by < 32)?;
                     self.eval(operands[0], depth - 1)?.scaled(1 << by)
                 }
-                // Anything else only on values known per thread (a variable read as one value).
+                // Anything else only on values known per thread (a variable read as one value),
+                // but for bits combined where they cannot overlap (`(row << 5) | lane`).
                 kind => {
                     let (a, b) = (self.eval(operands[0], depth - 1)?, self.eval(operands[1], depth - 1)?);
                     if !a.terms.is_empty() || !b.terms.is_empty() {
-                        return None;
+                        if !matches!(kind, BinOpKind::BitOr | BinOpKind::BitXor) {
+                            return None;
+                        }
+                        return disjoint_bits_sum(&a, &b, self.relevant)
+                            .or_else(|| disjoint_bits_sum(&b, &a, self.relevant));
                     }
                     let int = IntType::of(ctx, value.get_type(ctx)).unwrap_or(IntType::unsigned(64));
                     Progression::known(map2(a.base, b.base, |x, y| apply_int(kind, int, x, y)))
@@ -659,4 +707,65 @@ struct LoopTest {
     exact: bool,
     taken: usize,
     skipped: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `r << 5` for `r` in `0..8`, in each of `threads` threads.
+    fn rows(threads: usize) -> Progression {
+        Progression {
+            base: Val::Const(0),
+            terms: vec![Term { stride: 32, count: Count::Threads(Rc::new(vec![8; threads])) }],
+        }
+    }
+
+    /// `tid - 32` in 64 threads: 0 to 31 in threads 32 to 63, wrapped high in the others.
+    fn lanes_from_32() -> Progression {
+        let values = (0..64i64).map(|tid| (tid - 32) & 0xFFFF_FFFF).collect();
+        Progression::known(Val::Threads(Rc::new(values))).unwrap()
+    }
+
+    fn every_value(progression: &Progression, threads: impl Iterator<Item = usize>) -> Vec<i64> {
+        let mut all: Vec<i64> =
+            threads.flat_map(|t| progression.values(t, i64::MAX, 1 << 16).unwrap()).collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    #[test]
+    fn or_of_rows_and_lanes_below_32_is_their_sum() {
+        let lanes = Progression::known(Val::Threads(Rc::new((0..64).map(|tid| tid & 31).collect()))).unwrap();
+        let sum = disjoint_bits_sum(&rows(64), &lanes, None).expect("the bits do not overlap");
+        // Every thread reads 8 rows of its column: the stage's 256 floats, none past them.
+        assert_eq!(every_value(&sum, 0..64), (0..256).collect::<Vec<_>>());
+        assert_eq!(sum.values(33, i64::MAX, 64).unwrap(), (0..8).map(|r| 32 * r + 1).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn overlapping_bits_are_not_a_sum() {
+        // `tid & 63` reaches 32 to 63, sharing bit 5 with `r << 5`.
+        let lanes = Progression::known(Val::Threads(Rc::new((0..64).collect()))).unwrap();
+        assert!(disjoint_bits_sum(&rows(64), &lanes, None).is_none());
+        // A row stride of 48 is not a multiple of 32, and 20 needs five bits: `48 | 20` is 52.
+        let mut odd = rows(64);
+        odd.terms[0].stride = 48;
+        let twenty = Progression::known(Val::Const(20)).unwrap();
+        assert!(disjoint_bits_sum(&odd, &twenty, None).is_none());
+        // 5 needs three bits, below every multiple of 48's factor 16: `48 · r | 5` is `48 · r + 5`.
+        let five = Progression::known(Val::Const(5)).unwrap();
+        assert!(disjoint_bits_sum(&odd, &five, None).is_some());
+    }
+
+    #[test]
+    fn only_the_relevant_threads_decide() {
+        // In every thread `tid - 32` overlaps the rows (threads below 32 wrap it high); in the
+        // consumers, threads 32 to 63, it is 0 to 31.
+        assert!(disjoint_bits_sum(&rows(64), &lanes_from_32(), None).is_none());
+        let consumers = Threads::of(&(0..64).collect::<Vec<i64>>(), |tid| tid >= 32);
+        let sum = disjoint_bits_sum(&rows(64), &lanes_from_32(), Some(&consumers)).expect("disjoint there");
+        assert_eq!(every_value(&sum, consumers.members()), (0..256).collect::<Vec<_>>());
+    }
 }

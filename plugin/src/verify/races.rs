@@ -583,6 +583,7 @@ fn shared_offset(
             locals: flow.locals,
             params: &binding.integers,
             bound: &FxHashMap::default(),
+            relevant: None,
         };
         let offset = progressions.of(operands[1])?.scaled(element)?;
         return base.plus(offset);

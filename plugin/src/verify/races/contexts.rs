@@ -121,6 +121,7 @@ impl<'f, 'a> Contexts<'f, 'a> {
             locals: flow.locals,
             params: &outer.integers,
             bound: &FxHashMap::default(),
+            relevant: None,
         };
         for (parameter, argument) in parameters.iter().zip(arguments) {
             if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {
