@@ -30,6 +30,7 @@ use rustc_hash::FxHashMap;
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
+    r#type::Typed,
     value::Value,
 };
 
@@ -45,6 +46,7 @@ use crate::ir::{
         opaque::OpaqueOp,
     },
     semantic::pipeline::{StateAdvanceOp, StateNewOp},
+    types::AdtType,
 };
 use arithmetic::{combine, narrows_widened};
 pub(crate) use indexed_facts::IndexedFacts;
@@ -210,7 +212,13 @@ enum Step {
         narrows_widened: bool,
     },
     Load(Option<PlaceId>),
-    Store(Option<PlaceId>),
+    Store {
+        place: Option<PlaceId>,
+        /// The value stored is a whole aggregate (a struct, a tuple, an array): the facts do not
+        /// follow its fields, and one may hold a state's index (`WinAddr(window + index *
+        /// TILE)` returned by a helper), so the place holds `Unknown`, not `Unrelated`.
+        aggregate: bool,
+    },
     /// A call or an opaque operation, with the locals whose address it is handed and the
     /// scope function it calls.
     Call {
@@ -232,10 +240,10 @@ impl Step {
             Step::StateAdvance(_)
             | Step::Arithmetic
             | Step::Cast { .. }
-            | Step::Store(Some(_))
+            | Step::Store { place: Some(_), .. }
             | Step::Call { .. }
             | Step::Goto => true,
-            Step::StateNew(_) | Step::Load(_) | Step::Store(None) | Step::Other => false,
+            Step::StateNew(_) | Step::Load(_) | Step::Store { place: None, .. } | Step::Other => false,
         }
     }
 }
@@ -353,7 +361,10 @@ fn step_of(ctx: &Context, index: &ScopeIndex, n: usize, places: &mut Places, ver
             Step::StateAdvance(next_version())
         }
         OpClass::Load => Step::Load(place_id(index.accessed_address(n).expect("a load has an address"))),
-        OpClass::Store => Step::Store(place_id(index.accessed_address(n).expect("a store has an address"))),
+        OpClass::Store => Step::Store {
+            place: place_id(index.accessed_address(n).expect("a store has an address")),
+            aggregate: op.deref(ctx).get_operand(0).get_type(ctx).deref(ctx).is::<AdtType>(),
+        },
         OpClass::Call | OpClass::Opaque => {
             let mut escaping: Vec<usize> = op
                 .deref(ctx)
@@ -410,7 +421,7 @@ fn live_places(index: &ScopeIndex, steps: &[Step], places: &Places) -> LiveMemor
                         }
                     }
                 }
-                Step::Store(Some(place)) => {
+                Step::Store { place: Some(place), .. } => {
                     stored_in[*place as usize] = b as u32;
                     stored.push((*place, b as u32));
                 }
@@ -584,13 +595,14 @@ pub(crate) fn transfer_block(
                     add_versions(store, changes, results[0], versions);
                 }
             }
-            Step::Store(Some(place)) => {
+            Step::Store { place: Some(place), aggregate } => {
                 // A store of a whole aggregate overwrites every field of it.
                 for inside in &places.inside[*place as usize] {
                     memory_remove(&mut memory, *inside);
                 }
                 let stored = operands[0];
-                match operand_fact(store, stored) {
+                let fact = if *aggregate { Some(Fact::Unknown) } else { operand_fact(store, stored) };
+                match fact {
                     Some(fact) => memory_set(&mut memory, *place, (fact, operand_versions(store, stored))),
                     None => memory_remove(&mut memory, *place),
                 }
@@ -675,7 +687,7 @@ pub(crate) fn transfer_block(
                 }
             }
             // Its results were seeded (see `seed`); a store to an untracked place changes no fact.
-            Step::Other | Step::Store(None) => {}
+            Step::Other | Step::Store { place: None, .. } => {}
         }
     }
     for &succ in &index.succs[b] {
