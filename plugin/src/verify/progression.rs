@@ -49,6 +49,9 @@ use crate::ir::mir::{
 };
 use crate::verify::locals::{loads_place, local_slot};
 
+mod counter_sites;
+pub(crate) use counter_sites::CounterSites;
+
 /// A local variable or a part of one: its `mir.alloca` and the field path.
 pub(crate) type Place = (Value, Vec<u32>);
 
@@ -490,24 +493,24 @@ impl Progressions<'_> {
         place: &Place,
         down: bool,
     ) -> Option<LoopTest> {
-        let (ctx, index) = (self.ctx, self.index);
+        let index = self.index;
         let n = *index.op_number.get(&load)?;
         let l = index.op_block[n];
         let f = index.block_function[l];
-        let ops = || index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone());
-        let watched = |address: Value| {
-            local_slot(ctx, address).is_some_and(|p| p == *place || self.assumed.places.contains(&p))
-        };
-        let stores: Vec<usize> = ops()
-            .filter(|m| {
-                let op = index.ops[*m];
-                Operation::get_op::<StoreOp>(op, ctx).is_some() && watched(op.deref(ctx).get_operand(1))
-            })
-            .collect();
-        for t in index.blocks_of[f].clone() {
+        let sites = &self.model.counter_sites;
+        let mut stores: Vec<usize> = sites.stores(self.ctx, index, f, place).to_vec();
+        for assumed in &self.assumed.places {
+            if assumed != place {
+                stores.extend_from_slice(&sites.stores(self.ctx, index, f, assumed));
+            }
+        }
+        let store_blocks: FxHashSet<usize> = stores.iter().map(|s| index.op_block[*s]).collect();
+        let tests =
+            sites.tests(self.ctx, index, (f, place, down), |t| self.loop_test(t, place, down).is_some());
+        for &t in tests.iter() {
             let Some(test) = self.loop_test(t, place, down) else { continue };
             let LoopTest { taken, skipped, .. } = test;
-            if t == l || stores.iter().any(|s| index.op_block[*s] == t) {
+            if t == l || store_blocks.contains(&t) {
                 continue;
             }
             let starts: Vec<(usize, Option<usize>)> =

@@ -39,9 +39,9 @@ use pliron::{
 use super::{
     accounting::is_failed_assertion,
     divergence::{self, Divergent},
-    flow::Flow,
     index::{MAX_LOOP_SEARCH, ScopeIndex},
     memory::LocalStores,
+    progression::CounterSites,
     store_table::StoreTable,
     thread_set::Threads,
     thread_values::{IntType, binop_per_thread, cmp_per_thread, map1},
@@ -68,6 +68,8 @@ const MAX_CHOICES: usize = 4;
 
 /// Definitions the walk through memory may look at for one load through a pointer.
 const FLOW_BUDGET: u32 = 64;
+
+mod live_stores;
 /// Rounds of leaving out the stores of unreached blocks.
 const DEAD_STORE_ROUNDS: usize = 3;
 /// Rounds of the divergence fixpoint before every block counts as divergent.
@@ -101,6 +103,8 @@ struct Roles<'a> {
     locals: &'a LocalStores,
     /// Blocks no thread reaches (behind branches on constants): their stores are never read.
     dead: FxHashSet<usize>,
+    /// [`Roles::live_stores`]'s answers since `dead` last changed.
+    live: live_stores::LiveStores,
 }
 
 /// The threads of a one-dimensional block as the thread rules see them, for other rules: the
@@ -115,6 +119,8 @@ pub(crate) struct ThreadModel<'a> {
     pub declared: bool,
     /// [`ThreadModel::eval`]'s answers without parameter bindings.
     evaluated: RefCell<FxHashMap<Value, Val>>,
+    /// Where the progressions find loop counters' stores and tests, per place.
+    pub counter_sites: CounterSites,
 }
 
 /// A scope's [`ThreadModel`] (of the declared block), built on the first `get` and shared by the
@@ -188,6 +194,7 @@ impl<'a> ThreadModel<'a> {
             divergent: Divergent::default(),
             locals,
             dead: FxHashSet::default(),
+            live: Default::default(),
         };
         // Stores behind branches on constants (a `const` generic's `if SPLIT`) never run: left
         // out, a variable they would write may be a constant, which decides more branches.
@@ -201,6 +208,7 @@ impl<'a> ThreadModel<'a> {
             // otherwise every value, and so every set, would come out as before.
             let reads_change = locals.stores_in(|b| dead.contains(&b) != roles.dead.contains(&b));
             roles.dead = dead;
+            roles.live.forget();
             if !reads_change {
                 break;
             }
@@ -218,7 +226,14 @@ impl<'a> ThreadModel<'a> {
             roles.memo.clear();
             reach = roles.reach_all();
         }
-        ThreadModel { roles, reach, block_threads, declared, evaluated: RefCell::default() }
+        ThreadModel {
+            roles,
+            reach,
+            block_threads,
+            declared,
+            evaluated: RefCell::default(),
+            counter_sites: CounterSites::default(),
+        }
     }
 
     /// `value` per thread, a helper's parameters bound by `params`.
@@ -583,7 +598,7 @@ impl Roles<'_> {
         if Operation::get_op::<LoadOp>(def, ctx).is_some() {
             let slot = operands[0];
             let Some(stored) = self.live_stores(slot) else { return Val::Unknown };
-            return match stored.as_slice() {
+            return match &stored[..] {
                 [] => Val::Unknown,
                 [(only, _)] => self.eval(*only, params, depth, budget),
                 // A variable stored more than once (a loop counter) is the same in every thread
@@ -620,31 +635,6 @@ impl Roles<'_> {
             };
         }
         Val::Unknown
-    }
-
-    /// The stores a load from `slot` may read, each with its block, leaving out those in blocks
-    /// no thread reaches: a variable's (`mir.alloca`) stores, or those into exactly one field of
-    /// a local aggregate (`pass.count`); `None` for any other memory.
-    fn live_stores(&self, slot: Value) -> Option<Vec<(Value, usize)>> {
-        let ctx = self.ctx;
-        let is_variable =
-            slot.defining_op().is_some_and(|alloca| Operation::get_op::<AllocaOp>(alloca, ctx).is_some());
-        let stored: Vec<(Value, usize)> = if is_variable {
-            self.locals.stores_into(ctx, slot)?
-        } else if let Some(stored) = self.locals.stores_into(ctx, slot) {
-            stored
-        } else {
-            // Memory reached through a pointer (`(*self).rows` in a method): the one value
-            // stored there, as far as the walk through memory and calls can tell.
-            let leaf = pointer_type_of(ctx, slot.get_type(ctx)).map(|pointer| pointer.pointee());
-            let flow = Flow { ctx, index: self.index, locals: self.locals, leaf };
-            let mut budget = FLOW_BUDGET;
-            match flow.pointees(slot, &[], &mut budget)?.as_slice() {
-                [only] => vec![(*only, usize::MAX)],
-                _ => return None,
-            }
-        };
-        Some(stored.into_iter().filter(|(_, b)| !self.dead.contains(b)).collect())
     }
 
     /// A helper's parameter where no call binds it: what its one call passes, per thread, when
