@@ -49,9 +49,6 @@ use crate::ir::mir::{
 };
 use crate::verify::locals::{loads_place, local_slot};
 
-mod counter_sites;
-pub(crate) use counter_sites::CounterSites;
-
 /// A local variable or a part of one: its `mir.alloca` and the field path.
 pub(crate) type Place = (Value, Vec<u32>);
 

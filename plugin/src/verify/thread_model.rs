@@ -38,10 +38,10 @@ use pliron::{
 
 use super::{
     accounting::is_failed_assertion,
+    counter_sites::CounterSites,
     divergence::{self, Divergent},
     index::{MAX_LOOP_SEARCH, ScopeIndex},
     memory::LocalStores,
-    progression::CounterSites,
     store_table::StoreTable,
     thread_set::Threads,
     thread_values::{IntType, binop_per_thread, cmp_per_thread, map1},

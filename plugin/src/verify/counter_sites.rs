@@ -1,5 +1,6 @@
-//! Where the progressions find a loop counter's stores and tests ([`CounterSites`]), kept per
-//! scope run.
+//! Where the progressions (`super::progression`) find a loop counter's stores and tests
+//! ([`CounterSites`]), kept per scope run by the thread model that the rules reading counters
+//! share.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -7,7 +8,6 @@ use std::rc::Rc;
 use pliron::{context::Context, operation::Operation, value::Value};
 use rustc_hash::FxHashMap;
 
-use super::Place;
 use crate::ir::mir::{arith::CmpOp, control::CondBrOp, memory::LoadOp};
 use crate::verify::{
     index::{OpClass, ScopeIndex},
@@ -28,6 +28,9 @@ pub(crate) struct CounterSites {
     candidates: RefCell<FxHashMap<usize, Rc<BranchesByPlace>>>,
 }
 
+/// A local (its `mir.alloca`) and a field path inside it, as `locals::local_slot` names it.
+type Place = (Value, Vec<u32>);
+
 /// Operation or block numbers, shared by every ask.
 type Sites = Rc<[usize]>;
 
@@ -36,7 +39,7 @@ type BranchesByPlace = FxHashMap<Place, Vec<usize>>;
 
 impl CounterSites {
     /// The stores (operation numbers) into `place` in function `f`.
-    pub(super) fn stores(&self, ctx: &Context, index: &ScopeIndex, f: usize, place: &Place) -> Rc<[usize]> {
+    pub(crate) fn stores(&self, ctx: &Context, index: &ScopeIndex, f: usize, place: &Place) -> Rc<[usize]> {
         let key = (f, place.clone());
         if let Some(found) = self.stores.borrow().get(&key) {
             return Rc::clone(found);
@@ -57,7 +60,7 @@ impl CounterSites {
 
     /// The blocks of function `f` ending in a loop test on `place` (`down`: a count-down's):
     /// those of its candidates `is_test` accepts, in block order.
-    pub(super) fn tests(
+    pub(crate) fn tests(
         &self,
         ctx: &Context,
         index: &ScopeIndex,
