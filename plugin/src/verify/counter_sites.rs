@@ -12,6 +12,7 @@ use crate::ir::mir::{arith::CmpOp, control::CondBrOp, memory::LoadOp};
 use crate::verify::{
     index::{OpClass, ScopeIndex},
     locals::local_slot,
+    store_table::Place,
 };
 
 /// Per function and local place, its stores and the blocks ending in a loop test on it, found
@@ -28,9 +29,6 @@ pub(crate) struct CounterSites {
     candidates: RefCell<FxHashMap<usize, Rc<BranchesByPlace>>>,
 }
 
-/// A local (its `mir.alloca`) and a field path inside it, as `locals::local_slot` names it.
-type Place = (Value, Vec<u32>);
-
 /// Operation or block numbers, shared by every ask.
 type Sites = Rc<[usize]>;
 
@@ -39,23 +37,19 @@ type BranchesByPlace = FxHashMap<Place, Vec<usize>>;
 
 impl CounterSites {
     /// The stores (operation numbers) into `place` in function `f`.
-    pub(crate) fn stores(&self, ctx: &Context, index: &ScopeIndex, f: usize, place: &Place) -> Rc<[usize]> {
-        let key = (f, place.clone());
-        if let Some(found) = self.stores.borrow().get(&key) {
-            return Rc::clone(found);
-        }
-        let found: Rc<[usize]> = index.blocks_of[f]
-            .clone()
-            .flat_map(|b| index.ops_of_block[b].clone())
-            .filter(|m| {
-                index.op_class[*m] == OpClass::Store
-                    && index
-                        .accessed_address(*m)
-                        .is_some_and(|address| local_slot(ctx, address).as_ref() == Some(place))
-            })
-            .collect();
-        self.stores.borrow_mut().insert(key, Rc::clone(&found));
-        found
+    pub(crate) fn stores(&self, ctx: &Context, index: &ScopeIndex, f: usize, place: &Place) -> Sites {
+        cached(&self.stores, (f, place.clone()), || {
+            index.blocks_of[f]
+                .clone()
+                .flat_map(|b| index.ops_of_block[b].clone())
+                .filter(|m| {
+                    index.op_class[*m] == OpClass::Store
+                        && index
+                            .accessed_address(*m)
+                            .is_some_and(|address| local_slot(ctx, address).as_ref() == Some(place))
+                })
+                .collect()
+        })
     }
 
     /// The blocks of function `f` ending in a loop test on `place` (`down`: a count-down's):
@@ -66,55 +60,63 @@ impl CounterSites {
         index: &ScopeIndex,
         (f, place, down): (usize, &Place, bool),
         is_test: impl Fn(usize) -> bool,
-    ) -> Rc<[usize]> {
-        let key = (f, place.clone(), down);
-        if let Some(found) = self.tests.borrow().get(&key) {
-            return Rc::clone(found);
-        }
-        let candidates = self.candidates(ctx, index, f);
-        let found: Rc<[usize]> = candidates
-            .get(place)
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .copied()
-            .filter(|t| is_test(*t))
-            .collect();
-        self.tests.borrow_mut().insert(key, Rc::clone(&found));
-        found
+    ) -> Sites {
+        cached(&self.tests, (f, place.clone(), down), || {
+            let candidates = self.candidates(ctx, index, f);
+            candidates
+                .get(place)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .copied()
+                .filter(|t| is_test(*t))
+                .collect()
+        })
     }
 
     /// Function `f`'s branch blocks by the places their comparison reads, in block order.
     fn candidates(&self, ctx: &Context, index: &ScopeIndex, f: usize) -> Rc<BranchesByPlace> {
-        if let Some(found) = self.candidates.borrow().get(&f) {
-            return Rc::clone(found);
-        }
-        let mut by_place = BranchesByPlace::default();
-        for t in index.blocks_of[f].clone() {
-            let Some(last) = index.ops_of_block[t].end.checked_sub(1) else { continue };
-            let branch = index.ops[last];
-            if Operation::get_op::<CondBrOp>(branch, ctx).is_none() {
-                continue;
-            }
-            let Some(compare) = branch.deref(ctx).get_operand(0).defining_op() else { continue };
-            if Operation::get_op::<CmpOp>(compare, ctx).is_none() {
-                continue;
-            }
-            let operands: Vec<Value> = compare.deref(ctx).operands().collect();
-            for operand in operands {
-                let Some(read) = operand.defining_op() else { continue };
-                if Operation::get_op::<LoadOp>(read, ctx).is_none() {
+        cached(&self.candidates, f, || {
+            let mut by_place = BranchesByPlace::default();
+            for t in index.blocks_of[f].clone() {
+                let Some(last) = index.ops_of_block[t].end.checked_sub(1) else { continue };
+                let branch = index.ops[last];
+                if Operation::get_op::<CondBrOp>(branch, ctx).is_none() {
                     continue;
                 }
-                if let Some(place) = local_slot(ctx, read.deref(ctx).get_operand(0)) {
-                    let blocks = by_place.entry(place).or_default();
-                    if blocks.last() != Some(&t) {
-                        blocks.push(t);
+                let Some(compare) = branch.deref(ctx).get_operand(0).defining_op() else { continue };
+                if Operation::get_op::<CmpOp>(compare, ctx).is_none() {
+                    continue;
+                }
+                let operands: Vec<Value> = compare.deref(ctx).operands().collect();
+                for operand in operands {
+                    let Some(read) = operand.defining_op() else { continue };
+                    if Operation::get_op::<LoadOp>(read, ctx).is_none() {
+                        continue;
+                    }
+                    if let Some(place) = local_slot(ctx, read.deref(ctx).get_operand(0)) {
+                        let blocks = by_place.entry(place).or_default();
+                        if blocks.last() != Some(&t) {
+                            blocks.push(t);
+                        }
                     }
                 }
             }
-        }
-        let found = Rc::new(by_place);
-        self.candidates.borrow_mut().insert(f, Rc::clone(&found));
-        found
+            Rc::new(by_place)
+        })
     }
+}
+
+/// The answer `map` keeps for `key`, computed by `compute` on the first ask. The map is not
+/// borrowed while `compute` runs (it may ask another of the maps).
+fn cached<K: std::hash::Hash + Eq, V: Clone>(
+    map: &RefCell<FxHashMap<K, V>>,
+    key: K,
+    compute: impl FnOnce() -> V,
+) -> V {
+    if let Some(found) = map.borrow().get(&key) {
+        return found.clone();
+    }
+    let found = compute();
+    map.borrow_mut().insert(key, found.clone());
+    found
 }

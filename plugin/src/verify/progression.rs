@@ -49,8 +49,7 @@ use crate::ir::mir::{
 };
 use crate::verify::locals::{loads_place, local_slot};
 
-/// A local variable or a part of one: its `mir.alloca` and the field path.
-pub(crate) type Place = (Value, Vec<u32>);
+pub(crate) use super::store_table::Place;
 
 /// Uniform variables read as given values (`crate::verify::symbols`): the value each of their
 /// loads reads; and what an evaluation met: the loads it read so, and the uniform variables

@@ -59,6 +59,8 @@ use crate::ir::mir::{
 use super::block_shape::{BlockShape, MAX_BLOCK_THREADS, declared_block_shape, thread_geometry};
 pub(crate) use super::thread_values::{Val, apply_binop, map2, wrap_to};
 
+mod live_stores;
+
 /// Operations one condition's evaluation may look through, helpers included.
 const MAX_EVAL: u32 = 256;
 /// How deep helper calls are evaluated.
@@ -68,8 +70,6 @@ const MAX_CHOICES: usize = 4;
 
 /// Definitions the walk through memory may look at for one load through a pointer.
 const FLOW_BUDGET: u32 = 64;
-
-mod live_stores;
 /// Rounds of leaving out the stores of unreached blocks.
 const DEAD_STORE_ROUNDS: usize = 3;
 /// Rounds of the divergence fixpoint before every block counts as divergent.
