@@ -63,7 +63,7 @@ use crate::ir::{
         constant::ConstIntOp,
         control::CallOp,
         int_width,
-        memory::{IndexAddrOp, LoadOp},
+        memory::{FieldAddrOp, IndexAddrOp, LoadOp},
         opaque::OpaqueOp,
         pointer_type_of,
     },
@@ -216,6 +216,14 @@ impl Evaluator<'_, '_> {
             let element = pointee_bytes(self.ctx, operands[0].get_type(self.ctx))?;
             let base = self.eval(operands[0], depth - 1)?;
             return add(base, scale(self.eval(operands[1], depth - 1)?, element)?);
+        }
+        if Operation::get_op::<FieldAddrOp>(def, self.ctx).is_some() {
+            // A field as large as its whole aggregate can only start at the aggregate's first
+            // byte (`(*slot).0[i]` in a newtype over a stage's array); any other field's offset
+            // is the compiler's choice, not read here.
+            let whole = pointee_bytes(self.ctx, operands[0].get_type(self.ctx))?;
+            let field = pointee_bytes(self.ctx, value.get_type(self.ctx))?;
+            return if whole == field { self.eval(operands[0], depth - 1) } else { None };
         }
         if Operation::get_op::<AddrSpaceCastOp>(def, self.ctx).is_some()
             || Operation::get_op::<CastOp>(def, self.ctx).is_some_and(|cast| {

@@ -554,6 +554,14 @@ impl Progressions<'_> {
         // `end == counter` is the same test as `counter == end`.
         let (counter, end) =
             if exact && !loads_place(ctx, counter, place) { (end, counter) } else { (counter, end) };
+        // A loop left when the test holds (`if i >= end { break }`) goes on along the false edge,
+        // where its negation holds: `i < end` (`i <= end` where it leaves on `i > end`).
+        let (counter, end, inclusive, taken, skipped) =
+            if !exact && !loads_place(ctx, counter, place) && loads_place(ctx, end, place) {
+                (end, counter, !inclusive, skipped, taken)
+            } else {
+                (counter, end, inclusive, taken, skipped)
+            };
         let read = *index.op_number.get(&counter.defining_op()?)?;
         // The counter is read in the test's block, or in its one predecessor with no store to it
         // after the read (a division by a constant in the bound, `step < TILE / STEP`, puts the

@@ -37,12 +37,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use pliron::{
-    context::Context,
-    operation::Operation,
-    r#type::Typed,
-    value::{DefiningEntity, Value},
-};
+use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
 
 use super::{
     Gap, GapKind,
@@ -51,29 +46,28 @@ use super::{
     index::{OpClass, ScopeIndex},
     layout::{Occupied, pointee_bytes},
     locals::loads_place,
-    memory::{LocalStores, slice_from_parts},
-    progression::{Assumed, Place, Progression, Progressions},
+    memory::LocalStores,
+    progression::{Assumed, Place, Progression},
     rules::Reporter,
     symbols,
-    thread_model::{SharedThreadModel, ThreadModel, Val},
+    thread_model::{SharedThreadModel, ThreadModel},
     thread_set::Threads,
 };
 use crate::ir::{
     builder::SourceLoc,
     mir::{
-        arith::{AddrSpaceCastOp, CastKind, CastOp},
         control::{CallOp, ReturnOp},
-        memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
-        pointer_type_of,
+        memory::StoreOp,
     },
-    semantic::memory::{BarrierOp, DynamicSharedBaseOp},
-    types::AddressSpace,
+    semantic::memory::BarrierOp,
 };
 
+mod addresses;
 mod barriers;
 mod contexts;
 mod window;
 
+use addresses::{points_elsewhere, shared_offset};
 pub(crate) use barriers::divergent_barrier_gap;
 use barriers::{divergent_barrier, divergent_branch, functions_holding_barriers};
 use contexts::{Binding, Contexts};
@@ -547,123 +541,6 @@ fn instance(
         blocked.extend(binding.blocked.iter().cloned());
     }
     Some(Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), site: binding.site, blocked })
-}
-
-/// The byte offset from the dynamic shared base of the pointer `value`, per thread.
-fn shared_offset(
-    flow: &Flow,
-    model: &ThreadModel,
-    binding: &Binding,
-    assumed: &Assumed,
-    value: Value,
-    depth: u32,
-) -> Option<Progression> {
-    let ctx = flow.ctx;
-    if depth == 0 {
-        return None;
-    }
-    let def = match value.defining_entity() {
-        DefiningEntity::Op(def) => def,
-        DefiningEntity::Block(_) => {
-            return binding.shared.get(&value).cloned().and_then(Progression::known);
-        }
-    };
-    if Operation::get_op::<DynamicSharedBaseOp>(def, ctx).is_some() {
-        return Progression::known(Val::Const(0));
-    }
-    let operands: Vec<Value> = def.deref(ctx).operands().collect();
-    if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
-        let element = pointee_bytes(ctx, operands[0].get_type(ctx))?;
-        let base = shared_offset(flow, model, binding, assumed, operands[0], depth - 1)?;
-        let progressions = Progressions {
-            ctx,
-            index: flow.index,
-            model,
-            assumed,
-            locals: flow.locals,
-            params: &binding.integers,
-            bound: &FxHashMap::default(),
-            relevant: None,
-        };
-        let offset = progressions.of(operands[1])?.scaled(element)?;
-        return base.plus(offset);
-    }
-    let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
-        || Operation::get_op::<CastOp>(def, ctx)
-            .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
-    if pointer_cast {
-        return shared_offset(flow, model, binding, assumed, operands[0], depth - 1);
-    }
-    // A slice made over shared memory (`slice::from_raw_parts(tile, n)`) starts where its
-    // pointer does: its elements are addressed from it (`rows[k]`).
-    if let Some((pointer, _)) = slice_from_parts(ctx, def) {
-        return shared_offset(flow, model, binding, assumed, pointer, depth - 1);
-    }
-    if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-        // A helper's pointer parameter kept in its own local: the binding says what this chain
-        // passed (the walk through memory would follow it to every caller's argument). Another
-        // function's parameter (captured by a closure) is not this binding's.
-        let index = flow.index;
-        let function_of_op = |op| index.op_number.get(&op).map(|n| index.block_function[index.op_block[*n]]);
-        if let Some([(parameter, _)]) = flow.locals.stores_into(ctx, operands[0]).as_deref()
-            && let DefiningEntity::Block(block) = parameter.defining_entity()
-            && index.block_number.get(&block).map(|b| index.block_function[*b]) == function_of_op(def)
-        {
-            return shared_offset(flow, model, binding, assumed, *parameter, depth - 1);
-        }
-        let mut budget = FLOW_BUDGET;
-        let flow = Flow { leaf: Some(value.get_type(ctx)), ..*flow };
-        let stored = match flow.pointees(operands[0], &[], &mut budget)?.as_slice() {
-            [only] => *only,
-            _ => return None,
-        };
-        return shared_offset(&flow, model, binding, assumed, stored, depth - 1);
-    }
-    None
-}
-
-/// Whether the pointer `value` points outside shared memory under `binding`: into a local, into
-/// what a kernel parameter points to (the host's memory: no kernel argument points into a
-/// block's shared memory), or into what a parameter the binding knows points elsewhere, through
-/// offsets, fields, pointer casts and locals holding only such pointers. Anything else (a pointer
-/// returned by a call, read from memory the pass does not follow) may point anywhere.
-fn points_elsewhere(flow: &Flow, binding: &Binding, value: Value, depth: u32) -> bool {
-    let (ctx, index) = (flow.ctx, flow.index);
-    if depth == 0 {
-        return false;
-    }
-    if pointer_type_of(ctx, value.get_type(ctx)).is_some_and(|ptr| ptr.space() == AddressSpace::Shared) {
-        return false;
-    }
-    match value.defining_entity() {
-        DefiningEntity::Block(block) => {
-            let kernel_parameter = index
-                .block_number
-                .get(&block)
-                .is_some_and(|b| index.block_function[*b] == 0 && index.entry_block(0) == Some(*b));
-            kernel_parameter || binding.elsewhere.contains(&value)
-        }
-        DefiningEntity::Op(def) => {
-            if Operation::get_op::<AllocaOp>(def, ctx).is_some() {
-                return true;
-            }
-            let operand = || def.deref(ctx).get_operand(0);
-            if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-                // A pointer kept in a local: every pointer stored there points elsewhere.
-                let mut budget = FLOW_BUDGET;
-                let flow = Flow { leaf: Some(value.get_type(ctx)), ..*flow };
-                return flow.pointees(operand(), &[], &mut budget).is_some_and(|stored| {
-                    !stored.is_empty()
-                        && stored.iter().all(|v| points_elsewhere(&flow, binding, *v, depth - 1))
-                });
-            }
-            let derived = Operation::get_op::<IndexAddrOp>(def, ctx).is_some()
-                || Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
-                || Operation::get_op::<CastOp>(def, ctx)
-                    .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
-            derived && points_elsewhere(flow, binding, operand(), depth - 1)
-        }
-    }
 }
 
 /// Whether the scope reads a thread index other than `x`.

@@ -134,12 +134,17 @@ pub(crate) fn check_threads(
             _ => {}
         }
     }
+    let inits = init_counts(ctx, index, model);
+    // A side keyed by its state alone (no pipeline variable named: a helper's callers hand it
+    // different pipelines, or the operand is not traced) counts the threads of every pipeline its
+    // operations run on; that is one pipeline's count only where the scope sets up one pipeline.
+    let judged = |variable: &Option<PipelinePlace>| variable.is_some() || one_pipeline(index, &inits);
     let mut unjudged = 0;
-    for (_, side) in &producers {
+    for ((variable, _), side) in &producers {
         let (Some(threads), Some(op), Some(state)) = (&side.threads, side.first_op, side.state) else {
             continue;
         };
-        if !side.exact {
+        if !side.exact || !judged(variable) {
             unjudged += 1;
             continue;
         }
@@ -157,7 +162,6 @@ pub(crate) fn check_threads(
         }
     }
     let both_roles = two_role_threads(&producers, &consumers);
-    let inits = init_counts(ctx, index, model);
     for ((variable, _), side) in &releases {
         let (Some(threads), Some(op), Some(state)) = (&side.threads, side.first_op, side.state) else {
             continue;
@@ -172,7 +176,7 @@ pub(crate) fn check_threads(
             unjudged += 1;
             continue;
         };
-        if !side.exact {
+        if !side.exact || !judged(variable) {
             unjudged += 1;
             continue;
         }
@@ -240,6 +244,22 @@ fn list(threads: &Threads) -> String {
         text.push_str(", …");
     }
     text
+}
+
+/// Whether the scope sets up exactly one pipeline: one `init` call, in the kernel or in a helper
+/// whose every caller up to the kernel is called once (a setup helper called for two pipelines
+/// is one `init` operation run twice).
+fn one_pipeline<T>(index: &ScopeIndex, inits: &[(T, Ptr<Operation>, Option<i64>)]) -> bool {
+    let [(_, init, _)] = inits else { return false };
+    let Some(mut f) = index.function_of_op(*init) else { return false };
+    for _ in 0..index.functions.len() {
+        if f == 0 {
+            return true;
+        }
+        let [call] = index.callers[f].as_slice() else { return false };
+        f = index.block_function[index.op_block[*call]];
+    }
+    false
 }
 
 /// The first of the scope's inits where all of them announce one constant count (two pipelines
