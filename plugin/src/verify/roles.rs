@@ -28,6 +28,7 @@
 mod counters;
 mod entered;
 mod forms;
+mod guarded;
 mod linear;
 mod stores;
 
@@ -89,12 +90,24 @@ struct TileLoop {
     /// Whether the condition runs before the first pass (a `while`), not after it (a `loop`
     /// ending in `if … { break }` makes one pass more where the span is empty).
     tested_first: bool,
+    /// Where the advance runs only in the passes whose `iv + offset < bound` holds (a second
+    /// ring fed every other tile under `if t + step < tiles`): that test. Two loops with the
+    /// same start, step, bound and guard advance equally often.
+    guard: Option<Guard>,
+}
+
+/// A pass's test `iv + offset < bound`, the counter read before the pass changes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Guard {
+    offset: Linear,
+    bound: Linear,
 }
 
 impl TileLoop {
     /// Whether its start, step or bound reads a parameter of the function it is expressed in.
     fn mentions_parameters(&self) -> bool {
-        [&self.start, &self.step, &self.bound].into_iter().any(Linear::mentions_parameters)
+        let guard = self.guard.iter().flat_map(|guard| [&guard.offset, &guard.bound]);
+        [&self.start, &self.step, &self.bound].into_iter().chain(guard).any(Linear::mentions_parameters)
     }
 }
 
@@ -209,6 +222,13 @@ fn lift(
                 bound: found.bound.substituted(&arguments)?,
                 condition: found.condition,
                 tested_first: found.tested_first,
+                guard: match &found.guard {
+                    Some(guard) => Some(Guard {
+                        offset: guard.offset.substituted(&arguments)?,
+                        bound: guard.bound.substituted(&arguments)?,
+                    }),
+                    None => None,
+                },
             })
         })();
         let Some(substituted) = substituted else { break };
@@ -283,7 +303,10 @@ fn compare(
             // A loop from `start` below `bound` by `step` runs ⌈(bound − start) / step⌉ passes:
             // equal steps and equal spans are equal counts, whatever each loop starts at.
             // A loop tested after its pass runs once where the other runs none.
-            if producer.step != consumer.step || producer.tested_first != consumer.tested_first {
+            if producer.step != consumer.step
+                || producer.tested_first != consumer.tested_first
+                || producer.guard != consumer.guard
+            {
                 *unread += 1;
                 continue;
             }
@@ -292,7 +315,9 @@ fn compare(
             if difference == Linear::default() {
                 continue;
             }
-            let Some(k) = difference.multiple_of(&producer.step) else {
+            // Guarded passes: equal loops advance equally often, and unequal ones are not
+            // counted here.
+            let Some(k) = difference.multiple_of(&producer.step).filter(|_| producer.guard.is_none()) else {
                 *unread += 1;
                 continue;
             };
@@ -334,11 +359,16 @@ fn tile_loop(
     while let Some(b) = queue.pop_front() {
         // `from` reaches `b`, so a target reaches the advance exactly when it is on one cycle with it.
         if let Some(found) = header(ctx, index, stores, b, &|t| index.cycles().together(t, from)) {
-            // A loop that may pass without its advance (a step under an `if`, a `continue`
-            // around it) or leave before its condition says takes other tiles than it counts.
-            return found
-                .filter(|_| passes_are_counted(ctx, index, b, from))
-                .map(|found| TileLoop { tested_first: tested_first(index, b, from), ..found });
+            let found =
+                found.map(|found| TileLoop { tested_first: tested_first(index, b, from), ..found })?;
+            if !leaves_only_at_header(ctx, index, b) {
+                return None;
+            }
+            if advances_every_pass(index, b, from) {
+                return Some(found);
+            }
+            return guarded::guard(ctx, index, stores, (b, from), &found)
+                .map(|guard| TileLoop { guard: Some(guard), ..found });
         }
         if let Some(n) = index.ops_of_block[b].clone().last()
             && (Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_some()
@@ -372,13 +402,10 @@ fn tested_first(index: &ScopeIndex, header: usize, advance: usize) -> bool {
         && index.path_exists(&entries, header, MAX_LOOP_BLOCKS, |b| b != advance && inside(b)) == Some(true)
 }
 
-/// Whether the loop whose condition ends block `header` runs its advance (in block `advance`)
-/// exactly once per pass of that condition: every pass runs the advance (no path leaves the
-/// header and comes back to it around that block; a path back through an outer loop counts
-/// too, so a tile loop nested in another is unread), and the condition is the loop's only way
-/// out (a `break`, a `return` or a second, data-dependent test elsewhere in the loop ends it
-/// before its count; a way into a panic traps the launch and is no exit).
-fn passes_are_counted(ctx: &Context, index: &ScopeIndex, header: usize, advance: usize) -> bool {
+/// Whether the condition ending block `header` is its loop's only way out (a `break`, a
+/// `return` or a second, data-dependent test elsewhere in the loop ends it before its count; a
+/// way into a panic traps the launch and is no exit).
+fn leaves_only_at_header(ctx: &Context, index: &ScopeIndex, header: usize) -> bool {
     // Every question stays within the header's cycle: the code after the loop is not walked.
     let cycles = index.cycles();
     let mut seen = FxHashSet::from_iter([header]);
@@ -394,9 +421,19 @@ fn passes_are_counted(ctx: &Context, index: &ScopeIndex, header: usize, advance:
             }
         }
     }
+    true
+}
+
+/// Whether every pass of the loop whose condition ends block `header` runs its advance (in block
+/// `advance`) once: no path leaves the header and comes back to it around that block (a path
+/// back through an outer loop counts too, so a tile loop nested in another is unread). A loop
+/// that passes without its advance otherwise (a step under an `if`, a `continue` around it)
+/// takes other tiles than it counts, unless the `if` is a guard [`guarded::guard`] reads.
+fn advances_every_pass(index: &ScopeIndex, header: usize, advance: usize) -> bool {
     if header == advance {
         return true;
     }
+    let cycles = index.cycles();
     let around = |b: usize| b != advance && cycles.together(b, header);
     let starts: Vec<usize> = index.succs[header].iter().copied().filter(|b| around(*b)).collect();
     index.path_exists(&starts, header, usize::MAX, around) == Some(false)
@@ -472,7 +509,15 @@ fn header(
         if predicate == CmpPredicate::Le {
             bound.constant += 1;
         }
-        Some(TileLoop { counter: iv.slot.clone(), start, step, bound, condition, tested_first: true })
+        Some(TileLoop {
+            counter: iv.slot.clone(),
+            start,
+            step,
+            bound,
+            condition,
+            tested_first: true,
+            guard: None,
+        })
     };
     Some(read(&mut iv))
 }

@@ -1,0 +1,149 @@
+//! A tile loop whose advance runs only in some passes, under a test on the loop's counter: a
+//! second ring fed every other tile (`while t < tiles { …A…; if t + step < tiles { …B… };
+//! t += 2 · step }`). The passes that advance are those where `iv + offset < bound` holds, so
+//! two such loops with equal start, step, bound and guard advance equally often; the rule
+//! compares nothing else about them.
+
+use pliron::{context::Context, operation::Operation};
+
+use super::forms::{Induction, linear};
+use super::linear::{Atom, Linear};
+use super::stores::Stores;
+use super::{Guard, MAX_READS, TileLoop};
+use crate::ir::mir::{
+    arith::{CmpOp, CmpPredicate},
+    control::CondBrOp,
+    memory::StoreOp,
+};
+use crate::verify::{index::ScopeIndex, locals::local_slot};
+
+/// The guard of `found`'s advance (in block `advance`; the loop's condition ends block
+/// `header`): a conditional branch inside the loop that every pass reaches, one edge of which
+/// always runs the advance once before the header and the other never, whose test reads the
+/// counter before the pass changes it, as `iv + offset < bound`. `None` where there is no such
+/// branch, or its test is not of that form.
+pub(super) fn guard(
+    ctx: &Context,
+    index: &ScopeIndex,
+    stores: &Stores,
+    (header, advance): (usize, usize),
+    found: &TileLoop,
+) -> Option<Guard> {
+    let counter = found.counter.clone()?;
+    let cycles = index.cycles();
+    let inside = |b: usize| cycles.together(b, header);
+    let f = index.block_function[header];
+    // The advance runs at most once per pass: it is on no cycle of the loop that avoids the header.
+    let after_advance: Vec<usize> = index.succs[advance].iter().copied().filter(|b| inside(*b)).collect();
+    if index.path_exists(&after_advance, advance, usize::MAX, |b| b != header && inside(b)) != Some(false) {
+        return None;
+    }
+    let from_header: Vec<usize> = index.succs[header].iter().copied().filter(|b| inside(*b)).collect();
+    // The blocks that store the counter: the guard must read it before any of them runs.
+    let counter_stores: Vec<usize> = index.blocks_of[f]
+        .clone()
+        .filter(|b| inside(*b))
+        .filter(|b| {
+            index.ops_of_block[*b].clone().any(|n| {
+                let op = index.ops[n];
+                Operation::get_op::<StoreOp>(op, ctx).is_some()
+                    && local_slot(ctx, op.deref(ctx).get_operand(1)).as_ref() == Some(&counter)
+            })
+        })
+        .collect();
+    for g in index.blocks_of[f].clone().filter(|b| *b != header && *b != advance && inside(*b)) {
+        let Some(n) = index.ops_of_block[g].clone().last() else { continue };
+        if Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_none() {
+            continue;
+        }
+        let (condition, targets) = {
+            let operation = index.ops[n].deref(ctx);
+            (operation.get_operand(0), [operation.get_successor(0), operation.get_successor(1)])
+        };
+        let [Some(&yes), Some(&no)] = targets.map(|target| index.block_number.get(&target)) else { continue };
+        if !inside(yes) || !inside(no) {
+            continue;
+        }
+        // Every pass reaches the guard, and reads the counter there before any store to it.
+        let around_guard = |b: usize| b != g && inside(b);
+        if index.path_exists(&from_header, header, usize::MAX, around_guard) != Some(false) {
+            continue;
+        }
+        let stored_before = counter_stores.iter().any(|s| {
+            *s == g
+                || *s == header
+                || index.path_exists(&from_header, *s, usize::MAX, around_guard) != Some(false)
+        });
+        if stored_before {
+            continue;
+        }
+        // One edge runs the advance on every way back to the header, the other on none.
+        let runs_advance = |to: usize| {
+            to == advance
+                || index.path_exists(&[to], header, usize::MAX, |b| b != advance && inside(b)) == Some(false)
+        };
+        let skips_advance = |to: usize| {
+            index.path_exists(&[to], advance, usize::MAX, |b| b != header && inside(b)) == Some(false)
+        };
+        let advance_when = if runs_advance(yes) && skips_advance(no) {
+            true
+        } else if runs_advance(no) && skips_advance(yes) {
+            false
+        } else {
+            continue;
+        };
+        return read_guard(ctx, stores, condition, advance_when, header, found);
+    }
+    None
+}
+
+/// The test `condition` (the advance running where it is `advance_when`) as `iv + offset <
+/// bound`, the counter being `found`'s.
+fn read_guard(
+    ctx: &Context,
+    stores: &Stores,
+    condition: pliron::value::Value,
+    advance_when: bool,
+    header: usize,
+    found: &TileLoop,
+) -> Option<Guard> {
+    let compare = condition.defining_op()?;
+    let predicate = *Operation::get_op::<CmpOp>(compare, ctx)?.get_attr_cmp_predicate(ctx)?;
+    let (lhs, rhs) = {
+        let operation = compare.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let mut iv = Induction {
+        header: Some(header),
+        slot: found.counter.clone(),
+        start: Some(found.start.clone()),
+        step: Some(found.step.clone()),
+    };
+    let mut budget = MAX_READS;
+    let x = linear(ctx, stores, lhs, &mut iv, &mut budget)?;
+    let y = linear(ctx, stores, rhs, &mut iv, &mut budget)?;
+    let predicate = match (predicate, advance_when) {
+        (p, true) => p,
+        (CmpPredicate::Lt, false) => CmpPredicate::Ge,
+        (CmpPredicate::Le, false) => CmpPredicate::Gt,
+        (CmpPredicate::Gt, false) => CmpPredicate::Le,
+        (CmpPredicate::Ge, false) => CmpPredicate::Lt,
+        _ => return None,
+    };
+    let (x, y, inclusive) = match predicate {
+        CmpPredicate::Lt => (x, y, false),
+        CmpPredicate::Le => (x, y, true),
+        CmpPredicate::Gt => (y, x, false),
+        CmpPredicate::Ge => (y, x, true),
+        _ => return None,
+    };
+    if x.iv() != 1 || y.iv() != 0 {
+        return None;
+    }
+    let offset = x.plus(&Linear::atom(Atom::Iv), -1);
+    let mut bound = y;
+    if inclusive {
+        bound.constant += 1;
+    }
+    Some(Guard { offset, bound })
+}
