@@ -217,13 +217,8 @@ impl Evaluator<'_, '_> {
             let base = self.eval(operands[0], depth - 1)?;
             return add(base, scale(self.eval(operands[1], depth - 1)?, element)?);
         }
-        if Operation::get_op::<FieldAddrOp>(def, self.ctx).is_some() {
-            // A field as large as its whole aggregate can only start at the aggregate's first
-            // byte (`(*slot).0[i]` in a newtype over a stage's array); any other field's offset
-            // is the compiler's choice, not read here.
-            let whole = pointee_bytes(self.ctx, operands[0].get_type(self.ctx))?;
-            let field = pointee_bytes(self.ctx, value.get_type(self.ctx))?;
-            return if whole == field { self.eval(operands[0], depth - 1) } else { None };
+        if field_at_struct_start(self.ctx, def) {
+            return self.eval(operands[0], depth - 1);
         }
         if Operation::get_op::<AddrSpaceCastOp>(def, self.ctx).is_some()
             || Operation::get_op::<CastOp>(def, self.ctx).is_some_and(|cast| {
@@ -418,6 +413,19 @@ impl Evaluator<'_, '_> {
 
 /// The size in bytes of what a pointer of type `ty` points to, where the IR knows it (integers,
 /// floats, and aggregates the import gave a size).
+/// Whether `def` is a `mir.field_addr` whose field is as large as its whole struct (a newtype
+/// over a stage's array, `(*slot).0[i]`): such a field can only start at the struct's first byte,
+/// so its address is the struct's. Any other field starts where the compiler lays it out, which
+/// the import does not read. The layout rule and the race check both place fields by this.
+pub(crate) fn field_at_struct_start(ctx: &Context, def: Ptr<Operation>) -> bool {
+    if Operation::get_op::<FieldAddrOp>(def, ctx).is_none() {
+        return false;
+    }
+    let operation = def.deref(ctx);
+    let whole = pointee_bytes(ctx, operation.get_operand(0).get_type(ctx));
+    whole.is_some() && whole == pointee_bytes(ctx, operation.get_result(0).get_type(ctx))
+}
+
 pub(crate) fn pointee_bytes(ctx: &Context, ty: TypeHandle) -> Option<i64> {
     let pointee = pointer_type_of(ctx, ty)?.pointee();
     let pointee = pointee.deref(ctx);

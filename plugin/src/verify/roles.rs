@@ -475,21 +475,8 @@ fn header(
         let mut budget = MAX_READS;
         let x = linear(ctx, stores, lhs, iv, &mut budget)?;
         let y = linear(ctx, stores, rhs, iv, &mut budget)?;
-        // Continue while `x pred y` (or its negation): as `iv < bound` with the iv on the left.
-        let predicate = match (predicate?, continue_when) {
-            (p, true) => p,
-            (CmpPredicate::Lt, false) => CmpPredicate::Ge,
-            (CmpPredicate::Le, false) => CmpPredicate::Gt,
-            (CmpPredicate::Gt, false) => CmpPredicate::Le,
-            (CmpPredicate::Ge, false) => CmpPredicate::Lt,
-            _ => return None,
-        };
-        let (x, y, predicate) = match predicate {
-            CmpPredicate::Lt | CmpPredicate::Le => (x, y, predicate),
-            CmpPredicate::Gt => (y, x, CmpPredicate::Lt),
-            CmpPredicate::Ge => (y, x, CmpPredicate::Le),
-            _ => return None,
-        };
+        // Continue while `x pred y` (or its negation): as `x < y` (or `≤`).
+        let (x, y, inclusive) = as_less_than(predicate?, continue_when, x, y)?;
         let (mut start, mut step) = (iv.start.clone()?, iv.step.clone()?);
         // A count-down (`while left > 0 { …; left -= 1 }`) is a count-up of `u = −iv`:
         // `x < iv + r` is `u − r < −x`, starting at `−start` and stepping by `−step`.
@@ -506,7 +493,7 @@ fn header(
         // iv + rest < y  ⇔  iv < y − rest; `≤` is `< … + 1`.
         let rest = x.plus(&Linear::atom(Atom::Iv), -1);
         let mut bound = y.plus(&rest, -1);
-        if predicate == CmpPredicate::Le {
+        if inclusive {
             bound.constant += 1;
         }
         Some(TileLoop {
@@ -520,6 +507,27 @@ fn header(
         })
     };
     Some(read(&mut iv))
+}
+
+/// The comparison `x predicate y`, taken where it holds (`holds`) or where it fails, as `lhs <
+/// rhs`, or `lhs ≤ rhs` where the last is true: `(lhs, rhs, inclusive)`. `None` for an
+/// equality test.
+fn as_less_than<T>(predicate: CmpPredicate, holds: bool, x: T, y: T) -> Option<(T, T, bool)> {
+    let predicate = match (predicate, holds) {
+        (p, true) => p,
+        (CmpPredicate::Lt, false) => CmpPredicate::Ge,
+        (CmpPredicate::Le, false) => CmpPredicate::Gt,
+        (CmpPredicate::Gt, false) => CmpPredicate::Le,
+        (CmpPredicate::Ge, false) => CmpPredicate::Lt,
+        _ => return None,
+    };
+    match predicate {
+        CmpPredicate::Lt => Some((x, y, false)),
+        CmpPredicate::Le => Some((x, y, true)),
+        CmpPredicate::Gt => Some((y, x, false)),
+        CmpPredicate::Ge => Some((y, x, true)),
+        _ => None,
+    }
 }
 
 /// A `for` loop's exit test over a counted iterator (`crate::ir::mir::memory::counted`): a

@@ -15,7 +15,7 @@ use super::{Binding, FLOW_BUDGET};
 use crate::ir::{
     mir::{
         arith::{AddrSpaceCastOp, CastKind, CastOp},
-        control::{CallOp, ReturnOp},
+        control::CallOp,
         memory::{AllocaOp, FieldAddrOp, IndexAddrOp, LoadOp},
         pointer_type_of,
     },
@@ -23,8 +23,9 @@ use crate::ir::{
     types::AddressSpace,
 };
 use crate::verify::{
+    dataflow::{function_returns, returned_by},
     flow::Flow,
-    layout::pointee_bytes,
+    layout::{field_at_struct_start, pointee_bytes},
     memory::slice_from_parts,
     progression::{Assumed, Progression, Progressions},
     thread_model::{ThreadModel, Val},
@@ -69,11 +70,8 @@ pub(super) fn shared_offset(
         let offset = progressions.of(operands[1])?.scaled(element)?;
         return base.plus(offset);
     }
-    // A field as large as its struct starts at the struct's first byte (`(*quad).0[j]`); where
-    // any other field starts is the compiler's choice, not read.
-    let whole_field = Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
-        && pointee_bytes(ctx, operands[0].get_type(ctx))
-            .is_some_and(|whole| pointee_bytes(ctx, value.get_type(ctx)) == Some(whole));
+    // A field as large as its struct (`(*quad).0[j]`) starts where the struct does.
+    let whole_field = field_at_struct_start(ctx, def);
     let pointer_cast = Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
         || Operation::get_op::<CastOp>(def, ctx)
             .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr));
@@ -86,7 +84,7 @@ pub(super) fn shared_offset(
         return shared_offset(flow, model, binding, assumed, pointer, depth - 1);
     }
     if Operation::get_op::<CallOp>(def, ctx).is_some() {
-        return returned_offset(flow, model, binding, assumed, def, depth - 1);
+        return returned_offset(flow, model, binding, assumed, (def, value), depth - 1);
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
         // A helper's pointer parameter kept in its own local: the binding says what this chain
@@ -120,20 +118,16 @@ fn returned_offset(
     model: &ThreadModel,
     binding: &Binding,
     assumed: &Assumed,
-    call: Ptr<Operation>,
+    (call, result): (Ptr<Operation>, Value),
     depth: u32,
 ) -> Option<Progression> {
     let (ctx, index) = (flow.ctx, flow.index);
     let bound = index.call_binding(ctx, call)?;
-    let mut returns = index.blocks_of[bound.callee]
-        .clone()
-        .flat_map(|b| index.ops_of_block[b].clone())
-        .filter(|n| Operation::get_op::<ReturnOp>(index.ops[*n], ctx).is_some());
-    let (Some(only), None) = (returns.next(), returns.next()) else { return None };
-    let returned = {
-        let operation = index.ops[only].deref(ctx);
-        (operation.get_num_operands() == 1).then(|| operation.get_operand(0))?
+    let only = match function_returns(ctx, index, bound.callee).as_slice() {
+        [only] => *only,
+        _ => return None,
     };
+    let [returned] = returned_by(ctx, index, &[only], call, result)?[..] else { return None };
     let mut inner =
         Binding { integers: FxHashMap::default(), shared: FxHashMap::default(), ..binding.clone() };
     inner.elsewhere.clear();

@@ -9,13 +9,9 @@ use pliron::{context::Context, operation::Operation};
 use super::forms::{Induction, linear};
 use super::linear::{Atom, Linear};
 use super::stores::Stores;
-use super::{Guard, MAX_READS, TileLoop};
-use crate::ir::mir::{
-    arith::{CmpOp, CmpPredicate},
-    control::CondBrOp,
-    memory::StoreOp,
-};
-use crate::verify::{index::ScopeIndex, locals::local_slot};
+use super::{Guard, MAX_READS, TileLoop, as_less_than};
+use crate::ir::mir::{arith::CmpOp, control::CondBrOp};
+use crate::verify::index::ScopeIndex;
 
 /// The guard of `found`'s advance (in block `advance`; the loop's condition ends block
 /// `header`): a conditional branch inside the loop that every pass reaches, one edge of which
@@ -39,18 +35,9 @@ pub(super) fn guard(
         return None;
     }
     let from_header: Vec<usize> = index.succs[header].iter().copied().filter(|b| inside(*b)).collect();
-    // The blocks that store the counter: the guard must read it before any of them runs.
-    let counter_stores: Vec<usize> = index.blocks_of[f]
-        .clone()
-        .filter(|b| inside(*b))
-        .filter(|b| {
-            index.ops_of_block[*b].clone().any(|n| {
-                let op = index.ops[n];
-                Operation::get_op::<StoreOp>(op, ctx).is_some()
-                    && local_slot(ctx, op.deref(ctx).get_operand(1)).as_ref() == Some(&counter)
-            })
-        })
-        .collect();
+    // The blocks that store the counter (the function's store table, whole-struct stores that
+    // write it included): the guard must read it before any of them runs.
+    let counter_stores: &[usize] = stores.blocks.get(&counter).map_or(&[], Vec::as_slice);
     for g in index.blocks_of[f].clone().filter(|b| *b != header && *b != advance && inside(*b)) {
         let Some(n) = index.ops_of_block[g].clone().last() else { continue };
         if Operation::get_op::<CondBrOp>(index.ops[n], ctx).is_none() {
@@ -122,21 +109,7 @@ fn read_guard(
     let mut budget = MAX_READS;
     let x = linear(ctx, stores, lhs, &mut iv, &mut budget)?;
     let y = linear(ctx, stores, rhs, &mut iv, &mut budget)?;
-    let predicate = match (predicate, advance_when) {
-        (p, true) => p,
-        (CmpPredicate::Lt, false) => CmpPredicate::Ge,
-        (CmpPredicate::Le, false) => CmpPredicate::Gt,
-        (CmpPredicate::Gt, false) => CmpPredicate::Le,
-        (CmpPredicate::Ge, false) => CmpPredicate::Lt,
-        _ => return None,
-    };
-    let (x, y, inclusive) = match predicate {
-        CmpPredicate::Lt => (x, y, false),
-        CmpPredicate::Le => (x, y, true),
-        CmpPredicate::Gt => (y, x, false),
-        CmpPredicate::Ge => (y, x, true),
-        _ => return None,
-    };
+    let (x, y, inclusive) = as_less_than(predicate, advance_when, x, y)?;
     if x.iv() != 1 || y.iv() != 0 {
         return None;
     }
