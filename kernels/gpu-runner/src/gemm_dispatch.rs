@@ -31,7 +31,8 @@ pub const WIDE_BLOCK_TIME: f64 = 1.82;
 /// The most rows of A the decode entry is picked for: one block row of it (16 rows of A) reads
 /// B once; 32 rows read it twice, and there both wgmma tiles were faster on an H100
 /// (32 × 14336 × 4096: 0.0559 ms on 128×128, 0.0500 ms on 128×256, 0.0877 ms decode, one run,
-/// `results/h100-gemm-decode.txt`). Past 16 rows the tile is picked by waves as below, which
+/// `results/h100-gemm-decode.txt`), and on an H200 (0.0539 ms on 128×128, 0.0447 ms on 128×256,
+/// 0.0710 ms decode, `results/h200-gemm-decode.txt`). Past 16 rows the tile is picked by waves as below, which
 /// takes the narrow tile at 32 rows, where the wide one was faster.
 pub const DECODE_MAX_ROWS: usize = 16;
 
