@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 use corpus_truth::expected::Corpus;
 use corpus_truth::judge::verdicts;
 use corpus_truth::outcome::{EXIT_CUDA_ERROR, EXIT_RIGHT, EXIT_WRONG};
-use corpus_truth::truth::TruthRun;
+use corpus_truth::truth::{TruthRun, write_whole};
 use plugin::build_report::CrateReport;
 
 #[derive(Parser)]
@@ -110,12 +110,13 @@ fn run(task: Task) -> Result<ExitCode> {
                 sanitizer,
                 jobs,
                 calibration_limit: Duration::from_secs(calibration_limit),
+                provisional: out.clone(),
             };
             let truth = run.run(&corpus, &verdicts(&crate_report))?;
             let text = truth.render();
             print!("{text}");
             if let Some(out) = out {
-                std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
+                write_whole(&out, &text)?;
             }
             Ok(ExitCode::SUCCESS)
         }

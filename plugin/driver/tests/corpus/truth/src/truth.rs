@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,10 @@ pub struct TruthRun {
     pub jobs: usize,
     /// The limit of the calibration runs of the correct kernels.
     pub calibration_limit: Duration,
+    /// Where the plain runs' table is written before compute-sanitizer starts, so that a run
+    /// cut short there (a device session's time running out) still leaves every kernel's hang,
+    /// fault, wrong result or clean run; the full table replaces it at the end.
+    pub provisional: Option<PathBuf>,
 }
 
 /// One kernel's results.
@@ -133,6 +137,17 @@ impl TruthRun {
         let all: Vec<(&Expectation, (ProcessRecord, Duration))> =
             correct.into_iter().zip(correct_runs).chain(broken.into_iter().zip(broken_runs)).collect();
 
+        if self.sanitizer.is_some()
+            && let Some(path) = &self.provisional
+        {
+            let plain = truth_of(&all, BTreeMap::new(), verdicts, watchdog, slowest_correct, started);
+            let text = format!(
+                "provisional: the plain runs only; compute-sanitizer has not run yet, so races are not looked \
+                 for\n{}",
+                plain.render()
+            );
+            write_whole(path, &text)?;
+        }
         let finished: Vec<(&str, &str)> = all
             .iter()
             .filter(|(_, (record, _))| sanitize_after(record))
@@ -153,23 +168,44 @@ impl TruthRun {
             eprintln!("no compute-sanitizer: races are not looked for");
         }
 
-        let mut kernels: Vec<KernelTruth> = all
-            .into_iter()
-            .map(|(expectation, (run, elapsed))| {
-                let sanitizers = sanitized.remove(expectation.name.as_str()).unwrap_or_default();
-                KernelTruth {
-                    expectation: expectation.clone(),
-                    verdict: verdicts.get(&expectation.name).cloned(),
-                    outcome: classify(&run, &sanitizers),
-                    run,
-                    seconds: elapsed.as_secs_f64(),
-                    sanitizers,
-                }
-            })
-            .collect();
-        kernels.sort_by(|a, b| a.expectation.name.cmp(&b.expectation.name));
-        Ok(Truth { kernels, watchdog, slowest_correct, seconds: started.elapsed().as_secs_f64() })
+        Ok(truth_of(&all, sanitized, verdicts, watchdog, slowest_correct, started))
     }
+}
+
+/// The table of `all` plain runs with the sanitizer records in `sanitized` (by kernel).
+fn truth_of(
+    all: &[(&Expectation, (ProcessRecord, Duration))],
+    mut sanitized: BTreeMap<&str, Vec<SanitizerRecord>>,
+    verdicts: &BTreeMap<String, Verdict>,
+    watchdog: Duration,
+    slowest_correct: Duration,
+    started: Instant,
+) -> Truth {
+    let mut kernels: Vec<KernelTruth> = all
+        .iter()
+        .map(|(expectation, (run, elapsed))| {
+            let sanitizers = sanitized.remove(expectation.name.as_str()).unwrap_or_default();
+            KernelTruth {
+                expectation: (*expectation).clone(),
+                verdict: verdicts.get(&expectation.name).cloned(),
+                outcome: classify(run, &sanitizers),
+                run: run.clone(),
+                seconds: elapsed.as_secs_f64(),
+                sanitizers,
+            }
+        })
+        .collect();
+    kernels.sort_by(|a, b| a.expectation.name.cmp(&b.expectation.name));
+    Truth { kernels, watchdog, slowest_correct, seconds: started.elapsed().as_secs_f64() }
+}
+
+/// Writes `text` to `path` through a temporary file beside it, so that a reader (or a run
+/// killed mid-write) never sees half a table.
+pub fn write_whole(path: &Path, text: &str) -> Result<()> {
+    let temporary = path.with_extension(format!("partial-{}", std::process::id()));
+    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("renaming {} to {}", temporary.display(), path.display()))
 }
 
 /// A table of counts: rows × the five outcomes.
@@ -360,5 +396,24 @@ mod tests {
             truth.contradictions().iter().map(|k| k.expectation.name.as_str()).collect();
         assert_eq!(contradictions, ["c"]);
         assert!(truth.render().contains("c: expected hang, observed wrong-result"));
+    }
+    #[test]
+    fn a_table_is_written_whole_and_replaces_the_provisional_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("h200.txt");
+        write_whole(&out, "provisional: the plain runs only\n").unwrap();
+        write_whole(&out, "48 kernels\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "48 kernels\n");
+        let left: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert_eq!(left, [std::ffi::OsString::from("h200.txt")], "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_table_that_cannot_be_written_names_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("missing-folder").join("h200.txt");
+        let error = format!("{:#}", write_whole(&out, "x").unwrap_err());
+        assert!(error.contains("missing-folder"), "{error}");
     }
 }
