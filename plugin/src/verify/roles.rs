@@ -96,17 +96,49 @@ struct TileLoop {
     guard: Option<Guard>,
 }
 
-/// A pass's test `iv + offset < bound`, the counter read before the pass changes it.
+/// A pass's test on the counter, read before the pass changes it. Two loops that run the same
+/// passes (equal start, step and bound) and test them alike advance in the same passes: the test
+/// is a function of the counter and of values every thread holds alike, nothing else.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Guard {
-    offset: Linear,
-    bound: Linear,
+enum Guard {
+    /// The pass advances where `iv + offset < bound`.
+    Below { offset: Linear, bound: Linear },
+    /// The pass advances where `(iv + offset) % modulus == residue` is `advance_if_equal` (the
+    /// tiles of one block among `gridDim.x`: `if t % g != b { continue }`); `ty` is the
+    /// remainder's integer type, since the same forms wrap differently in another width.
+    Residue { offset: Linear, modulus: Linear, residue: Linear, ty: String, advance_if_equal: bool },
+}
+
+impl Guard {
+    /// Its linear forms.
+    fn forms(&self) -> Vec<&Linear> {
+        match self {
+            Guard::Below { offset, bound } => vec![offset, bound],
+            Guard::Residue { offset, modulus, residue, .. } => vec![offset, modulus, residue],
+        }
+    }
+
+    /// The same test with a helper's parameters replaced by a call's `arguments`.
+    fn substituted(&self, arguments: &[Option<Linear>]) -> Option<Guard> {
+        Some(match self {
+            Guard::Below { offset, bound } => {
+                Guard::Below { offset: offset.substituted(arguments)?, bound: bound.substituted(arguments)? }
+            }
+            Guard::Residue { offset, modulus, residue, ty, advance_if_equal } => Guard::Residue {
+                offset: offset.substituted(arguments)?,
+                modulus: modulus.substituted(arguments)?,
+                residue: residue.substituted(arguments)?,
+                ty: ty.clone(),
+                advance_if_equal: *advance_if_equal,
+            },
+        })
+    }
 }
 
 impl TileLoop {
     /// Whether its start, step or bound reads a parameter of the function it is expressed in.
     fn mentions_parameters(&self) -> bool {
-        let guard = self.guard.iter().flat_map(|guard| [&guard.offset, &guard.bound]);
+        let guard = self.guard.iter().flat_map(Guard::forms);
         [&self.start, &self.step, &self.bound].into_iter().chain(guard).any(Linear::mentions_parameters)
     }
 }
@@ -223,10 +255,7 @@ fn lift(
                 condition: found.condition,
                 tested_first: found.tested_first,
                 guard: match &found.guard {
-                    Some(guard) => Some(Guard {
-                        offset: guard.offset.substituted(&arguments)?,
-                        bound: guard.bound.substituted(&arguments)?,
-                    }),
+                    Some(guard) => Some(guard.substituted(&arguments)?),
                     None => None,
                 },
             })

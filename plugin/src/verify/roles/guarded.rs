@@ -1,23 +1,29 @@
 //! A tile loop whose advance runs only in some passes, under a test on the loop's counter: a
 //! second ring fed every other tile (`while t < tiles { …A…; if t + step < tiles { …B… };
-//! t += 2 · step }`). The passes that advance are those where `iv + offset < bound` holds, so
-//! two such loops with equal start, step, bound and guard advance equally often; the rule
-//! compares nothing else about them.
+//! t += 2 · step }`), or a block's own tiles picked out of all of them (`for t in 0..tiles {
+//! if t % g != b { continue } … }`). The passes that advance are those where `iv + offset <
+//! bound` holds, or where `(iv + offset) % modulus` equals (or differs from) `residue`, so two
+//! such loops with equal start, step, bound and guard advance equally often; the rule compares
+//! nothing else about them.
 
-use pliron::{context::Context, operation::Operation};
+use pliron::{context::Context, operation::Operation, printable::Printable, r#type::Typed, value::Value};
 
 use super::forms::{Induction, linear};
 use super::linear::{Atom, Linear};
 use super::stores::Stores;
 use super::{Guard, MAX_READS, TileLoop, as_less_than};
-use crate::ir::mir::{arith::CmpOp, control::CondBrOp};
+use crate::ir::mir::{
+    arith::{BinOp, BinOpKind, CmpOp, CmpPredicate},
+    control::CondBrOp,
+};
 use crate::verify::index::ScopeIndex;
 
 /// The guard of `found`'s advance (in block `advance`; the loop's condition ends block
 /// `header`): a conditional branch inside the loop that every pass reaches, one edge of which
 /// always runs the advance once before the header and the other never, whose test reads the
-/// counter before the pass changes it, as `iv + offset < bound`. `None` where there is no such
-/// branch, or its test is not of that form.
+/// counter before the pass changes it, as `iv + offset < bound` or as a remainder of `iv +
+/// offset` compared for equality. `None` where there is no such branch, or its test is not of
+/// those forms.
 pub(super) fn guard(
     ctx: &Context,
     index: &ScopeIndex,
@@ -84,12 +90,12 @@ pub(super) fn guard(
     None
 }
 
-/// The test `condition` (the advance running where it is `advance_when`) as `iv + offset <
-/// bound`, the counter being `found`'s.
+/// The test `condition` (the advance running where it is `advance_when`) as a [`Guard`], the
+/// counter being `found`'s.
 fn read_guard(
     ctx: &Context,
     stores: &Stores,
-    condition: pliron::value::Value,
+    condition: Value,
     advance_when: bool,
     header: usize,
     found: &TileLoop,
@@ -107,6 +113,19 @@ fn read_guard(
         step: Some(found.step.clone()),
     };
     let mut budget = MAX_READS;
+    if matches!(predicate, CmpPredicate::Eq | CmpPredicate::Ne) {
+        let advance_if_equal = (predicate == CmpPredicate::Eq) == advance_when;
+        return [(lhs, rhs), (rhs, lhs)]
+            .into_iter()
+            .find_map(|(remainder, other)| residue(ctx, stores, (remainder, other), &mut iv, &mut budget))
+            .map(|(offset, modulus, residue, ty)| Guard::Residue {
+                offset,
+                modulus,
+                residue,
+                ty,
+                advance_if_equal,
+            });
+    }
     let x = linear(ctx, stores, lhs, &mut iv, &mut budget)?;
     let y = linear(ctx, stores, rhs, &mut iv, &mut budget)?;
     let (x, y, inclusive) = as_less_than(predicate, advance_when, x, y)?;
@@ -118,5 +137,32 @@ fn read_guard(
     if inclusive {
         bound.constant += 1;
     }
-    Some(Guard { offset, bound })
+    Some(Guard::Below { offset, bound })
+}
+
+/// `remainder` as `(iv + offset) % modulus` and `other` as a form without the counter: the
+/// offset, the modulus, `other` and the remainder's type.
+fn residue(
+    ctx: &Context,
+    stores: &Stores,
+    (remainder, other): (Value, Value),
+    iv: &mut Induction,
+    budget: &mut u32,
+) -> Option<(Linear, Linear, Linear, String)> {
+    let operation = remainder.defining_op()?;
+    if Operation::get_op::<BinOp>(operation, ctx)?.kind(ctx)? != BinOpKind::Rem {
+        return None;
+    }
+    let (dividend, divisor) = {
+        let operation = operation.deref(ctx);
+        (operation.get_operand(0), operation.get_operand(1))
+    };
+    let x = linear(ctx, stores, dividend, iv, budget)?;
+    let modulus = linear(ctx, stores, divisor, iv, budget)?;
+    let other = linear(ctx, stores, other, iv, budget)?;
+    if x.iv() != 1 || modulus.iv() != 0 || other.iv() != 0 {
+        return None;
+    }
+    let ty = remainder.get_type(ctx).disp(ctx).to_string();
+    Some((x.plus(&Linear::atom(Atom::Iv), -1), modulus, other, ty))
 }
