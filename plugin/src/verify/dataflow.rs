@@ -41,7 +41,7 @@ use super::{
 use crate::ir::{
     mir::{
         arith::{BinOp, CastKind, CastOp, CmpOp},
-        control::{GotoOp, ReturnOp},
+        control::GotoOp,
         memory::{AllocaOp, FieldAddrOp},
         opaque::OpaqueOp,
     },
@@ -277,7 +277,7 @@ impl FlowState {
             steps.push(step);
             reads_operands
         });
-        let returns_of = returns_of(ctx, index);
+        let returns_of = returns_of(index);
         FlowState {
             live: live_places(index, &steps, &places),
             places,
@@ -297,16 +297,16 @@ impl FlowState {
 }
 
 /// Each function's `mir.return` operations (numbers).
-pub(crate) fn returns_of(ctx: &Context, index: &ScopeIndex) -> Vec<Vec<usize>> {
-    (0..index.functions.len()).map(|f| function_returns(ctx, index, f)).collect()
+pub(crate) fn returns_of(index: &ScopeIndex) -> Vec<Vec<usize>> {
+    (0..index.functions.len()).map(|f| function_returns(index, f)).collect()
 }
 
 /// Function `f`'s `mir.return` operations (numbers), in block order.
-pub(crate) fn function_returns(ctx: &Context, index: &ScopeIndex, f: usize) -> Vec<usize> {
+pub(crate) fn function_returns(index: &ScopeIndex, f: usize) -> Vec<usize> {
     index.blocks_of[f]
         .clone()
+        .filter(|b| index.ends_in_return(*b))
         .filter_map(|b| index.ops_of_block[b].clone().last())
-        .filter(|n| Operation::get_op::<ReturnOp>(index.ops[*n], ctx).is_some())
         .collect()
 }
 

@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use pliron::{context::Context, operation::Operation, value::Value};
 
 use super::index::ScopeIndex;
-use crate::ir::mir::control::{CondBrOp, ReturnOp, SwitchOp};
+use crate::ir::mir::control::{CondBrOp, SwitchOp};
 
 /// Blocks one branch's search may visit.
 const MAX_REGION: usize = 4096;
@@ -61,7 +61,7 @@ pub(crate) fn divergent(
             if !thread_dependent(op.deref(ctx).get_operand(0)) {
                 continue;
             }
-            let ipdom = ipdom.get_or_insert_with(|| post_dominators(ctx, index, blocks.clone()));
+            let ipdom = ipdom.get_or_insert_with(|| post_dominators(index, blocks.clone()));
             let stop = ipdom[b - blocks.start];
             let mut seen: FxHashSet<usize> = FxHashSet::default();
             let mut stack: Vec<usize> = index.succs[b].clone();
@@ -92,25 +92,13 @@ pub(crate) fn divergent(
 
 /// Each block's immediate post-dominator (a block number; `None` for the function's end), by
 /// Cooper, Harvey and Kennedy's iteration on the reversed graph.
-pub(crate) fn post_dominators(
-    ctx: &Context,
-    index: &ScopeIndex,
-    blocks: std::ops::Range<usize>,
-) -> Vec<Option<usize>> {
+pub(crate) fn post_dominators(index: &ScopeIndex, blocks: std::ops::Range<usize>) -> Vec<Option<usize>> {
     let count = blocks.len();
     let exit = count; // the virtual end every returning block flows to
     // A block that ends the function by returning; one that ends in `mir.unreachable` (a panic,
     // which traps and ends the whole launch) is no end a thread can wait at a barrier after.
-    let returns: Vec<bool> = blocks
-        .clone()
-        .map(|b| {
-            index.succs[b].is_empty()
-                && index.ops_of_block[b]
-                    .clone()
-                    .last()
-                    .is_some_and(|n| Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some())
-        })
-        .collect();
+    let returns: Vec<bool> =
+        blocks.clone().map(|b| index.succs[b].is_empty() && index.ends_in_return(b)).collect();
     let local = |b: usize| b - blocks.start;
     // The reversed graph's successors: the end's are the returning blocks, a block's are its
     // forward predecessors.

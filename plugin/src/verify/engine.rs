@@ -230,7 +230,7 @@ pub(crate) fn analyze_with(
     let thread_model = SharedThreadModel::new(ctx, &index, &locals);
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
-    let returns = dataflow::returns_of(ctx, &index);
+    let returns = dataflow::returns_of(&index);
     let (copy_passes, unordered) =
         typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to, &thread_model);
     undecided.extend(unordered);

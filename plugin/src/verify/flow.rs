@@ -97,7 +97,7 @@ impl Flow<'_> {
     fn returned(&self, call: Ptr<Operation>, result: Value) -> Option<Vec<Value>> {
         let (ctx, index) = (self.ctx, self.index);
         let callee = *index.callee_of.get(index.op_number.get(&call)?)?;
-        returned_by(ctx, index, &function_returns(ctx, index, callee), call, result)
+        returned_by(ctx, index, &function_returns(index, callee), call, result)
     }
 
     /// The values stored at field `path` of the memory `pointer` points to.

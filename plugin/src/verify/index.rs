@@ -310,20 +310,19 @@ impl ScopeIndex {
         self.cycles.get_or_init(|| Cycles::new(&self.succs))
     }
 
+    /// Whether block `b` ends in `mir.return` (a block ending in `mir.unreachable`, a panic,
+    /// traps the launch and returns to no caller).
+    pub(crate) fn ends_in_return(&self, b: usize) -> bool {
+        self.ops_of_block[b].clone().last().is_some_and(|n| self.op_class[n] == OpClass::Return)
+    }
+
     /// Whether some path from block `b` returns from its function. A block without one only
     /// leads into a panic (`mir.unreachable`, which traps and ends the whole launch) or loops
     /// forever: no way on for a thread that goes there.
-    pub(crate) fn can_return(&self, ctx: &Context, b: usize) -> bool {
+    pub(crate) fn can_return(&self, b: usize) -> bool {
         self.returning.get_or_init(|| {
             let mut returning = vec![false; self.blocks.len()];
-            let mut stack: Vec<usize> = (0..self.blocks.len())
-                .filter(|b| {
-                    self.ops_of_block[*b]
-                        .clone()
-                        .last()
-                        .is_some_and(|n| Operation::get_op::<ReturnOp>(self.ops[n], ctx).is_some())
-                })
-                .collect();
+            let mut stack: Vec<usize> = (0..self.blocks.len()).filter(|b| self.ends_in_return(*b)).collect();
             for b in &stack {
                 returning[*b] = true;
             }

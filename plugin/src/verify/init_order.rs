@@ -224,16 +224,11 @@ fn run(
         let out = transfer(ctx, index, b, bits, summaries, Some(&mut uses), at_calls.as_deref_mut());
         // Only a `mir.return` hands bits back to the caller: a block ending in `mir.unreachable`
         // (a failed bounds check's panic) traps the launch, so its bits never reach the call.
-        if returns(index, b) {
+        if index.ends_in_return(b) {
             exit = exit.join(out);
         }
     }
     (exit, uses)
-}
-
-/// Whether block `b` ends in `mir.return`.
-fn returns(index: &ScopeIndex, b: usize) -> bool {
-    index.ops_of_block[b].clone().last().is_some_and(|n| index.op_class[n] == OpClass::Return)
 }
 
 /// The bits after block `b`, from `bits` before it.

@@ -359,7 +359,7 @@ fn shape(
     // A helper computing the destination (`ring.dst(&state)`): the shape of what it returns,
     // under the facts its body has in the scope (the state's index, where the helper reads it).
     if let Some(callee) = index.op_number.get(&def).and_then(|n| index.callee_of.get(n)) {
-        let returns = function_returns(ctx, index, *callee);
+        let returns = function_returns(index, *callee);
         let returned = returned_by(ctx, index, &returns, def, value).ok_or(Verdict::Undecided)?;
         let call = index.call_binding(ctx, def).ok_or(Verdict::Undecided)?;
         let called = Frame { call, caller: frame };

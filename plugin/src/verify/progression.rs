@@ -338,7 +338,7 @@ impl Progressions<'_> {
     fn call_result(&self, call: Ptr<Operation>, result: Value, depth: u32) -> Option<Progression> {
         let (ctx, index) = (self.ctx, self.index);
         let binding = index.call_binding(ctx, call)?;
-        let returns = function_returns(ctx, index, binding.callee);
+        let returns = function_returns(index, binding.callee);
         let [returned] = returned_by(ctx, index, &returns, call, result)?[..] else {
             return None;
         };

@@ -90,9 +90,10 @@ struct TileLoop {
     /// Whether the condition runs before the first pass (a `while`), not after it (a `loop`
     /// ending in `if … { break }` makes one pass more where the span is empty).
     tested_first: bool,
-    /// Where the advance runs only in the passes whose `iv + offset < bound` holds (a second
-    /// ring fed every other tile under `if t + step < tiles`): that test. Two loops with the
-    /// same start, step, bound and guard advance equally often.
+    /// Where the advance runs only in the passes a test on the counter lets through (a second
+    /// ring fed every other tile under `if t + step < tiles`, a block's own tiles under `if t %
+    /// g != b { continue }`): that test. Two loops with the same start, step, bound and guard
+    /// advance equally often.
     guard: Option<Guard>,
 }
 
@@ -390,7 +391,7 @@ fn tile_loop(
         if let Some(found) = header(ctx, index, stores, b, &|t| index.cycles().together(t, from)) {
             let found =
                 found.map(|found| TileLoop { tested_first: tested_first(index, b, from), ..found })?;
-            if !leaves_only_at_header(ctx, index, b) {
+            if !leaves_only_at_header(index, b) {
                 return None;
             }
             if advances_every_pass(index, b, from) {
@@ -434,7 +435,7 @@ fn tested_first(index: &ScopeIndex, header: usize, advance: usize) -> bool {
 /// Whether the condition ending block `header` is its loop's only way out (a `break`, a
 /// `return` or a second, data-dependent test elsewhere in the loop ends it before its count; a
 /// way into a panic traps the launch and is no exit).
-fn leaves_only_at_header(ctx: &Context, index: &ScopeIndex, header: usize) -> bool {
+fn leaves_only_at_header(index: &ScopeIndex, header: usize) -> bool {
     // Every question stays within the header's cycle: the code after the loop is not walked.
     let cycles = index.cycles();
     let mut seen = FxHashSet::from_iter([header]);
@@ -442,7 +443,7 @@ fn leaves_only_at_header(ctx: &Context, index: &ScopeIndex, header: usize) -> bo
     while let Some(b) = stack.pop() {
         for succ in index.succs[b].iter().copied() {
             if !cycles.together(succ, header) {
-                if b != header && index.can_return(ctx, succ) {
+                if b != header && index.can_return(succ) {
                     return false;
                 }
             } else if seen.insert(succ) {

@@ -123,7 +123,7 @@ fn returned_offset(
 ) -> Option<Progression> {
     let (ctx, index) = (flow.ctx, flow.index);
     let bound = index.call_binding(ctx, call)?;
-    let only = match function_returns(ctx, index, bound.callee).as_slice() {
+    let only = match function_returns(index, bound.callee).as_slice() {
         [only] => *only,
         _ => return None,
     };

@@ -95,7 +95,7 @@ impl CopyLoops {
                     CounterReader::new(ctx, index, f, threads),
                 )
             });
-            let Some((head, body)) = innermost_loop(ctx, index, dominators, copy) else { continue };
+            let Some((head, body)) = innermost_loop(index, dominators, copy) else { continue };
             let alone = body.iter().all(|b| {
                 index.ops_of_block[*b].clone().all(|m| {
                     let steps_state = m != n && steps[m].as_ref().is_some_and(|(other, _)| other == state);
@@ -195,7 +195,6 @@ fn starts_every_entry(index: &ScopeIndex, body: &FxHashSet<usize>, starts: &[usi
 /// part of it: it comes back only through the loop's entry. The candidates for `top` are the
 /// first blocks after `copy`; the loop's condition is its one block with a way out.
 fn innermost_loop(
-    ctx: &Context,
     index: &ScopeIndex,
     dominators: &Dominators,
     copy: usize,
@@ -215,7 +214,7 @@ fn innermost_loop(
             let body = natural_loop(index, top, back)?;
             if body.contains(&copy) {
                 let mut exits = body.iter().copied().filter(|b| {
-                    index.succs[*b].iter().any(|succ| !body.contains(succ) && index.can_return(ctx, *succ))
+                    index.succs[*b].iter().any(|succ| !body.contains(succ) && index.can_return(*succ))
                 });
                 // A block leading only into a panic is no way out: the trap ends the launch.
                 let (Some(condition), None) = (exits.next(), exits.next()) else { return None };

@@ -199,13 +199,11 @@ fn truth_of(
     Truth { kernels, watchdog, slowest_correct, seconds: started.elapsed().as_secs_f64() }
 }
 
-/// Writes `text` to `path` through a temporary file beside it, so that a reader (or a run
-/// killed mid-write) never sees half a table.
+/// Writes `text` to `path` whole ([`plugin::build_report::write_atomically`]), so that a reader
+/// (or a run killed mid-write) never sees half a table; an error names the file.
 pub fn write_whole(path: &Path, text: &str) -> Result<()> {
-    let temporary = path.with_extension(format!("partial-{}", std::process::id()));
-    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path)
-        .with_context(|| format!("renaming {} to {}", temporary.display(), path.display()))
+    plugin::build_report::write_atomically(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// A table of counts: rows × the five outcomes.
