@@ -198,8 +198,8 @@ impl ScopeIndex {
         index
     }
 
-    /// The address operation `n` reads or writes, if it is a `mir.load` or a `mir.store`
-    /// ([`crate::verify::memory::accessed_address`] without reading the operation again).
+    /// The address operation `n` reads or writes, if it is a `mir.load` or a `mir.store` (kept
+    /// when the index is built, so the operation is not read again).
     pub(crate) fn accessed_address(&self, n: usize) -> Option<Value> {
         if !matches!(self.op_class[n], OpClass::Load | OpClass::Store) {
             return None;

@@ -81,6 +81,12 @@ impl LocalStores {
         self.by_local.values().flatten().flat_map(|part| &part.blocks).any(|b| among(*b))
     }
 
+    /// Whether every write of `local` is a store this table records: its address never
+    /// leaves its own loads and stores, and no store the pass cannot place may reach it.
+    pub(crate) fn only_written_by_stores(&self, local: Value) -> bool {
+        !self.escaped.contains(&local) && !self.clobbered.contains(&local)
+    }
+
     pub(crate) fn of(ctx: &Context, index: &ScopeIndex) -> LocalStores {
         let mut stores = LocalStores {
             by_local: FxHashMap::default(),

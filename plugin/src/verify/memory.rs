@@ -23,7 +23,7 @@ use crate::ir::{
         constant::ConstIntOp,
         control::CallOp,
         int_width, may_carry_address,
-        memory::{FieldAddrOp, IndexAddrOp, LoadOp, StoreOp},
+        memory::{FieldAddrOp, IndexAddrOp, LoadOp},
         pointer_type_of,
     },
     types::AddressSpace,
@@ -197,27 +197,6 @@ pub(crate) fn declared_constants(ctx: &Context, index: &ScopeIndex, symbol: &str
     declared
 }
 
-/// The address a `mir.load` reads or a `mir.store` writes; `None` for any other operation.
-pub(crate) fn accessed_address(ctx: &Context, op: Ptr<Operation>) -> Option<Value> {
-    if Operation::get_op::<LoadOp>(op, ctx).is_some() {
-        Some(op.deref(ctx).get_operand(0))
-    } else if Operation::get_op::<StoreOp>(op, ctx).is_some() {
-        Some(op.deref(ctx).get_operand(1))
-    } else {
-        None
-    }
-}
-
-/// The state whose stage an operation accesses, by the memory it touches: a `mir.load` or
-/// `mir.store` whose address points into a stage, or a call (other than a standard-library
-/// view) handed a pointer into a stage or a view of one.
-pub(crate) fn stage_access(ctx: &Context, walk: &StageWalk, op: Ptr<Operation>) -> Option<StateId> {
-    if let Some(address) = accessed_address(ctx, op) {
-        return stage_of_pointer(ctx, walk, address);
-    }
-    stage_handed_to_call(ctx, walk, op).map(|(state, ..)| state)
-}
-
 /// For a call handed a stage (a helper summing a stage through a pointer parameter, an iterator
 /// over a stage), the state, the operand that hands the stage over and the stage pointer it
 /// derives from (`None` for a stage pointer taken from an array of pointers): the typestate rules
@@ -248,16 +227,18 @@ pub(crate) enum StageSource {
     /// which the layout rule places in the ring.
     Pointer(Value),
     /// An element of a table of pointers read at the state's index: the table's address (its
-    /// first element), whose entries the layout rule places one by one.
-    Table(Value),
+    /// first element), whose entries the layout rule places one by one, and the element's
+    /// index.
+    Table(Value, Value),
 }
 
 impl StageSource {
-    /// The stage pointer itself, where the access computes it.
-    pub(crate) fn pointer(self) -> Option<Value> {
+    /// The offset the stage was picked with: the stage pointer's element offset, or the index
+    /// of the table element read.
+    pub(crate) fn offset(self, ctx: &Context) -> Option<Value> {
         match self {
-            StageSource::Pointer(pointer) => Some(pointer),
-            StageSource::Table(_) => None,
+            StageSource::Pointer(pointer) => Some(pointer.defining_op()?.deref(ctx).get_operand(1)),
+            StageSource::Table(_, at) => Some(at),
         }
     }
 }
@@ -318,7 +299,7 @@ pub(crate) fn stage_pointer(
                 let mut offset_budget = 16;
                 let offset = element.deref(ctx).get_operand(1);
                 if let Some(state) = offset_state(ctx, facts, offset, &mut offset_budget) {
-                    return Some((state, StageSource::Table(element.deref(ctx).get_operand(0))));
+                    return Some((state, StageSource::Table(element.deref(ctx).get_operand(0), offset)));
                 }
             }
             match locals.stored_over(ctx, address) {
@@ -449,14 +430,15 @@ fn offset_state(ctx: &Context, facts: &dyn FactStore, offset: Value, budget: &mu
     {
         return Some(state);
     }
-    let operands = offset_operands(ctx, offset, budget)?;
+    let operands = offset_operands(ctx, facts, offset, budget)?;
     operands.into_iter().find_map(|operand| offset_state(ctx, facts, operand, budget))
 }
 
 /// The state's index an offset is computed from: the value, looking back through at most
-/// `budget` arithmetic operations and integer casts, that the facts name as a state's stage
-/// index itself (not arithmetic on one). Its versions name the values of the state it was
-/// read from.
+/// `budget` arithmetic operations, integer casts and calls whose result the facts derive from a
+/// state (a helper's `RING + index * STRIDE`: the call's own arguments), that the facts name as
+/// a state's stage index itself (not arithmetic on one). Its versions name the values of the
+/// state it was read from.
 pub(crate) fn offset_index(
     ctx: &Context,
     facts: &dyn FactStore,
@@ -468,13 +450,18 @@ pub(crate) fn offset_index(
     {
         return Some(offset);
     }
-    let operands = offset_operands(ctx, offset, budget)?;
+    let operands = offset_operands(ctx, facts, offset, budget)?;
     operands.into_iter().find_map(|operand| offset_index(ctx, facts, operand, budget))
 }
 
-/// The operands an offset is computed from, when it is arithmetic or an integer cast and the
-/// `budget` of such steps is not spent.
-fn offset_operands(ctx: &Context, offset: Value, budget: &mut u32) -> Option<Vec<Value>> {
+/// The operands an offset is computed from, when it is arithmetic, an integer cast or a call
+/// whose result derives from a state, and the `budget` of such steps is not spent.
+fn offset_operands(
+    ctx: &Context,
+    facts: &dyn FactStore,
+    offset: Value,
+    budget: &mut u32,
+) -> Option<Vec<Value>> {
     if *budget == 0 {
         return None;
     }
@@ -482,7 +469,9 @@ fn offset_operands(ctx: &Context, offset: Value, budget: &mut u32) -> Option<Vec
     let DefiningEntity::Op(def) = offset.defining_entity() else { return None };
     let walk = Operation::get_op::<BinOp>(def, ctx).is_some()
         || Operation::get_op::<CastOp>(def, ctx)
-            .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt));
+            .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt))
+        || (Operation::get_op::<CallOp>(def, ctx).is_some()
+            && matches!(facts.get(offset), Some(Fact::Derived(_) | Fact::Index(_))));
     walk.then(|| def.deref(ctx).operands().collect())
 }
 

@@ -68,6 +68,13 @@ impl Bytes {
     }
 }
 
+// Whether a consumer holds the stage of its state's previous value (waited on, then the state
+// advanced before the release: the CUTLASS order), as bits of a set of possibilities.
+/// No earlier stage held.
+pub(super) const HOLDS_NONE: u8 = 1;
+/// The previous value's stage held: its release is still owed.
+pub(super) const HOLDS_PREVIOUS: u8 = 2;
+
 /// One state's typestate on one path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Typestate {
@@ -76,17 +83,54 @@ pub(super) struct Typestate {
     /// The versions the state may be at: the `semantic.state_new` or `semantic.state_advance`
     /// that made its current value (see [`Versions`]); zero before its creation.
     pub(super) current: Versions,
+    /// [`HOLDS_NONE`], [`HOLDS_PREVIOUS`] or both (paths joined).
+    pub(super) holds: u8,
+    /// The state's copy places (numbered per state, see the typestate's `copies` module) that
+    /// hold its current value on every path here.
+    pub(super) current_copies: u32,
+    /// The copy places that hold the value the last advance started from, on every path here.
+    pub(super) previous_copies: u32,
 }
 
 impl Typestate {
-    pub(super) const NEW: Typestate = Typestate { bits: NOT_CREATED, bytes: Bytes::Unset, current: 0 };
+    pub(super) const NEW: Typestate = Typestate {
+        bits: NOT_CREATED,
+        bytes: Bytes::Unset,
+        current: 0,
+        holds: HOLDS_NONE,
+        current_copies: 0,
+        previous_copies: 0,
+    };
+    /// No path: what a join starts from.
+    pub(super) const NONE: Typestate = Typestate {
+        bits: 0,
+        bytes: Bytes::Unset,
+        current: 0,
+        holds: 0,
+        current_copies: 0,
+        previous_copies: 0,
+    };
 
-    /// Joins `other` in; true when that changed `self`.
+    /// Joins `other` in; true when that changed `self`. The copies known are those known on
+    /// both sides; a side that is no path (no typestate bit) holds nothing and knows nothing
+    /// that counts.
     pub(super) fn join(&mut self, other: Typestate) -> bool {
+        let (holds, current_copies, previous_copies) = match (self.bits, other.bits) {
+            (_, 0) => (self.holds, self.current_copies, self.previous_copies),
+            (0, _) => (other.holds, other.current_copies, other.previous_copies),
+            _ => (
+                self.holds | other.holds,
+                self.current_copies & other.current_copies,
+                self.previous_copies & other.previous_copies,
+            ),
+        };
         let joined = Typestate {
             bits: self.bits | other.bits,
             bytes: self.bytes.join(other.bytes),
             current: self.current | other.current,
+            holds,
+            current_copies,
+            previous_copies,
         };
         let changed = joined != *self;
         *self = joined;

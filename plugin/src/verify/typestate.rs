@@ -17,12 +17,14 @@
 //! could still have fixed it (the `return` or `break`), not at the function's end.
 
 mod call_poisons;
+mod copies;
 mod copy_loops;
 mod dispatch;
 mod dominators;
 mod foreign;
 mod paths;
 
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -40,15 +42,16 @@ use super::{
     facts::{Fact, FactStore, KEEP, StateId, Versions},
     guards::{BranchGuards, branch_guards},
     index::{OpClass, ScopeIndex},
-    memory::{LocalStores, StageWalk, constant_value, offset_index, stage_access, stage_pointer},
+    memory::{LocalStores, StageWalk, constant_value, offset_index, stage_handed_to_call, stage_pointer},
     protocol::{
-        ACQUIRED, ALL_BITS, Bytes, COPYING, EXPECTING, READY, Step, TAILED, Typestate, WAITING,
-        describe_states, entry_bytes, stale_versions, transition,
+        ACQUIRED, ALL_BITS, Bytes, COPYING, EXPECTING, HOLDS_NONE, HOLDS_PREVIOUS, READY, RELEASED, Step,
+        TAILED, Typestate, WAITING, describe_states, entry_bytes, stale_versions, transition,
     },
     rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_model::SharedThreadModel,
 };
 use call_poisons::CallPoisons;
+use copies::{Copies, Which, advance_copies, store_copy};
 use copy_loops::CopyLoops;
 use dispatch::Dispatches;
 use foreign::{ForeignAccess, foreign_accesses};
@@ -95,6 +98,14 @@ struct FunctionRun<'a> {
     function: usize,
     /// The function's branch conditions: which are one guard, which are tested more than once.
     guards: BranchGuards,
+    /// Which value of a state each step is handed, and the stores into the states' copies.
+    copies: &'a Copies,
+    /// Operations where a path ended because a consumer held its previous stage in a way the
+    /// typestate does not follow (a second advance, a helper advancing the state): undecided.
+    unfollowed: &'a RefCell<BTreeSet<usize>>,
+    /// Whether the blocks run now report (not the fixed point's runs, whose intermediate
+    /// states may hold a stage no final one does).
+    recording: Cell<bool>,
 }
 
 /// What a call of a function does to one state that enters it in one typestate.
@@ -137,6 +148,9 @@ pub(crate) fn check_ordering(
     let mut poisons = Poisons::default();
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
     let mut access_offsets: FxHashMap<usize, Value> = FxHashMap::default();
+    // Stage loads and stores whose stage pointer's index was not found: whether they read the
+    // state's current stage is not known.
+    let mut untraced = 0;
     // Steps are pipeline operations, stage accesses and calls handed a stage.
     let may_step =
         |class| matches!(class, OpClass::Semantic | OpClass::Load | OpClass::Store | OpClass::Call);
@@ -156,24 +170,24 @@ pub(crate) fn check_ordering(
             Some((state, Step::StageAccess))
         } else {
             let walk = StageWalk { facts, locals, index, returns };
-            match index.accessed_address(n) {
-                // A load or store: one walk to its stage pointer gives the state and the index
-                // the pointer's offset was computed from.
-                Some(address) => {
-                    let found = stage_pointer(ctx, &walk, address);
-                    if let Some(stage) = found.and_then(|(_, source)| source.pointer())
-                        && let Some(element) = stage.defining_op()
-                        && let Some(source) =
-                            offset_index(ctx, facts, element.deref(ctx).get_operand(1), &mut {
-                                OFFSET_INDEX_BUDGET
-                            })
-                    {
+            // A load or store: one walk to its stage pointer gives the state and the index the
+            // stage was picked with; a call handed a stage likewise.
+            let found = match index.accessed_address(n) {
+                Some(address) => stage_pointer(ctx, &walk, address),
+                None => stage_handed_to_call(ctx, &walk, op).map(|(state, _, stage)| (state, stage)),
+            };
+            if let Some((_, stage)) = found {
+                let picked = stage
+                    .offset(ctx)
+                    .and_then(|offset| offset_index(ctx, facts, offset, &mut { OFFSET_INDEX_BUDGET }));
+                match picked {
+                    Some(source) => {
                         access_offsets.insert(n, source);
                     }
-                    found.map(|(state, _)| (state, Step::StageAccess))
+                    None => untraced += 1,
                 }
-                None => stage_access(ctx, &walk, op).map(|state| (state, Step::StageAccess)),
             }
+            found.map(|(state, _)| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
             touched[function].insert(state);
@@ -184,10 +198,18 @@ pub(crate) fn check_ordering(
     let (order, cyclic) = callee_first(index);
     let foreign = foreign_accesses(index, &steps, &access_offsets, &order, &cyclic);
     let mut not_checked = Vec::new();
+    if untraced > 0 {
+        not_checked.push(format!(
+            "whether {untraced} stage accesses read the state's current stage (the index their stage pointer \
+             was computed from is not traced)"
+        ));
+    }
     gather_from_callees(index, &order, &mut touched, |into, from| into.extend(from.iter().copied()));
     let call_poisons = CallPoisons::of(index, &poisons, &order);
     let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &poisons, &touched);
     let dispatches = Dispatches::of(ctx, index);
+    let copies = Copies::of(ctx, index, facts, locals, &steps, &access_offsets);
+    let unfollowed = RefCell::new(BTreeSet::new());
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
     // Shared by the runs: each clears the in-states it set when done.
     let mut scratch =
@@ -217,6 +239,9 @@ pub(crate) fn check_ordering(
                     .collect(),
             },
             guards: branch_guards(ctx, index, index.blocks_of[f].clone()),
+            copies: &copies,
+            unfollowed: &unfollowed,
+            recording: Cell::new(false),
         };
         if index.callers[f].is_empty() {
             run.check_root(reporter, f, &mut scratch);
@@ -233,8 +258,25 @@ pub(crate) fn check_ordering(
     }
     let (passes, uncounted) = copy_loops.finish();
     not_checked.extend(uncounted);
+    let unfollowed = unfollowed.into_inner().len();
+    if unfollowed > 0 {
+        not_checked.push(format!(
+            "the order of {unfollowed} pipeline operations on a consumer state holding its previous stage \
+             (advanced again before that stage's release, or handed to a helper that advances it)"
+        ));
+    }
     not_checked.extend(dispatches.finish());
     (passes, not_checked)
+}
+
+/// What [`FunctionRun::previous_stage`] made of a step.
+enum HeldStage {
+    /// Not a step on a held stage: judged as any other.
+    NotConcerned,
+    /// Judged: the violation, if any.
+    Done(Option<(Rule, String)>),
+    /// An advance that leaves the state holding its previous stage (these possibilities).
+    Advanced(u8),
 }
 
 /// Arithmetic operations and casts looked through from a stage offset to its state's index.
@@ -347,7 +389,8 @@ impl FunctionRun<'_> {
         let index = reporter.index;
         let mut summary: Summary = self.slots.of.keys().map(|s| (*s, Default::default())).collect();
         for (bit, effects) in ALL_BITS.iter().enumerate() {
-            let start = Typestate { bits: *effects, bytes: entry_bytes(*effects), current: KEEP };
+            let start =
+                Typestate { bits: *effects, bytes: entry_bytes(*effects), current: KEEP, ..Typestate::NEW };
             let reached = self.solve(reporter, f, vec![start; self.slots.producer.len()], scratch);
             let mut found = Vec::new();
             let mut returned: Option<Vec<Typestate>> = None;
@@ -360,9 +403,7 @@ impl FunctionRun<'_> {
                 scratch.block_in[b].clear();
             }
             for (s, i) in &self.slots.of {
-                let out = returned
-                    .as_ref()
-                    .map_or(Typestate { bits: 0, bytes: Bytes::Unset, current: 0 }, |row| row[*i]);
+                let out = returned.as_ref().map_or(Typestate::NONE, |row| row[*i]);
                 let violations = found.iter().filter(|found| found.3 == *s).cloned().collect();
                 if let Some(effects) = summary.get_mut(s) {
                     effects[bit] = Some(Effect { out, violations });
@@ -409,7 +450,7 @@ impl FunctionRun<'_> {
                 row[i].bits = 0;
                 continue;
             }
-            let mut after = Typestate { bits: 0, bytes: Bytes::Unset, current: 0 };
+            let mut after = Typestate::NONE;
             for (bit, effect) in effects.iter().enumerate() {
                 if before.bits & ALL_BITS[bit] == 0 {
                     continue;
@@ -425,7 +466,28 @@ impl FunctionRun<'_> {
                 };
                 let current = (effect.out.current & !KEEP)
                     | if effect.out.current & KEEP != 0 { before.current } else { 0 };
-                after.join(Typestate { bits: effect.out.bits, bytes, current });
+                // A held previous stage is followed through a helper only where the helper
+                // neither advances the state nor leaves a stage of its own held.
+                let advances = effect.out.current & !KEEP != 0;
+                let held = (before.holds | effect.out.holds) & HOLDS_PREVIOUS != 0;
+                if held && (advances || effect.out.holds & HOLDS_PREVIOUS != 0) {
+                    if self.recording.get()
+                        && let Some(n) = reporter.index.op_number.get(&call)
+                    {
+                        self.unfollowed.borrow_mut().insert(*n);
+                    }
+                    continue;
+                }
+                let (current_copies, previous_copies) =
+                    if advances { (0, 0) } else { (before.current_copies, before.previous_copies) };
+                after.join(Typestate {
+                    bits: effect.out.bits,
+                    bytes,
+                    current,
+                    holds: before.holds,
+                    current_copies,
+                    previous_copies,
+                });
                 if let Some(report) = report.as_deref_mut() {
                     report.extend(effect.violations.iter().cloned());
                 }
@@ -447,6 +509,7 @@ impl FunctionRun<'_> {
         returned: &mut Option<Vec<Typestate>>,
     ) -> Vec<(usize, Path)> {
         let mut report = if mode == Mode::Solve { None } else { Some(found) };
+        self.recording.set(mode != Mode::Solve);
         let (ctx, index) = (reporter.ctx, reporter.index);
         let block = index.blocks[b];
         if !self.guards.correlated.is_empty() {
@@ -516,6 +579,12 @@ impl FunctionRun<'_> {
                     if named.is_none_or(|named| named == *s) {
                         path.row[*i].bits = 0;
                     }
+                }
+                continue;
+            }
+            if let Some((s, bit, source)) = self.copies.store(n) {
+                if let Some(&i) = self.slots.of.get(&s) {
+                    store_copy(&mut path.row[i], bit, source);
                 }
                 continue;
             }
@@ -597,6 +666,19 @@ impl FunctionRun<'_> {
         let op = reporter.index.ops[n];
         let live = typestate.bits;
         let (allowed, next, rule, what) = transition(step, producer);
+        let which = self.copies.source(n).which(typestate);
+        let (mut holds, mut allowed) = (typestate.holds, allowed);
+        if !producer && live != 0 {
+            match self.previous_stage(reporter, n, step, which, typestate) {
+                HeldStage::NotConcerned => {}
+                HeldStage::Done(violation) => return violation,
+                HeldStage::Advanced(after) => {
+                    // The advance keeps the stage waited on held: the state may be waiting.
+                    holds = after;
+                    allowed |= WAITING;
+                }
+            }
+        }
         let producer_advance = producer && matches!(step, Step::Pipeline(PipelineKind::Advance));
         let excused = |state: &Option<(StateId, Step)>| {
             state.as_ref().is_some_and(|(s, _)| self.copy_loops.excuses(*s))
@@ -680,8 +762,72 @@ impl FunctionRun<'_> {
             }
             _ => typestate.current,
         };
-        *typestate = Typestate { bits, bytes, current };
+        *typestate = Typestate { bits, bytes, current, holds, ..*typestate };
+        if matches!(step, Step::New | Step::Pipeline(PipelineKind::Advance)) {
+            advance_copies(typestate, if matches!(step, Step::New) { Which::Unknown } else { which });
+        }
         violation
+    }
+
+    /// A consumer's step on the stage of its state's previous value, or an advance that may
+    /// start holding the current stage (see [`HOLDS_PREVIOUS`] and the `copies` module).
+    fn previous_stage(
+        &self,
+        reporter: &Reporter,
+        n: usize,
+        step: &Step,
+        which: Which,
+        typestate: &mut Typestate,
+    ) -> HeldStage {
+        let held = typestate.holds == HOLDS_PREVIOUS;
+        match step {
+            Step::Pipeline(PipelineKind::Release) | Step::StageAccess if which == Which::Previous => {
+                if held {
+                    if matches!(step, Step::Pipeline(_)) {
+                        typestate.holds = HOLDS_NONE;
+                    }
+                    return HeldStage::Done(None);
+                }
+                let name = reporter.op_name(reporter.index.ops[n]);
+                let message = format!(
+                    "`{name}` works on the stage of the state's previous value (a copy taken before its \
+                     last advance), which on some path here is no longer held: released already, or \
+                     never waited on"
+                );
+                typestate.bits = 0;
+                HeldStage::Done(Some((Rule::ConsumerOrder, message)))
+            }
+            Step::Pipeline(PipelineKind::Advance) if typestate.holds & HOLDS_PREVIOUS != 0 => {
+                // The held stage would be two advances old: not followed.
+                if self.recording.get() {
+                    self.unfollowed.borrow_mut().insert(n);
+                }
+                typestate.bits = 0;
+                HeldStage::Done(None)
+            }
+            Step::Pipeline(PipelineKind::Advance)
+                if typestate.bits & WAITING != 0
+                    && which == Which::Current
+                    && self.stages(reporter, n).is_some_and(|stages| stages >= 2)
+                    && !self.dispatches.excuses(reporter.index.op_block[n]) =>
+            {
+                // Advanced while waiting on the stage: the stage stays held, and its release
+                // is owed through a copy of this value. Two stages at least, or the next wait
+                // needs the very stage held (a deadlock). Not inside a state machine's dispatch,
+                // whose paths the typestate does not follow (its findings there are undecided).
+                let after =
+                    if typestate.bits & RELEASED != 0 { HOLDS_NONE | HOLDS_PREVIOUS } else { HOLDS_PREVIOUS };
+                HeldStage::Advanced(after)
+            }
+            _ => HeldStage::NotConcerned,
+        }
+    }
+
+    /// The stage count of the state pipeline operation `n` works on.
+    fn stages(&self, reporter: &Reporter, n: usize) -> Option<u32> {
+        let (state, _) = self.steps[n].as_ref()?;
+        let created = *reporter.index.ops.get(state.0 as usize)?;
+        Operation::get_op::<StateNewOp>(created, reporter.ctx)?.stages(reporter.ctx)
     }
 
     /// Whether pipeline operation `n` works on a value of its state that may not be the
@@ -713,11 +859,19 @@ impl FunctionRun<'_> {
                         .to_string();
                     report.push((Rule::ProducerTail, op, message, *s, Some(bad)));
                 }
-            } else if live & WAITING != 0 {
-                let message =
-                    "a path leaves the function while a consumer waits on a stage it never released"
+            } else {
+                if live & WAITING != 0 {
+                    let message =
+                        "a path leaves the function while a consumer waits on a stage it never released"
+                            .to_string();
+                    report.push((Rule::ConsumerOrder, op, message, *s, Some(WAITING)));
+                }
+                if live != 0 && row[*i].holds & HOLDS_PREVIOUS != 0 {
+                    let message = "a path leaves the function while the consumer still holds the stage of \
+                                   its state's previous value (waited on, advanced past, never released)"
                         .to_string();
-                report.push((Rule::ConsumerOrder, op, message, *s, Some(WAITING)));
+                    report.push((Rule::ConsumerOrder, op, message, *s, None));
+                }
             }
         }
     }

@@ -77,7 +77,7 @@ pub(super) fn check_stage_accesses(
                         gaps.push(Gap::at(ctx, index, op, GapKind::Undecided, why));
                     }
                 }
-                StageSource::Table(table) => {
+                StageSource::Table(table, _) => {
                     judge_table(reporter, gaps, evaluator, (&starts, occupied), (state, table), op)
                 }
             }
@@ -95,7 +95,7 @@ pub(super) fn check_stage_accesses(
             // A stage pointer read from a table at the stage index: every entry the index can
             // select must be its stage's pointer (the offset added to the entry is not bounded,
             // as for a call handed a stage).
-            Some((state, _, StageSource::Table(table), _)) => {
+            Some((state, _, StageSource::Table(table, _), _)) => {
                 judge_table(reporter, gaps, evaluator, (&starts, occupied), (state, table), op);
                 continue;
             }
@@ -142,7 +142,11 @@ pub(super) fn check_stage_accesses(
                 // A table of its own: ordinary shared memory beside the layout may not be shown
                 // apart from it.
                 *own_tables |= !touches;
-                if touches && !starts.contains(&(lo, stride)) {
+                // A pointer to a part of a stage (the second tile of a two-tile stage, `stage +
+                // slot·TILE`) starts at no stage, but an access the intervals show wholly inside
+                // a stage of a ring of its stride reads that stage.
+                let inside_a_stage = || !handed && inside_first_stage(intervals, rings, address) == Some(true);
+                if touches && !starts.contains(&(lo, stride)) && !inside_a_stage() {
                     let rings = starts
                         .iter()
                         .map(|(first, stride)| format!("{first} + {stride}·index"))
