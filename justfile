@@ -60,7 +60,7 @@ canon-check *ARGS:
 report *ARGS:
     cargo xtask report "$@"
 
-# Time the verifier on generated scopes up to 102,400 blocks, and kernel builds from 100 to 1,600 blocks.
+# Time the verifier on generated scopes up to 102,400 blocks, and kernel builds from 100 to 1,600 blocks (`--phases BLOCKS`: where its time goes, phase by phase).
 timing *ARGS:
     cargo xtask timing {{ARGS}}
 

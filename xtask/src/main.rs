@@ -173,6 +173,10 @@ enum Task {
         /// Only the end-to-end part (generated kernels through the kernels build).
         #[arg(long)]
         end_to_end_only: bool,
+        /// Instead: where the verifier's time goes, phase by phase, on generated scopes of this
+        /// many blocks (both families), through the installed verifier.
+        #[arg(long, value_name = "BLOCKS", conflicts_with = "end_to_end_only")]
+        phases: Option<usize>,
     },
     /// Criterion benchmark of the verifier, linked with the patched pliron the backend ships.
     Bench {
@@ -304,7 +308,10 @@ fn run(task: Task) -> Result<()> {
             &runner_args,
         ),
         Task::PtxasTsv { from, into } => xtask::gpu::ptxas_tsv(&layout, from.as_deref(), into.as_deref()),
-        Task::Timing { end_to_end_only } => xtask::timing::timing(&layout, end_to_end_only),
+        Task::Timing { end_to_end_only, phases: Some(blocks) } if !end_to_end_only => {
+            xtask::timing::phases(&layout, blocks)
+        }
+        Task::Timing { end_to_end_only, .. } => xtask::timing::timing(&layout, end_to_end_only),
         Task::Bench { criterion_args } => xtask::bench::bench(&layout, &criterion_args),
     }
 }

@@ -58,6 +58,38 @@ pub fn timing(layout: &Layout, end_to_end_only: bool) -> Result<()> {
     Ok(())
 }
 
+/// Runs of each scope [`phases`] times.
+const PHASE_RUNS: usize = 3;
+
+/// `just timing --phases BLOCKS`: the installed verifier's time on one generated scope of each
+/// family, phase by phase (`verifier-probe phases`), so that work on its per-block cost starts
+/// from where the time goes.
+pub fn phases(layout: &Layout, blocks: usize) -> Result<()> {
+    if blocks == 0 {
+        bail!(
+            "--phases needs a block count above zero (the timing regression's sizes run from 3,200 to 102,400)"
+        );
+    }
+    let (_, dir) = verifier_probes(layout)?;
+    let probe = dir.join(crate::verify_ir::PROBE);
+    for family in ["story", "guard"] {
+        let output = Command::new(&probe)
+            .args(["phases", family, &blocks.to_string(), &PHASE_RUNS.to_string()])
+            .output()
+            .with_context(|| format!("running {}", probe.display()))?;
+        if !output.status.success() {
+            bail!(
+                "{} phases {family} failed ({}): {}",
+                probe.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        println!("{}", String::from_utf8_lossy(&output.stdout));
+    }
+    Ok(())
+}
+
 /// The variable naming the folder of the verifier builds the timing regression times, and
 /// that folder: the installed default backend, once `check-backend` accepts it.
 pub fn verifier_probes(layout: &Layout) -> Result<(&'static str, PathBuf)> {

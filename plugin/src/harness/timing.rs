@@ -146,6 +146,44 @@ pub fn measure(
     measured
 }
 
+/// Each phase of the analysis of one generated `family` scope of `blocks` blocks, verified
+/// `runs` times (see [`crate::verify::phases`]), as a table: the phase, milliseconds a run,
+/// microseconds a block, its share of the whole; the whole last.
+pub fn phase_table(family: Family, blocks: usize, runs: usize) -> String {
+    let case = Case::new(family, blocks, blocks);
+    case.verify(family, Verifier::Indexed);
+    let runs = runs.max(1);
+    let totals = crate::verify::phases::collect(|| {
+        for _ in 0..runs {
+            case.verify(family, Verifier::Indexed);
+        }
+    });
+    let whole: Duration = totals.iter().map(|(_, spent)| *spent).sum();
+    let row = |name: &str, spent: Duration| {
+        let per_run = spent.as_secs_f64() / runs as f64;
+        format!(
+            "{name:<30} {:>10.3} {:>10.3} {:>6.1}%\n",
+            per_run * 1e3,
+            per_run * 1e6 / case.blocks as f64,
+            100.0 * spent.as_secs_f64() / whole.as_secs_f64().max(f64::MIN_POSITIVE)
+        )
+    };
+    let mut table = format!(
+        "{} scope, {} blocks, {runs} runs\n{:<30} {:>10} {:>10} {:>7}\n",
+        family.name(),
+        case.blocks,
+        "phase",
+        "ms a run",
+        "us/block",
+        "share"
+    );
+    for (name, spent) in &totals {
+        table.push_str(&row(name, *spent));
+    }
+    table.push_str(&row("whole", whole));
+    table
+}
+
 /// One line per size: `BLOCKS NANOS NANOS …`, what `verifier-probe timing` prints.
 pub fn format_samples(measured: &[Samples]) -> String {
     let line = |point: &Samples| {
@@ -184,6 +222,16 @@ mod tests {
         assert_eq!(parse_samples(&format_samples(&measured)).unwrap(), measured);
         assert!(parse_samples("200\n").unwrap_err().contains("no samples"));
         assert!(parse_samples("200 x\n").is_err());
+    }
+
+    #[test]
+    fn the_phase_table_names_every_phase_of_a_verified_scope_and_only_the_guard_of_a_skipped_one() {
+        let story = phase_table(Family::Story, 200, 1);
+        for phase in ["scope guard", "scope index", "facts (fixpoint)", "typestate", "wgmma", "whole"] {
+            assert!(story.lines().any(|line| line.starts_with(phase)), "no `{phase}` in\n{story}");
+        }
+        let guard = phase_table(Family::Guard, 200, 1);
+        assert_eq!(guard.lines().count(), 4, "a skipped scope has the guard and the whole only:\n{guard}");
     }
 
     #[test]

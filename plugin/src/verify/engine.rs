@@ -164,8 +164,10 @@ pub(crate) fn analyze_with(
     run: Run,
     compute_facts: &mut dyn for<'i> FnMut(&Context, &'i ScopeIndex) -> Box<dyn FactStore + 'i>,
 ) -> ScopeAnalysis {
+    super::phases::start();
     if strategy == Strategy::Indexed {
         let (needed, blocks) = needs_verification(ctx, scope);
+        super::phases::end("scope guard");
         if !needed {
             let report = ScopeReport {
                 kernel: scope.kernel_name(ctx),
@@ -184,7 +186,11 @@ pub(crate) fn analyze_with(
     } else {
         Vec::new()
     };
+    if run.local_verification {
+        super::phases::end("structure (pliron)");
+    }
     let index = ScopeIndex::new(ctx, scope);
+    super::phases::end("scope index");
     let mut report = ScopeReport {
         kernel: scope.kernel_name(ctx),
         status: ScopeStatus::Verified,
@@ -198,7 +204,9 @@ pub(crate) fn analyze_with(
         return ScopeAnalysis { report, rejections, facts: FactTable::default() };
     }
     let operation_gaps = accounting::operation_gaps(ctx, &index);
+    super::phases::end("operation gaps");
     let store = compute_facts(ctx, &index);
+    super::phases::end("facts (fixpoint)");
     let mut facts = FactTable::default();
     if run.fact_table {
         for (value, fact) in store.entries() {
@@ -221,22 +229,29 @@ pub(crate) fn analyze_with(
     let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
     let applies_to = rules::check_provenance(&mut reporter, &*store);
     undecided.extend(applies_to.not_checked());
+    super::phases::end("provenance");
     // Read by the pipeline identity, the thread model, the typestate, the layout rule and the
     // memory accounting: built once.
     let locals = super::memory::LocalStores::of(ctx, &index);
+    super::phases::end("local stores");
     let operands = operands::check_operands(&mut reporter, &*store, &locals, &applies_to);
     undecided.extend(operands.not_checked);
     // One thread model for the rules that need one, built on the first ask.
     let thread_model = SharedThreadModel::new(ctx, &index, &locals);
+    super::phases::end("operands");
     undecided.extend(roles::check_roles(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
+    super::phases::end("roles and threads");
     let returns = dataflow::returns_of(&index);
     let (copy_passes, unordered) =
         typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to, &thread_model);
     undecided.extend(unordered);
+    super::phases::end("typestate");
     let init_gap = init_order::check_init_order(&mut reporter, &thread_model);
+    super::phases::end("init order");
     let (layout_gaps, occupied) =
         layout::check_layout(&mut reporter, &*store, &locals, &returns, &thread_model, &copy_passes);
+    super::phases::end("layout");
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals, &returns));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
@@ -256,12 +271,15 @@ pub(crate) fn analyze_with(
     report.gaps.extend(layout_gaps);
     report.gaps.extend(init_gap);
     report.gaps.extend(undecided.into_iter().map(Gap::undecided));
+    super::phases::end("memory accounting and races");
     rules::check_pointers(&mut reporter);
+    super::phases::end("pointer adaptation");
     let schedule = match strategy {
         Strategy::Indexed => wgmma::Schedule::Worklist,
         Strategy::Unguarded => wgmma::Schedule::Rounds,
     };
     wgmma::check_wgmma(&mut reporter, schedule);
+    super::phases::end("wgmma");
     let mut rejections = reporter.rejections;
     rejections.sort_by_key(|r| (index.op_number.get(&r.op).copied(), r.rule));
     ScopeAnalysis { report, rejections, facts }

@@ -37,6 +37,7 @@ pub(crate) mod layout;
 pub(crate) mod locals;
 pub(crate) mod memory;
 pub(crate) mod operands;
+pub mod phases;
 pub(crate) mod progression;
 pub(crate) mod protocol;
 pub(crate) mod races;

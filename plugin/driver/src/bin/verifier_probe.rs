@@ -12,6 +12,9 @@
 //!   `BLOCKS NANOS…` lines.
 //! - `verifier-probe timing-structure FOOTPRINT RUNS SIZE…`: the same for pliron's structural
 //!   verification alone, on `guard` scopes (where the carried pliron series shows).
+//! - `verifier-probe phases FAMILY BLOCKS RUNS`: where the time of one generated scope's
+//!   verification goes, phase by phase (ms a run, µs a block, share): the profile to start from
+//!   when working on the verifier's per-block cost.
 //! - `verifier-probe time-ir FILE RUNS`: a real scope's cost, as the release driver pays it
 //!   (structure trusted): parses the file (a `KERNELS_VERIFY_DUMP` scope) once, verifies it
 //!   `RUNS` times, prints `BLOCKS NANOS…`. Parsing is left out: the driver builds the IR, it
@@ -25,16 +28,24 @@ use plugin::harness::timing::{Verifier, format_samples, measure};
 use plugin::report::{FileVerdict, render, verify_file};
 
 const USAGE: &str = "usage: verifier-probe verify-ir FILE… | verifier-probe timing guard|story FOOTPRINT RUNS SIZE… \
-                     | verifier-probe timing-structure FOOTPRINT RUNS SIZE… | verifier-probe time-ir FILE RUNS";
+                     | verifier-probe timing-structure FOOTPRINT RUNS SIZE… | verifier-probe time-ir FILE RUNS \
+                     | verifier-probe phases guard|story BLOCKS RUNS";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.split_first() {
         Some((command, files)) if command == "verify-ir" && !files.is_empty() => verify_ir(files),
         Some((command, rest))
-            if command == "timing" || command == "timing-structure" || command == "time-ir" =>
+            if command == "timing"
+                || command == "timing-structure"
+                || command == "time-ir"
+                || command == "phases" =>
         {
-            let timed = if command == "time-ir" { time_ir(rest) } else { timing(command, rest) };
+            let timed = match command.as_str() {
+                "time-ir" => time_ir(rest),
+                "phases" => phases(rest),
+                _ => timing(command, rest),
+            };
             match timed {
                 Ok(text) => {
                     print!("{text}");
@@ -88,6 +99,19 @@ fn time_ir(args: &[String]) -> Result<String, String> {
         blocks = outcome.map_or(0, |reports| reports.iter().map(|report| report.blocks).sum());
     }
     Ok(format!("{blocks} {}\n", nanos.join(" ")))
+}
+
+/// `phases FAMILY BLOCKS RUNS`: the phase table of one generated scope.
+fn phases(args: &[String]) -> Result<String, String> {
+    let [family, blocks, runs] = args else {
+        return Err("phases takes a family, a block count and runs".into());
+    };
+    let family = Family::ALL
+        .into_iter()
+        .find(|f| f.name() == family)
+        .ok_or_else(|| format!("no family `{family}`"))?;
+    let number = |text: &String| text.parse::<usize>().map_err(|e| format!("`{text}`: {e}"));
+    Ok(plugin::harness::timing::phase_table(family, number(blocks)?, number(runs)?))
 }
 
 fn timing(command: &str, args: &[String]) -> Result<String, String> {
