@@ -1,0 +1,235 @@
+//! One step's effect on a state's typestate on one path: the transition the protocol table
+//! allows (`protocol::transition`), the bytes a producer owes its barrier, stale copies of the
+//! state, and the consumer's held previous stage (`copies`): the part of the typestate that runs
+//! once per operation, per path.
+
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+};
+
+use super::super::{
+    Rule,
+    facts::{StateId, Versions},
+    memory::constant_value,
+    protocol::{
+        Bytes, EXPECTING, HOLDS_NONE, HOLDS_PREVIOUS, RELEASED, Step, TAILED, Typestate, WAITING,
+        describe_states, stale_versions, transition,
+    },
+    rules::{PipelineKind, Reporter},
+};
+use super::FunctionRun;
+use super::copies::{Which, advance_copies};
+use crate::ir::semantic::pipeline::StateNewOp;
+
+/// What [`FunctionRun::previous_stage`] made of a step.
+enum HeldStage {
+    /// Not a step on a held stage: judged as any other.
+    NotConcerned,
+    /// Judged: the violation, if any.
+    Done(Option<(Rule, String)>),
+    /// An advance that leaves the state holding its previous stage (these possibilities).
+    Advanced(u8),
+}
+
+impl FunctionRun<'_> {
+    /// Applies the step of operation `n` to a state's typestate; returns the violation, if any.
+    pub(super) fn step(
+        &self,
+        reporter: &Reporter,
+        n: usize,
+        step: &Step,
+        producer: bool,
+        typestate: &mut Typestate,
+        passes: i64,
+    ) -> Option<(Rule, String)> {
+        let ctx = reporter.ctx;
+        let op = reporter.index.ops[n];
+        let live = typestate.bits;
+        let (allowed, next, rule, what) = transition(step, producer);
+        let which = self.copies.source(n).which(typestate);
+        let (mut holds, mut allowed) = (typestate.holds, allowed);
+        if !producer && live != 0 {
+            match self.previous_stage(reporter, n, step, which, typestate) {
+                HeldStage::NotConcerned => {}
+                HeldStage::Done(violation) => return violation,
+                HeldStage::Advanced(after) => {
+                    // The advance keeps the stage waited on held: the state may be waiting.
+                    holds = after;
+                    allowed |= WAITING;
+                }
+            }
+        }
+        let producer_advance = producer && matches!(step, Step::Pipeline(PipelineKind::Advance));
+        let excused = |state: &Option<(StateId, Step)>| {
+            state.as_ref().is_some_and(|(s, _)| self.copy_loops.excuses(*s))
+        };
+        let mut bad = live & !allowed;
+        if producer_advance && bad == EXPECTING && excused(&self.steps[n]) {
+            bad = 0;
+        }
+        let mut violation = None;
+        if bad != 0 {
+            let name = reporter.op_name(op);
+            let after_tail = producer && bad & TAILED != 0;
+            let message = if after_tail && !matches!(step, Step::Pipeline(PipelineKind::Tail)) {
+                format!(
+                    "`{name}` is reachable after `semantic.producer_tail`: the tail must come after the \
+                     producer loop, not inside it"
+                )
+            } else {
+                format!("{what}; on some path the state here is {}", describe_states(bad))
+            };
+            violation = Some((if after_tail { Rule::ProducerTail } else { rule }, message));
+        }
+        let stale = live & allowed != 0 && self.stale(reporter, n, step, typestate.current);
+        if stale {
+            let name = reporter.op_name(op);
+            let message = format!(
+                "`{name}` works on a stale copy of the state: on some path the state was advanced after \
+                 this copy was taken (two copies of a state are two values; advancing one leaves the \
+                 other at its old stage and phase)"
+            );
+            let rule = if producer { Rule::ProducerOrder } else { Rule::ConsumerOrder };
+            *typestate = Typestate { bits: 0, ..*typestate };
+            return Some((rule, message));
+        }
+        let mut bytes = typestate.bytes;
+        if live & allowed != 0 {
+            match step {
+                Step::New => bytes = Bytes::Unset,
+                Step::Pipeline(PipelineKind::ExpectTx) => {
+                    bytes = match constant_operand(ctx, op, 1) {
+                        Some(announced) => Bytes::Known(announced),
+                        None => Bytes::Unknown,
+                    };
+                }
+                Step::Pipeline(PipelineKind::BulkCopy) => {
+                    bytes = bytes.minus(constant_operand(ctx, op, 2).map(|bytes| bytes * passes));
+                }
+                Step::Pipeline(PipelineKind::Advance) if producer && violation.is_none() => {
+                    let problem = match bytes {
+                        Bytes::Known(0) | Bytes::Unset | Bytes::Unknown => None,
+                        Bytes::Known(left) if left > 0 => Some(format!(
+                            "the stage's `semantic.producer_expect_tx` announced {left} bytes more than the \
+                             copies before this advance deliver: the stage's full barrier never completes"
+                        )),
+                        Bytes::Known(left) => Some(format!(
+                            "the copies before this advance deliver {} bytes more than the stage's \
+                             `semantic.producer_expect_tx` announced: the full barrier completes early",
+                            -left
+                        )),
+                        Bytes::Mismatch if excused(&self.steps[n]) => None,
+                        Bytes::Mismatch => Some(
+                            "the bytes the copies deliver match the stage's `semantic.producer_expect_tx` on \
+                             some paths only"
+                                .to_string(),
+                        ),
+                    };
+                    if let Some(message) = problem {
+                        violation = Some((Rule::ExpectTxBytes, message));
+                    }
+                    bytes = Bytes::Unset;
+                }
+                Step::Pipeline(PipelineKind::Advance) => bytes = Bytes::Unset,
+                _ => {}
+            }
+        }
+        // The paths that broke the rule end here; the others go on.
+        let bits = if live & allowed != 0 { next } else { 0 };
+        let current = match step {
+            Step::New | Step::Pipeline(PipelineKind::Advance) => {
+                self.facts.versions(op.deref(ctx).get_result(0))
+            }
+            _ => typestate.current,
+        };
+        *typestate = Typestate { bits, bytes, current, holds, ..*typestate };
+        if matches!(step, Step::New | Step::Pipeline(PipelineKind::Advance)) {
+            advance_copies(typestate, if matches!(step, Step::New) { Which::Unknown } else { which });
+        }
+        violation
+    }
+
+    /// A consumer's step on the stage of its state's previous value, or an advance that may
+    /// start holding the current stage (see [`HOLDS_PREVIOUS`] and the `copies` module).
+    fn previous_stage(
+        &self,
+        reporter: &Reporter,
+        n: usize,
+        step: &Step,
+        which: Which,
+        typestate: &mut Typestate,
+    ) -> HeldStage {
+        let held = typestate.holds == HOLDS_PREVIOUS;
+        match step {
+            Step::Pipeline(PipelineKind::Release) | Step::StageAccess if which == Which::Previous => {
+                if held {
+                    if matches!(step, Step::Pipeline(_)) {
+                        typestate.holds = HOLDS_NONE;
+                    }
+                    return HeldStage::Done(None);
+                }
+                let name = reporter.op_name(reporter.index.ops[n]);
+                let message = format!(
+                    "`{name}` works on the stage of the state's previous value (a copy taken before its \
+                     last advance), which on some path here is no longer held: released already, or \
+                     never waited on"
+                );
+                typestate.bits = 0;
+                HeldStage::Done(Some((Rule::ConsumerOrder, message)))
+            }
+            Step::Pipeline(PipelineKind::Advance) if typestate.holds & HOLDS_PREVIOUS != 0 => {
+                // The held stage would be two advances old: not followed.
+                if self.recording.get() {
+                    self.unfollowed.borrow_mut().insert(n);
+                }
+                typestate.bits = 0;
+                HeldStage::Done(None)
+            }
+            Step::Pipeline(PipelineKind::Advance)
+                if typestate.bits & WAITING != 0
+                    && which == Which::Current
+                    && self.stages(reporter, n).is_some_and(|stages| stages >= 2)
+                    && !self.dispatches.excuses(reporter.index.op_block[n]) =>
+            {
+                // Advanced while waiting on the stage: the stage stays held, and its release
+                // is owed through a copy of this value. Two stages at least, or the next wait
+                // needs the very stage held (a deadlock). Not inside a state machine's dispatch,
+                // whose paths the typestate does not follow (its findings there are undecided).
+                let after =
+                    if typestate.bits & RELEASED != 0 { HOLDS_NONE | HOLDS_PREVIOUS } else { HOLDS_PREVIOUS };
+                HeldStage::Advanced(after)
+            }
+            _ => HeldStage::NotConcerned,
+        }
+    }
+
+    /// The stage count of the state pipeline operation `n` works on.
+    fn stages(&self, reporter: &Reporter, n: usize) -> Option<u32> {
+        let (state, _) = self.steps[n].as_ref()?;
+        let created = *reporter.index.ops.get(state.0 as usize)?;
+        Operation::get_op::<StateNewOp>(created, reporter.ctx)?.stages(reporter.ctx)
+    }
+
+    /// Whether pipeline operation `n` works on a value of its state that may not be the
+    /// current one: some version the state may be at on this path is not among the versions
+    /// its stage operand may hold. Not compared when either side is unknown or overflowed.
+    fn stale(&self, reporter: &Reporter, n: usize, step: &Step, current: Versions) -> bool {
+        let operand = match step {
+            Step::Pipeline(kind) => reporter.index.ops[n].deref(reporter.ctx).get_operand(kind.operands().0),
+            // A stage read through a pointer taken from an older value of the state (computed
+            // before the loop, kept from the previous tile) reads the stage that value named.
+            Step::StageAccess => {
+                let Some(offset) = self.access_offsets.get(&n).copied() else { return false };
+                offset
+            }
+            _ => return false,
+        };
+        stale_versions(current, self.facts.versions(operand))
+    }
+}
+
+/// The value of operand `i` of `op` when it is a constant (see [`constant_value`]).
+fn constant_operand(ctx: &Context, op: Ptr<Operation>, i: usize) -> Option<i64> {
+    constant_value(ctx, op.deref(ctx).get_operand(i), 4)
+}
