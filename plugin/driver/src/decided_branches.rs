@@ -10,8 +10,9 @@
 //!
 //! Only values the body computes from constants are folded: a constant operand, or a local
 //! assigned once (never borrowed, never a parameter) from constants by a copy, a comparison, a
-//! bitwise or wrapping arithmetic operation, a negation or an integer cast. Anything else keeps
-//! its branch.
+//! bitwise or wrapping arithmetic operation, a negation or an integer cast, or the
+//! discriminant of a local assigned once from a constant of an enum (a `match` on a `const`
+//! item selecting a variant of the code). Anything else keeps its branch.
 
 use std::rc::Rc;
 
@@ -21,15 +22,24 @@ use rustc_middle::mir::{
     BasicBlock, BinOp, Body, CastKind, Local, Operand, Rvalue, START_BLOCK, StatementKind, TerminatorKind,
     UnOp,
 };
-use rustc_middle::ty::{self, Ty, TyCtxt, TypingEnv};
+use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt, TypingEnv};
 
 use crate::single_assignment::{single_assignment_locals, unchanged_parameters};
 
 /// Folds the switches `body` decides and empties the blocks they cut off; returns how many
 /// blocks were emptied.
 pub fn prune_decided_branches<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>) -> usize {
-    let decided = decided_switches(tcx, body, &FxHashMap::default());
-    empty_cut_off_blocks(body, decided)
+    let mut emptied = 0;
+    // Again while a round decides something: emptying a cut-off arm can leave a local assigned
+    // once that was assigned on two arms (`if matches!(BUG, Bug::Stale)`: the flag the match
+    // sets, then the `if` on it).
+    loop {
+        let decided = decided_switches(tcx, body, &FxHashMap::default());
+        if decided.is_empty() {
+            return emptied;
+        }
+        emptied += empty_cut_off_blocks(body, decided);
+    }
 }
 
 /// [`prune_decided_branches`], with the values of some parameters known (`arguments`: those
@@ -42,11 +52,14 @@ pub fn prune_shared_with_arguments<'tcx>(
     body: &mut Rc<Body<'tcx>>,
     arguments: &FxHashMap<Local, Scalar>,
 ) -> usize {
-    let decided = decided_switches(tcx, body, arguments);
-    if decided.is_empty() {
-        return 0;
+    let mut emptied = 0;
+    loop {
+        let decided = decided_switches(tcx, body, arguments);
+        if decided.is_empty() {
+            return emptied;
+        }
+        emptied += empty_cut_off_blocks(Rc::make_mut(body), decided);
     }
-    empty_cut_off_blocks(Rc::make_mut(body), decided)
 }
 
 /// Each switch `body` decides, with the arm it takes.
@@ -210,8 +223,27 @@ impl<'a, 'tcx> Evaluator<'a, 'tcx> {
                 let (left, right) = (self.operand(&operands.0)?, self.operand(&operands.1)?);
                 binary(*op, left, right)
             }
+            Rvalue::Discriminant(place) if place.projection.is_empty() => {
+                self.constant_discriminant(place.local)
+            }
             _ => None,
         }
+    }
+
+    /// The discriminant of a local assigned once from a constant of an enum (`const BUG: Bug =
+    /// ..; if matches!(BUG, Bug::Stale) { .. }`): the variant the constant is, as the integer
+    /// the switch on it compares.
+    fn constant_discriminant(&mut self, local: Local) -> Option<Scalar> {
+        let Some(Rvalue::Use(Operand::Constant(constant), ..)) = self.definitions[local] else { return None };
+        let ty = constant.ty();
+        if !ty.is_enum() || ty.has_non_region_param() {
+            return None;
+        }
+        let value = constant.const_.eval(self.tcx, TypingEnv::fully_monomorphized(), constant.span).ok()?;
+        let variant = self.tcx.try_destructure_mir_constant_for_user_output(value, ty)?.variant?;
+        let discriminant = ty.discriminant_for_variant(self.tcx, variant)?;
+        let (width, signed) = self.shape(ty.discriminant_ty(self.tcx))?;
+        Some(Scalar::of(discriminant.val, width, signed))
     }
 
     /// The width and signedness of an integer or boolean type; `None` for any other.
