@@ -121,8 +121,7 @@ struct Evaluator<'a, 'm> {
 
 impl Evaluator<'_, '_> {
     fn stages(&self, state: StateId) -> Option<i64> {
-        let op = self.index.state_op(state);
-        Operation::get_op::<StateNewOp>(op, self.ctx).and_then(|new| new.stages(self.ctx)).map(i64::from)
+        super::rules::stages_of(self.ctx, self.index, state).map(i64::from)
     }
 
     /// The form of `value`; an integer the forms cannot read exactly (a row counter, a thread's

@@ -40,7 +40,7 @@ use crate::ir::{
         arith::{BinOp, BinOpKind, CastKind, CastOp},
         memory::{AllocaOp, LoadOp},
     },
-    semantic::pipeline::{StateNewOp, pipeline_operand},
+    semantic::pipeline::pipeline_operand,
 };
 
 /// Helper calls a pipeline operand is followed up through.
@@ -242,9 +242,7 @@ fn check_copy_destinations(
         }
         let op = reporter.index.ops[*n];
         let destination = op.deref(ctx).get_operand(0);
-        let stages = Operation::get_op::<StateNewOp>(reporter.index.state_op(*state), ctx)
-            .and_then(|new| new.stages(ctx))
-            .unwrap_or(0);
+        let stages = super::rules::stages_of(ctx, reporter.index, *state).unwrap_or(0);
         let reads = Reads { ctx, index: reporter.index, facts, locals };
         match shape(&reads, (*state, stages), destination, &mut 64, None) {
             Ok(_) => {}

@@ -142,6 +142,11 @@ pub(crate) fn role_of(ctx: &Context, index: &ScopeIndex, state: StateId) -> Opti
     Operation::get_op::<StateNewOp>(index.state_op(state), ctx).and_then(|op| op.role(ctx))
 }
 
+/// The stage count a state was created with.
+pub(crate) fn stages_of(ctx: &Context, index: &ScopeIndex, state: StateId) -> Option<u32> {
+    Operation::get_op::<StateNewOp>(index.state_op(state), ctx).and_then(|op| op.stages(ctx))
+}
+
 /// The operation that defines a value; for a block argument, the block's first operation.
 fn defining_op(ctx: &Context, value: Value) -> Option<Ptr<Operation>> {
     match value.defining_entity() {

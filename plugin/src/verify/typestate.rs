@@ -31,7 +31,11 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use pliron::{context::Ptr, operation::Operation, value::Value};
+use pliron::{
+    context::{Context, Ptr},
+    operation::Operation,
+    value::Value,
+};
 
 use super::call_order::{callee_first, calls_in, gather_from_callees};
 use super::{
@@ -39,7 +43,7 @@ use super::{
     descriptors::multiply_stage,
     facts::{Fact, FactStore, KEEP, StateId},
     guards::{BranchGuards, branch_guards},
-    index::OpClass,
+    index::{OpClass, ScopeIndex},
     memory::{LocalStores, StageWalk, offset_index, stage_handed_to_call, stage_pointer},
     protocol::{ALL_BITS, Bytes, HOLDS_PREVIOUS, Step, Typestate, entry_bytes, stale_versions},
     rules::{Provenance, Reporter, role_of, state_created},
@@ -264,6 +268,23 @@ pub(crate) fn check_ordering(
     (passes, not_checked)
 }
 
+/// The value of its state step `n` works on: a pipeline operation's state operand, or the
+/// state's index a stage access's stage was picked with (`None` where that was not found, and
+/// for a creation).
+fn worked_on(
+    ctx: &Context,
+    index: &ScopeIndex,
+    access_offsets: &FxHashMap<usize, Value>,
+    n: usize,
+    step: &Step,
+) -> Option<Value> {
+    match step {
+        Step::Pipeline(kind) => Some(index.ops[n].deref(ctx).get_operand(kind.operands().0)),
+        Step::StageAccess => access_offsets.get(&n).copied(),
+        Step::New => None,
+    }
+}
+
 /// Arithmetic operations and casts looked through from a stage offset to its state's index.
 const OFFSET_INDEX_BUDGET: u32 = 16;
 
@@ -454,8 +475,8 @@ impl FunctionRun<'_> {
                 // A held previous stage is followed through a helper only where the helper
                 // neither advances the state nor leaves a stage of its own held.
                 let advances = effect.out.current & !KEEP != 0;
-                let held = (before.holds | effect.out.holds) & HOLDS_PREVIOUS != 0;
-                if held && (advances || effect.out.holds & HOLDS_PREVIOUS != 0) {
+                if effect.out.holds & HOLDS_PREVIOUS != 0 || (before.holds & HOLDS_PREVIOUS != 0 && advances)
+                {
                     if self.recording.get()
                         && let Some(n) = reporter.index.op_number.get(&call)
                     {

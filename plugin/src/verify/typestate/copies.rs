@@ -122,14 +122,7 @@ impl Copies {
         }
         for (n, step) in steps.iter().enumerate() {
             let Some((state, step)) = step else { continue };
-            let value = match step {
-                Step::Pipeline(kind) => index.ops[n].deref(ctx).get_operand(kind.operands().0),
-                Step::StageAccess => match access_offsets.get(&n) {
-                    Some(offset) => *offset,
-                    None => continue,
-                },
-                Step::New => continue,
-            };
+            let Some(value) = super::worked_on(ctx, index, access_offsets, n, step) else { continue };
             let source = finder.source(*state, value, n);
             if source != Source::Unknown {
                 copies.sources.insert(n, source);

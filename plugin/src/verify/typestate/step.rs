@@ -16,11 +16,10 @@ use super::super::{
         Bytes, EXPECTING, HOLDS_NONE, HOLDS_PREVIOUS, RELEASED, Step, TAILED, Typestate, WAITING,
         describe_states, stale_versions, transition,
     },
-    rules::{PipelineKind, Reporter},
+    rules::{PipelineKind, Reporter, stages_of},
 };
 use super::FunctionRun;
 use super::copies::{Which, advance_copies};
-use crate::ir::semantic::pipeline::StateNewOp;
 
 /// What [`FunctionRun::previous_stage`] made of a step.
 enum HeldStage {
@@ -207,25 +206,17 @@ impl FunctionRun<'_> {
     /// The stage count of the state pipeline operation `n` works on.
     fn stages(&self, reporter: &Reporter, n: usize) -> Option<u32> {
         let (state, _) = self.steps[n].as_ref()?;
-        let created = *reporter.index.ops.get(state.0 as usize)?;
-        Operation::get_op::<StateNewOp>(created, reporter.ctx)?.stages(reporter.ctx)
+        stages_of(reporter.ctx, reporter.index, *state)
     }
 
     /// Whether pipeline operation `n` works on a value of its state that may not be the
     /// current one: some version the state may be at on this path is not among the versions
     /// its stage operand may hold. Not compared when either side is unknown or overflowed.
+    /// A stage read through a pointer taken from an older value of the state (computed before
+    /// the loop, kept from the previous tile) reads the stage that value named.
     fn stale(&self, reporter: &Reporter, n: usize, step: &Step, current: Versions) -> bool {
-        let operand = match step {
-            Step::Pipeline(kind) => reporter.index.ops[n].deref(reporter.ctx).get_operand(kind.operands().0),
-            // A stage read through a pointer taken from an older value of the state (computed
-            // before the loop, kept from the previous tile) reads the stage that value named.
-            Step::StageAccess => {
-                let Some(offset) = self.access_offsets.get(&n).copied() else { return false };
-                offset
-            }
-            _ => return false,
-        };
-        stale_versions(current, self.facts.versions(operand))
+        super::worked_on(reporter.ctx, reporter.index, self.access_offsets, n, step)
+            .is_some_and(|operand| stale_versions(current, self.facts.versions(operand)))
     }
 }
 
