@@ -556,7 +556,10 @@ pub(crate) fn check_layout(
                         vec![],
                     );
                 }
-                let extent = Extent { op, lo: form.lo, hi: form.lo + BARRIER_BYTES_PER_STAGE * stages };
+                // The setup's own stage count where its callee names it; the scope's largest
+                // otherwise (an area read too large can only add overlaps).
+                let own = barrier_setups::setup_stages(ctx, op).unwrap_or(stages);
+                let extent = Extent { op, lo: form.lo, hi: form.lo + BARRIER_BYTES_PER_STAGE * own };
                 if is_init { inits.push(extent) } else { attaches.push(extent) }
             }
             _ => unplaced(op, "the address of a pipeline's barriers"),

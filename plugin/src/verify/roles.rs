@@ -30,6 +30,7 @@ mod entered;
 mod forms;
 mod guarded;
 mod linear;
+mod peeled;
 mod stores;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -69,8 +70,9 @@ use crate::ir::{
 
 /// States per function the rule reads loops for; beyond it the function is not checked.
 const MAX_STATES: usize = 8;
-/// Conditional branches after an advance the rule tries as the loop's header.
-const MAX_HEADERS: usize = 4;
+/// Conditional branches after an advance the rule tries as the loop's header (bounds checks in
+/// the body count too).
+const MAX_HEADERS: usize = 8;
 /// How many operations reading one condition may look through, in all.
 const MAX_READS: u32 = 64;
 /// Blocks one search for whether a store is inside a loop, or reaches it, may visit.
@@ -87,6 +89,9 @@ struct TileLoop {
     step: Linear,
     bound: Linear,
     condition: Ptr<Operation>,
+    /// The block the loop's condition ends (for a peeled loop, the block of the test in front of
+    /// the peeled pass).
+    header: usize,
     /// Whether the condition runs before the first pass (a `while`), not after it (a `loop`
     /// ending in `if … { break }` makes one pass more where the span is empty).
     tested_first: bool,
@@ -175,7 +180,9 @@ pub(crate) fn check_roles(
                 [advance] => tile_loop(ctx, index, &stores, *f, *advance).filter(|found| {
                     entered::on_every_path_of_its_role(ctx, index, threads, *f, *state, found.condition)
                 }),
-                _ => None,
+                _ => peeled::peeled_loop(ctx, index, &stores, *f, sites).filter(|found| {
+                    entered::on_every_path_of_its_role(ctx, index, threads, *f, *state, found.condition)
+                }),
             };
             let Some(found) = found else {
                 unread += 1;
@@ -254,6 +261,7 @@ fn lift(
                 step: found.step.substituted(&arguments)?,
                 bound: found.bound.substituted(&arguments)?,
                 condition: found.condition,
+                header: found.header,
                 tested_first: found.tested_first,
                 guard: match &found.guard {
                     Some(guard) => Some(guard.substituted(&arguments)?),
@@ -493,6 +501,12 @@ fn header(
         [false, true] => false,
         _ => return None,
     };
+    // A way out into a panic only (an index's bounds check in the body) traps the launch: it
+    // is no exit of the loop, and its test is not the loop's condition.
+    let exit = targets[usize::from(continue_when)];
+    if index.block_number.get(&exit).is_some_and(|exit| !index.can_return(*exit)) {
+        return None;
+    }
     let condition = condition_value.defining_op()?;
     let Some(cmp) = Operation::get_op::<CmpOp>(condition, ctx) else { return Some(None) };
     let predicate = cmp.get_attr_cmp_predicate(ctx).map(|p| *p);
@@ -532,6 +546,7 @@ fn header(
             step,
             bound,
             condition,
+            header: b,
             tested_first: true,
             guard: None,
         })

@@ -207,7 +207,7 @@ pub(crate) fn check_ordering(
     let call_poisons = CallPoisons::of(index, &poisons, &order);
     let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &poisons, &touched);
     let dispatches = Dispatches::of(ctx, index);
-    let copies = Copies::of(ctx, index, facts, locals, &steps, &access_offsets);
+    let copies = Copies::of(ctx, index, facts, locals, &steps, &access_offsets, &foreign);
     let unfollowed = RefCell::new(BTreeSet::new());
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
     // Shared by the runs: each clears the in-states it set when done.
@@ -261,7 +261,8 @@ pub(crate) fn check_ordering(
     if unfollowed > 0 {
         not_checked.push(format!(
             "the order of {unfollowed} pipeline operations on a consumer state holding its previous stage \
-             (advanced again before that stage's release, or handed to a helper that advances it)"
+             (advanced again before that stage's release, or handed to a helper that advances it), or \
+             handed a copy of the state loaded before a store into the copy (which value it is, is not known)"
         ));
     }
     not_checked.extend(dispatches.finish());
@@ -574,7 +575,7 @@ impl FunctionRun<'_> {
                         ts.bits = 0;
                     }
                 } else if let Some(summary) = &self.summaries[*callee] {
-                    self.check_foreign(op, *callee, &path.row, &mut report);
+                    self.check_foreign(n, op, *callee, &path.row, &mut report);
                     self.apply_call(reporter, op, summary, &mut path.row, &mut report);
                 }
                 self.call_poisons.end_paths(*callee, &self.slots.of, &mut path.row);

@@ -53,7 +53,7 @@ pub(super) fn check_attaches(reporter: &mut Reporter, inits: &[Extent], attaches
 
 /// The stage count of the device API's `Pipeline::<N>::init` or `attach` that `op` calls,
 /// read from the callee's symbol (`device__pipeline__Pipeline__4___attach`).
-fn setup_stages(ctx: &Context, op: Ptr<Operation>) -> Option<i64> {
+pub(super) fn setup_stages(ctx: &Context, op: Ptr<Operation>) -> Option<i64> {
     let callee = Operation::get_op::<CallOp>(op, ctx)?.callee(ctx)?;
     let name: &str = callee.as_ref();
     let after = name.strip_prefix("device__pipeline__Pipeline__")?;

@@ -137,6 +137,42 @@ fn chosen_store(
     Some(Linear::atom(Atom::Chosen { local, path: place.1.clone(), stores: reaching }))
 }
 
+/// `value`, a load of the induction variable's `place` outside its loop (the peeled pass's `t +=
+/// g` before `while t < n`), as the one store that reaches it, read without the induction
+/// variable; `None` inside the loop or where several stores reach the load.
+fn before_the_loop(
+    ctx: &Context,
+    stores: &Stores,
+    value: Value,
+    place: &Place,
+    iv: &Induction,
+    budget: &mut u32,
+) -> Option<Linear> {
+    let index = stores.index;
+    let load = *index.op_number.get(&value.defining_op()?)?;
+    if index.cycles().together(index.op_block[load], iv.header?) {
+        return None;
+    }
+    read_through_store(ctx, stores, value, place, budget)
+}
+
+/// `value`, a load of `place`, as the value of the one store that reaches it, read without an
+/// induction variable (a counter read where it was last set outside its loop: the test `t < n`
+/// in front of a peeled first pass); `None` where several stores (or none) reach the load.
+pub(super) fn read_through_store(
+    ctx: &Context,
+    stores: &Stores,
+    value: Value,
+    place: &Place,
+    budget: &mut u32,
+) -> Option<Linear> {
+    let index = stores.index;
+    let load = *index.op_number.get(&value.defining_op()?)?;
+    let [only] = stores.reaching(ctx, place, load)?[..] else { return None };
+    let stored = index.ops[only].deref(ctx).get_operand(0);
+    linear(ctx, stores, stored, &mut Induction::default(), budget).filter(|form| form.iv() == 0)
+}
+
 /// The induction variable found while reading a condition.
 #[derive(Default)]
 pub(super) struct Induction {
@@ -222,7 +258,7 @@ pub(super) fn linear(
         };
         let Some(slot) = local_slot(ctx, operands[0]) else { return beyond_variables() };
         if iv.slot.as_ref() == Some(&slot) {
-            return Some(Linear::atom(Atom::Iv));
+            return before_the_loop(ctx, stores, value, &slot, iv, budget).or(Some(Linear::atom(Atom::Iv)));
         }
         let Some(stored) = stores.at(&slot) else { return beyond_variables() };
         if let Some(form) = chosen_store(ctx, stores, value, &slot, budget) {

@@ -76,6 +76,20 @@ impl<'a, 't> Stores<'a, 't> {
                 reaching.push(*value);
             }
         }
+        if reaching.len() > 1 {
+            // A peeled first pass steps the counter before the loop (`t = b; if t < n { …; t
+            // += g; while t < n { … } }`): the store the loop starts from is the one that reaches
+            // the header through no other store of the variable.
+            let store_blocks: Vec<usize> = self.blocks[place].clone();
+            reaching.retain(|value| {
+                let at = self.at(place).and_then(|all| all.iter().position(|v| v == value));
+                let Some(block) = at.map(|n| store_blocks[n]) else { return true };
+                let others = |b: usize| b != block && store_blocks.contains(&b);
+                let after: Vec<usize> = index.succs[block].iter().copied().filter(|b| !others(*b)).collect();
+                store_blocks.iter().filter(|b| **b == block).count() > 1
+                    || index.path_exists(&after, header, MAX_LOOP_BLOCKS, |b| !others(b)) != Some(false)
+            });
+        }
         match (reaching.as_slice(), inside.as_slice()) {
             ([start], [update]) => Some((*start, *update)),
             _ => None,

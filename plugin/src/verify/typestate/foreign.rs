@@ -23,6 +23,7 @@ use super::super::{
     index::ScopeIndex,
     protocol::{Step, Typestate, stale_versions},
 };
+use super::copies::Which;
 use super::{Found, FunctionRun, calls_in};
 
 /// A stage access in a function (or below it) whose stage pointer's offset comes from a state's
@@ -103,20 +104,42 @@ pub(super) fn foreign_accesses(
 }
 
 impl FunctionRun<'_> {
-    /// At a call of `callee`: the stage accesses below it whose stage pointer this function
+    /// At call `call` (operation `n`) of `callee`: the stage accesses below it whose stage pointer this function
     /// computed must use the state's current value here (a pointer taken before the state's last
     /// advance names an older stage); with `report`, each stale one is reported at the call.
     pub(super) fn check_foreign(
         &self,
+        n: usize,
         call: Ptr<Operation>,
         callee: usize,
         row: &[Typestate],
         report: &mut Option<&mut Vec<Found>>,
     ) {
+        // A stage index handed to a helper's access from a copy that is, or may be, the
+        // previous value: the helper's summary judged it as the current value's.
+        for (state, source) in self.copies.handed_at_call(n) {
+            let Some(&i) = self.slots.of.get(state) else { continue };
+            if row[i].bits != 0
+                && matches!(source.which(&row[i]), Which::Previous | Which::Unsure)
+                && self.recording.get()
+            {
+                self.unfollowed.borrow_mut().insert(n);
+            }
+        }
         for access in self.foreign[callee].iter().filter(|access| access.home == self.function) {
             let Some(&i) = self.slots.of.get(&access.state) else { continue };
             let before = row[i];
-            if before.bits == 0 || !stale_versions(before.current, self.facts.versions(access.offset)) {
+            // The callee judged the access as the current value's (a summary starts from any
+            // value): where the index was taken from a copy that is, or may be, the previous
+            // value, the access reads another stage than the one it was judged on.
+            if before.bits == 0 {
+                continue;
+            }
+            if !stale_versions(before.current, self.facts.versions(access.offset)) {
+                let which = self.copies.source_at_call(n, access.offset).which(&before);
+                if matches!(which, Which::Previous | Which::Unsure) && self.recording.get() {
+                    self.unfollowed.borrow_mut().insert(n);
+                }
                 continue;
             }
             if let Some(report) = report.as_deref_mut() {
