@@ -72,6 +72,12 @@ pub(super) enum Which {
 }
 
 impl Source {
+    /// Whether the value is, or may be, the previous value of its state on a path in
+    /// `typestate`.
+    pub(super) fn may_be_previous(self, typestate: &Typestate) -> bool {
+        matches!(self.which(typestate), Which::Previous | Which::Unsure)
+    }
+
     pub(super) fn which(self, typestate: &Typestate) -> Which {
         match self {
             Source::Made => Which::Current,

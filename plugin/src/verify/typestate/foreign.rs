@@ -23,7 +23,6 @@ use super::super::{
     index::ScopeIndex,
     protocol::{Step, Typestate, stale_versions},
 };
-use super::copies::Which;
 use super::{Found, FunctionRun, calls_in};
 
 /// A stage access in a function (or below it) whose stage pointer's offset comes from a state's
@@ -119,10 +118,7 @@ impl FunctionRun<'_> {
         // previous value: the helper's summary judged it as the current value's.
         for (state, source) in self.copies.handed_at_call(n) {
             let Some(&i) = self.slots.of.get(state) else { continue };
-            if row[i].bits != 0
-                && matches!(source.which(&row[i]), Which::Previous | Which::Unsure)
-                && self.recording.get()
-            {
+            if row[i].bits != 0 && source.may_be_previous(&row[i]) && self.recording.get() {
                 self.unfollowed.borrow_mut().insert(n);
             }
         }
@@ -136,8 +132,8 @@ impl FunctionRun<'_> {
                 continue;
             }
             if !stale_versions(before.current, self.facts.versions(access.offset)) {
-                let which = self.copies.source_at_call(n, access.offset).which(&before);
-                if matches!(which, Which::Previous | Which::Unsure) && self.recording.get() {
+                let source = self.copies.source_at_call(n, access.offset);
+                if source.may_be_previous(&before) && self.recording.get() {
                     self.unfollowed.borrow_mut().insert(n);
                 }
                 continue;
