@@ -130,8 +130,7 @@ fn chosen_store(
     let load = *index.op_number.get(&value.defining_op()?)?;
     let reaching = stores.reaching(ctx, place, load)?;
     if let [only] = reaching.as_slice() {
-        let stored = index.ops[*only].deref(ctx).get_operand(0);
-        return linear(ctx, stores, stored, &mut Induction::default(), budget).filter(|form| form.iv() == 0);
+        return stored_form(ctx, stores, *only, budget);
     }
     let local = *index.op_number.get(&alloca)?;
     Some(Linear::atom(Atom::Chosen { local, path: place.1.clone(), stores: reaching }))
@@ -169,7 +168,13 @@ pub(super) fn read_through_store(
     let index = stores.index;
     let load = *index.op_number.get(&value.defining_op()?)?;
     let [only] = stores.reaching(ctx, place, load)?[..] else { return None };
-    let stored = index.ops[only].deref(ctx).get_operand(0);
+    stored_form(ctx, stores, only, budget)
+}
+
+/// The value store `store` (an operation number) writes, as a linear form without the
+/// induction variable.
+fn stored_form(ctx: &Context, stores: &Stores, store: usize, budget: &mut u32) -> Option<Linear> {
+    let stored = stores.index.ops[store].deref(ctx).get_operand(0);
     linear(ctx, stores, stored, &mut Induction::default(), budget).filter(|form| form.iv() == 0)
 }
 
