@@ -282,12 +282,11 @@ impl SourceFinder<'_> {
         else {
             return Source::Unknown;
         };
-        // A call cannot write a copy place (its address reaches no call), and one that advances
-        // the state makes the typestate forget which value each place holds: only a store into
-        // the place between the load and the use makes the loaded value one the place may no
-        // longer hold.
-        // A copy place is written only by stores the pass places (`only_written_by_stores`): a
-        // store through a pointer it cannot place does not reach it.
+        // Only a store into the place between the load and the use makes the loaded value one
+        // the place may no longer hold. A copy place is written only by stores the pass places
+        // (`only_written_by_stores`), so neither a call (one that advances the state makes the
+        // typestate forget which value each place holds) nor a store through a pointer the
+        // pass cannot place reaches it.
         let stores_into_place = |k: usize| {
             index.op_class[k] == OpClass::Store
                 && index
