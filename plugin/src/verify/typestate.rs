@@ -310,6 +310,13 @@ enum Mode {
 }
 
 impl FunctionRun<'_> {
+    /// Ends the judgement of operation `n` as not followed (undecided), in the runs that report.
+    fn not_followed(&self, n: usize) {
+        if self.recording.get() {
+            self.unfollowed.borrow_mut().insert(n);
+        }
+    }
+
     /// The fixed point of function `f`'s blocks from `entry_row` at its entry; returns the
     /// blocks it reached (their in-states are in `scratch` until cleared).
     fn solve(
@@ -478,10 +485,8 @@ impl FunctionRun<'_> {
                 let advances = effect.out.current & !KEEP != 0;
                 if effect.out.holds & HOLDS_PREVIOUS != 0 || (before.holds & HOLDS_PREVIOUS != 0 && advances)
                 {
-                    if self.recording.get()
-                        && let Some(n) = reporter.index.op_number.get(&call)
-                    {
-                        self.unfollowed.borrow_mut().insert(*n);
+                    if let Some(&n) = reporter.index.op_number.get(&call) {
+                        self.not_followed(n);
                     }
                     continue;
                 }

@@ -159,7 +159,9 @@ impl Copies {
                 copies.sources.insert(n, source);
             }
         }
-        for f in 0..foreign.len() {
+        // Most scopes have no foreign access at all: their calls need no walk.
+        let any_foreign = foreign.iter().any(|accesses| !accesses.is_empty());
+        for f in (0..foreign.len()).filter(|_| any_foreign) {
             for (call, callee) in calls_in(index, f) {
                 for access in foreign[callee].iter().filter(|access| access.home == f) {
                     let source = finder.source(access.state, access.offset, call);

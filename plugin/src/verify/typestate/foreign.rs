@@ -103,9 +103,10 @@ pub(super) fn foreign_accesses(
 }
 
 impl FunctionRun<'_> {
-    /// At call `call` (operation `n`) of `callee`: the stage accesses below it whose stage pointer this function
-    /// computed must use the state's current value here (a pointer taken before the state's last
-    /// advance names an older stage); with `report`, each stale one is reported at the call.
+    /// At call `call` (operation `n`) of `callee`: the stage accesses below it whose stage
+    /// pointer this function computed must use the state's current value here (a pointer taken
+    /// before the state's last advance names an older stage); with `report`, each stale one is
+    /// reported at the call.
     pub(super) fn check_foreign(
         &self,
         n: usize,
@@ -118,8 +119,8 @@ impl FunctionRun<'_> {
         // previous value: the helper's summary judged it as the current value's.
         for (state, source) in self.copies.handed_at_call(n) {
             let Some(&i) = self.slots.of.get(state) else { continue };
-            if row[i].bits != 0 && source.may_be_previous(&row[i]) && self.recording.get() {
-                self.unfollowed.borrow_mut().insert(n);
+            if row[i].bits != 0 && source.may_be_previous(&row[i]) {
+                self.not_followed(n);
             }
         }
         for access in self.foreign[callee].iter().filter(|access| access.home == self.function) {
@@ -133,8 +134,8 @@ impl FunctionRun<'_> {
             }
             if !stale_versions(before.current, self.facts.versions(access.offset)) {
                 let source = self.copies.source_at_call(n, access.offset);
-                if source.may_be_previous(&before) && self.recording.get() {
-                    self.unfollowed.borrow_mut().insert(n);
+                if source.may_be_previous(&before) {
+                    self.not_followed(n);
                 }
                 continue;
             }

@@ -168,9 +168,7 @@ impl FunctionRun<'_> {
                 // stage may be the one released already. Judged as the current value's, a read of
                 // a released stage in a loop would pass (versions cannot tell the two apart);
                 // where that judgement rejects it, it stands.
-                if self.recording.get() {
-                    self.unfollowed.borrow_mut().insert(n);
-                }
+                self.not_followed(n);
                 typestate.bits = 0;
                 HeldStage::Done(None)
             }
@@ -192,9 +190,7 @@ impl FunctionRun<'_> {
             }
             Step::Pipeline(PipelineKind::Advance) if typestate.holds & HOLDS_PREVIOUS != 0 => {
                 // The held stage would be two advances old: not followed.
-                if self.recording.get() {
-                    self.unfollowed.borrow_mut().insert(n);
-                }
+                self.not_followed(n);
                 typestate.bits = 0;
                 HeldStage::Done(None)
             }
