@@ -262,10 +262,13 @@ pub(crate) fn stage_pointer(
     pointer: Value,
 ) -> Option<(StateId, StageSource)> {
     let StageWalk { facts, locals, .. } = *walk;
-    let mut pending = vec![pointer];
+    // Each value with the calls whose results the walk entered to reach it, innermost last: a
+    // parameter of such a callee is what that call passed (a slice of the stage handed back by
+    // the helper it was handed to).
+    let mut pending: Vec<(Value, Vec<Ptr<Operation>>)> = vec![(pointer, Vec::new())];
     let mut visited: FxHashSet<Value> = FxHashSet::default();
     let mut budget = 64;
-    while let Some(value) = pending.pop() {
+    while let Some((value, entered)) = pending.pop() {
         if budget == 0 {
             return None;
         }
@@ -273,7 +276,14 @@ pub(crate) fn stage_pointer(
         if !visited.insert(value) {
             continue;
         }
-        let Some(def) = value.defining_op() else { continue };
+        let Some(def) = value.defining_op() else {
+            if let Some((call, outer)) = entered.split_last()
+                && let Some(argument) = walk.index.argument_at_call(ctx, value, *call)
+            {
+                pending.push((argument, outer.to_vec()));
+            }
+            continue;
+        };
         let operands: Vec<Value> = def.deref(ctx).operands().collect();
         if Operation::get_op::<IndexAddrOp>(def, ctx).is_some() {
             let base_shared = points_to_shared(ctx, walk, operands[0]);
@@ -281,13 +291,13 @@ pub(crate) fn stage_pointer(
             if base_shared && let Some(state) = offset_state(ctx, facts, operands[1], &mut offset_budget) {
                 return Some((state, StageSource::Pointer(value)));
             }
-            pending.push(operands[0]);
+            pending.push((operands[0], entered));
         } else if Operation::get_op::<FieldAddrOp>(def, ctx).is_some()
             || Operation::get_op::<AddrSpaceCastOp>(def, ctx).is_some()
             || Operation::get_op::<CastOp>(def, ctx)
                 .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::PtrToPtr))
         {
-            pending.push(operands[0]);
+            pending.push((operands[0], entered));
         } else if Operation::get_op::<LoadOp>(def, ctx).is_some() {
             // A pointer loaded from an array of pointers at a stage index is that stage's
             // pointer; one loaded from a local is what was stored there.
@@ -302,20 +312,23 @@ pub(crate) fn stage_pointer(
                     return Some((state, StageSource::Table(element.deref(ctx).get_operand(0), offset)));
                 }
             }
-            match locals.stored_over(ctx, address) {
-                Some(stored) => pending.extend(stored),
+            let stored = match locals.stored_over(ctx, address) {
+                Some(stored) => stored,
                 // Memory that is not a local of this function (a closure's environment, a
                 // parameter's pointee, a field of a returned struct): what the walk through
                 // memory and calls finds stored there.
-                None => pending.extend(
-                    walk.stored_through_memory(ctx, address, value.get_type(ctx)).unwrap_or_default(),
-                ),
-            }
+                None => walk.stored_through_memory(ctx, address, value.get_type(ctx)).unwrap_or_default(),
+            };
+            pending.extend(stored.into_iter().map(|stored| (stored, entered.clone())));
         } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
             if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
-                pending.extend(operands);
-            } else if let Some(returned) = walk.returned(ctx, def, value) {
-                pending.push(returned);
+                pending.extend(operands.into_iter().map(|operand| (operand, entered.clone())));
+            } else if let Some(returned) = walk.returned(ctx, def, value)
+                && entered.len() < MAX_PARAMETER_DEPTH as usize
+            {
+                let mut inner = entered;
+                inner.push(def);
+                pending.push((returned, inner));
             }
         }
     }

@@ -6,10 +6,12 @@
 //!   in one ring. The import names the pipeline by the address of the `Pipeline` value the
 //!   method is called on (`first.consumer_wait(&state)` names `&first`); two operations name
 //!   the same pipeline when that address is the same variable (through pointer casts, a
-//!   reference kept in a variable stored once, and a helper's parameter that every call of the
-//!   helper binds to the same variable). An address the rule cannot resolve to one variable (a
-//!   reference chosen on a path, a parameter bound to different pipelines by different calls,
-//!   a field) is not judged and is counted as not checked.
+//!   reference kept in a variable stored once, a reference kept in a field of a struct a helper
+//!   built or was handed, where every value the walk through memory finds there names the same
+//!   variable, and a helper's parameter that every call of the helper binds to the same
+//!   variable). An address the rule cannot resolve to one variable (a reference chosen on a
+//!   path, a parameter bound to different pipelines by different calls) is not judged and is
+//!   counted as not checked.
 //! - **Copy destination.** A bulk copy writes into the stage it completes: its destination
 //!   must be the ring's base plus the state's stage index scaled by the stage size, the index
 //!   used as it is. An index offset before it is scaled (`(index + 1) * SIZE`), wrapped
@@ -23,6 +25,7 @@ use std::collections::BTreeMap;
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
+    r#type::Typed,
     value::{DefiningEntity, Value},
 };
 
@@ -30,6 +33,7 @@ use super::{
     Rule,
     dataflow::{function_returns, returned_by},
     facts::{Fact, FactStore, StateId, is_tracked},
+    flow::Flow,
     index::{CallBinding, ScopeIndex},
     locals::LocalStores,
     memory::constant_value,
@@ -45,6 +49,8 @@ use crate::ir::{
 
 /// Helper calls a pipeline operand is followed up through.
 const MAX_CALL_DEPTH: u32 = 4;
+/// Definitions the walk through memory may look at for one reference read from a struct.
+const FLOW_BUDGET: u32 = 64;
 
 /// A pipeline, named by the place of its `Pipeline` value: a local and the path of fields
 /// inside it (`cx.pipe` of a context struct is the local `cx` and its pipeline field).
@@ -119,12 +125,48 @@ fn pipeline_variable(
             }
             address = def.deref(ctx).get_operand(0);
         } else if Operation::get_op::<LoadOp>(def, ctx).is_some() {
-            address = locals.only_store_into(ctx, def.deref(ctx).get_operand(0))?;
+            let slot = def.deref(ctx).get_operand(0);
+            match locals.only_store_into(ctx, slot) {
+                Some(stored) => address = stored,
+                None => return stored_variable(ctx, index, locals, slot, address, depth),
+            }
         } else {
             return None;
         }
     }
     None
+}
+
+/// The variable the reference `loaded` (read from `slot`) names, where `slot` is no local
+/// stored once: a field of a struct a helper built and returned, or of a struct handed in by
+/// value (`Full { pipe, state }` from `wait_full(&pipe, …)`), found by the walk through memory
+/// and calls; every value it may hold must name the same variable.
+fn stored_variable(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    slot: Value,
+    loaded: Value,
+    depth: u32,
+) -> Option<Value> {
+    if depth == 0 {
+        return None;
+    }
+    let flow = Flow { ctx, index, locals, leaf: Some(loaded.get_type(ctx)) };
+    let mut budget = FLOW_BUDGET;
+    let mut agreed = None;
+    for value in flow.pointees(slot, &[], &mut budget)? {
+        if value == loaded {
+            return None;
+        }
+        let variable = pipeline_variable(ctx, index, locals, value, depth - 1)?;
+        match agreed {
+            None => agreed = Some(variable),
+            Some(seen) if seen == variable => {}
+            Some(_) => return None,
+        }
+    }
+    agreed
 }
 
 /// The variable every call of a helper hands its parameter `value`, if they all hand the same
