@@ -323,11 +323,15 @@ pub(crate) fn stage_pointer(
         } else if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
             if call.callee(ctx).is_some_and(|callee| is_memory_view(callee.as_ref())) {
                 pending.extend(operands.into_iter().map(|operand| (operand, entered.clone())));
-            } else if let Some(returned) = walk.returned(ctx, def, value)
-                && entered.len() < MAX_PARAMETER_DEPTH as usize
-            {
+            } else if let Some(returned) = walk.returned(ctx, def, value) {
+                // Past the depth bound the call is entered with no frames at all: a parameter
+                // met below it then ends the walk, as it did before frames were kept.
                 let mut inner = entered;
-                inner.push(def);
+                if inner.len() < MAX_PARAMETER_DEPTH as usize {
+                    inner.push(def);
+                } else {
+                    inner.clear();
+                }
                 pending.push((returned, inner));
             }
         }

@@ -154,12 +154,24 @@ fn stored_variable(
     }
     let flow = Flow { ctx, index, locals, leaf: Some(loaded.get_type(ctx)) };
     let mut budget = FLOW_BUDGET;
+    let stored = flow.pointees(slot, &[], &mut budget)?;
+    if stored.contains(&loaded) {
+        return None;
+    }
+    agreed_variable(ctx, index, locals, stored, depth - 1)
+}
+
+/// The one variable all of `values` name (each through [`pipeline_variable`]), if they agree.
+fn agreed_variable(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    values: Vec<Value>,
+    depth: u32,
+) -> Option<Value> {
     let mut agreed = None;
-    for value in flow.pointees(slot, &[], &mut budget)? {
-        if value == loaded {
-            return None;
-        }
-        let variable = pipeline_variable(ctx, index, locals, value, depth - 1)?;
+    for value in values {
+        let variable = pipeline_variable(ctx, index, locals, value, depth)?;
         match agreed {
             None => agreed = Some(variable),
             Some(seen) if seen == variable => {}
@@ -181,16 +193,7 @@ fn parameter_variable(
     if depth == 0 {
         return None;
     }
-    let mut agreed = None;
-    for argument in index.call_arguments(ctx, value)? {
-        let variable = pipeline_variable(ctx, index, locals, argument, depth - 1)?;
-        match agreed {
-            None => agreed = Some(variable),
-            Some(seen) if seen == variable => {}
-            Some(_) => return None,
-        }
-    }
-    agreed
+    agreed_variable(ctx, index, locals, index.call_arguments(ctx, value)?, depth - 1)
 }
 
 /// Rule `pipeline-identity`; returns how many operations it could not judge, and each state's
