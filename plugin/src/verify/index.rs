@@ -265,26 +265,6 @@ impl ScopeIndex {
             .collect()
     }
 
-    /// What call `call` passes for `value`, a parameter of the function it calls (`None` when
-    /// `value` is no parameter of that function).
-    pub(crate) fn argument_at_call(
-        &self,
-        ctx: &Context,
-        value: Value,
-        call: Ptr<Operation>,
-    ) -> Option<Value> {
-        let DefiningEntity::Block(block) = value.defining_entity() else { return None };
-        let b = *self.block_number.get(&block)?;
-        let f = self.block_function[b];
-        let called = self.op_number.get(&call).and_then(|n| self.callee_of.get(n));
-        if self.entry_block(f) != Some(b) || called != Some(&f) {
-            return None;
-        }
-        let position = block.deref(ctx).arguments().position(|argument| argument == value)?;
-        let operation = call.deref(ctx);
-        (position < operation.get_num_operands()).then(|| operation.get_operand(position))
-    }
-
     /// The canonical key of a value of this scope.
     pub(crate) fn key_of(&self, ctx: &Context, value: Value) -> Option<ValueKey> {
         match value.defining_entity() {

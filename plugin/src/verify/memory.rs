@@ -278,7 +278,8 @@ pub(crate) fn stage_pointer(
         }
         let Some(def) = value.defining_op() else {
             if let Some((call, outer)) = entered.split_last()
-                && let Some(argument) = walk.index.argument_at_call(ctx, value, *call)
+                && let Some(argument) =
+                    walk.index.call_binding(ctx, *call).and_then(|binding| binding.argument_for(value))
             {
                 pending.push((argument, outer.to_vec()));
             }
