@@ -256,13 +256,9 @@ pub(crate) fn analyze_with(
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals, &returns));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
     report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared, &thread_model));
-    report.gaps.extend(races::beside_layout_gaps(
-        &mut reporter,
-        &locals,
-        &memory.beside_pipelines,
-        &thread_model,
-        &occupied,
-    ));
+    let (beside_gaps, beside_layout) =
+        races::beside_layout_gaps(&mut reporter, &locals, &memory.beside_pipelines, &thread_model, &occupied);
+    report.gaps.extend(beside_gaps);
     if PipelineUse::of(ctx, &index) == PipelineUse::CreatesState {
         // The race check asks this of scopes without a pipeline; a pipeline's roles are
         // thread-dependent branches, and a block barrier inside one hangs the other roles.
@@ -278,7 +274,7 @@ pub(crate) fn analyze_with(
         Strategy::Indexed => wgmma::Schedule::Worklist,
         Strategy::Unguarded => wgmma::Schedule::Rounds,
     };
-    wgmma::check_wgmma(&mut reporter, schedule);
+    wgmma::check_wgmma(&mut reporter, schedule, &beside_layout);
     super::phases::end("wgmma");
     let mut rejections = reporter.rejections;
     rejections.sort_by_key(|r| (index.op_number.get(&r.op).copied(), r.rule));

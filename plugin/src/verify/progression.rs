@@ -51,15 +51,26 @@ use crate::verify::locals::{loads_place, local_slot};
 
 pub(crate) use super::store_table::Place;
 
+mod carry_free;
+use carry_free::{disjoint_bits_sum, divided};
+
 /// Uniform variables read as given values (`crate::verify::symbols`): the value each of their
-/// loads reads; and what an evaluation met: the loads it read so, and the uniform variables
-/// whose loads it could not read (each with one such load).
+/// loads reads (for a variable known only modulo a power of two, the residue, with the modulus
+/// in `moduli`: the load reads `residue + modulus · n`); and what an evaluation met: the loads
+/// it read so, and the uniform variables whose loads it could not read (each with one such
+/// load).
 #[derive(Default)]
 pub(crate) struct Assumed {
     pub places: FxHashSet<Place>,
     pub loads: FxHashMap<Value, i64>,
+    pub moduli: FxHashMap<Value, i64>,
     pub used: RefCell<FxHashSet<Value>>,
     pub blocked: RefCell<FxHashMap<Place, Value>>,
+    /// The unbounded counters alike in every thread the evaluations read, each time one is read
+    /// (with the load): where a remainder of a value computed from them cannot be read, those
+    /// read for it are `blocked` too, since each may be known modulo a power of two in an
+    /// interval (`crate::verify::symbols`).
+    pub unbounded: RefCell<Vec<(Place, Value)>>,
 }
 
 /// Definitions looked through for one index.
@@ -167,44 +178,6 @@ impl Progression {
     }
 }
 
-/// `high | low` (or `high ^ low`) as the sum it is when no bit is set in both: every value
-/// `low` takes in the `relevant` threads lies in `0..2ᵐ`, and every value `high` takes there is
-/// a multiple of `2ᵐ` (its base in each of those threads and each counter's stride are), so the
-/// low `m` bits of `high` are clear and `low` sets only those. `None` when that is not shown.
-/// In the other threads the sum may differ from the bits, so the result is for the caller that
-/// reads only the relevant threads' values.
-fn disjoint_bits_sum(
-    high: &Progression,
-    low: &Progression,
-    relevant: Option<&Threads>,
-) -> Option<Progression> {
-    if !low.terms.is_empty() {
-        return None;
-    }
-    // The values each side takes in the relevant threads.
-    let taken = |base: &Val| -> Option<Vec<i64>> {
-        match base {
-            Val::Const(c) => Some(vec![*c]),
-            Val::Threads(values) => match relevant {
-                Some(threads) => threads.members().map(|t| values.get(t).copied()).collect(),
-                None => Some(values.to_vec()),
-            },
-            _ => None,
-        }
-    };
-    let lows = taken(&low.base)?;
-    if lows.iter().any(|v| *v < 0) {
-        return None;
-    }
-    let largest = u64::try_from(lows.iter().copied().max().unwrap_or(0)).ok()?;
-    let unit = i64::try_from(largest.checked_add(1)?.checked_next_power_of_two()?).ok()?;
-    let aligned = |v: i64| v.rem_euclid(unit) == 0;
-    let base_aligned = taken(&high.base)?.into_iter().all(aligned);
-    (base_aligned && high.terms.iter().all(|term| aligned(term.stride)))
-        .then(|| high.clone().plus(low.clone()))
-        .flatten()
-}
-
 /// Evaluates indices as progressions for one call chain (`params` binds the helper's
 /// parameters, as for [`ThreadModel::eval`]).
 pub(crate) struct Progressions<'a> {
@@ -278,13 +251,18 @@ impl Progressions<'_> {
                 // Anything else only on values known per thread (a variable read as one value),
                 // but for bits combined where they cannot overlap (`(row << 5) | lane`).
                 kind => {
+                    let read_before = self.assumed.unbounded.borrow().len();
                     let (a, b) = (self.eval(operands[0], depth - 1)?, self.eval(operands[1], depth - 1)?);
                     if !a.terms.is_empty() || !b.terms.is_empty() {
-                        if !matches!(kind, BinOpKind::BitOr | BinOpKind::BitXor) {
-                            return None;
+                        let result = self.carry_free(kind, &a, &b);
+                        if result.is_none() && matches!(kind, BinOpKind::Rem | BinOpKind::BitAnd) {
+                            let read = self.assumed.unbounded.borrow()[read_before..].to_vec();
+                            let mut blocked = self.assumed.blocked.borrow_mut();
+                            for (place, load) in read {
+                                blocked.entry(place).or_insert(load);
+                            }
                         }
-                        return disjoint_bits_sum(&a, &b, self.relevant)
-                            .or_else(|| disjoint_bits_sum(&b, &a, self.relevant));
+                        return result;
                     }
                     let int = IntType::of(ctx, value.get_type(ctx)).unwrap_or(IntType::unsigned(64));
                     Progression::known(map2(a.base, b.base, |x, y| apply_int(kind, int, x, y)))
@@ -299,7 +277,11 @@ impl Progressions<'_> {
             && uniform()
         {
             self.assumed.used.borrow_mut().insert(value);
-            return Progression::known(Val::Const(*x));
+            let mut read = Progression::known(Val::Const(*x))?;
+            if let Some(modulus) = self.assumed.moduli.get(&value) {
+                read.terms.push(Term { stride: *modulus, count: Count::Unbounded });
+            }
+            return Some(read);
         }
         let stored = self.locals.stores_into(ctx, slot)?;
         // A read after a store in its own block reads that store (`r -= 1; s[r]`).
@@ -321,13 +303,49 @@ impl Progressions<'_> {
             return self.eval(*only, depth - 1);
         }
         let counter = self.counter(value, false);
-        if counter.is_none()
-            && let Some(place) = place
+        if let Some(place) = place
             && uniform()
         {
-            self.assumed.blocked.borrow_mut().entry(place).or_insert(value);
+            match &counter {
+                None => {
+                    self.assumed.blocked.borrow_mut().entry(place).or_insert(value);
+                }
+                // Known modulo a power of two in each interval, perhaps (`j & 1` of `j += 1`).
+                Some(counter) if !counter.bounded() => {
+                    self.assumed.unbounded.borrow_mut().push((place, value))
+                }
+                Some(_) => {}
+            }
         }
         counter
+    }
+
+    /// `a kind b` where a counter moves one side, if no counter carries into the bits the
+    /// operation cuts (`carry_free`): bits that cannot overlap, or a quotient, remainder, shift
+    /// or low-bit mask by a constant.
+    fn carry_free(&self, kind: BinOpKind, a: &Progression, b: &Progression) -> Option<Progression> {
+        let relevant = self.relevant;
+        let power_of_two = |c: i64| (c > 0 && c & (c - 1) == 0).then_some(c);
+        match kind {
+            BinOpKind::BitOr | BinOpKind::BitXor => {
+                disjoint_bits_sum(a, b, relevant).or_else(|| disjoint_bits_sum(b, a, relevant))
+            }
+            BinOpKind::Div => divided(a, b.constant()?, true, relevant),
+            BinOpKind::Rem => divided(a, b.constant()?, false, relevant),
+            BinOpKind::Shr => {
+                let by = u32::try_from(b.constant()?).ok().filter(|by| *by < 32)?;
+                divided(a, 1 << by, true, relevant)
+            }
+            // `a & (2ᵐ − 1)`, the mask on either side.
+            BinOpKind::BitAnd => match (b.constant(), a.constant()) {
+                (Some(mask), _) if !a.terms.is_empty() => {
+                    divided(a, power_of_two(mask.checked_add(1)?)?, false, relevant)
+                }
+                (_, Some(mask)) => divided(b, power_of_two(mask.checked_add(1)?)?, false, relevant),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// What the scope's helper `call` returns at `result`, where it has one `return`: its
@@ -714,65 +732,4 @@ struct LoopTest {
     exact: bool,
     taken: usize,
     skipped: usize,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `r << 5` for `r` in `0..8`, in each of `threads` threads.
-    fn rows(threads: usize) -> Progression {
-        Progression {
-            base: Val::Const(0),
-            terms: vec![Term { stride: 32, count: Count::Threads(Rc::new(vec![8; threads])) }],
-        }
-    }
-
-    /// `tid - 32` in 64 threads: 0 to 31 in threads 32 to 63, wrapped high in the others.
-    fn lanes_from_32() -> Progression {
-        let values = (0..64i64).map(|tid| (tid - 32) & 0xFFFF_FFFF).collect();
-        Progression::known(Val::Threads(Rc::new(values))).unwrap()
-    }
-
-    fn every_value(progression: &Progression, threads: impl Iterator<Item = usize>) -> Vec<i64> {
-        let mut all: Vec<i64> =
-            threads.flat_map(|t| progression.values(t, i64::MAX, 1 << 16).unwrap()).collect();
-        all.sort_unstable();
-        all.dedup();
-        all
-    }
-
-    #[test]
-    fn or_of_rows_and_lanes_below_32_is_their_sum() {
-        let lanes = Progression::known(Val::Threads(Rc::new((0..64).map(|tid| tid & 31).collect()))).unwrap();
-        let sum = disjoint_bits_sum(&rows(64), &lanes, None).expect("the bits do not overlap");
-        // Every thread reads 8 rows of its column: the stage's 256 floats, none past them.
-        assert_eq!(every_value(&sum, 0..64), (0..256).collect::<Vec<_>>());
-        assert_eq!(sum.values(33, i64::MAX, 64).unwrap(), (0..8).map(|r| 32 * r + 1).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn overlapping_bits_are_not_a_sum() {
-        // `tid & 63` reaches 32 to 63, sharing bit 5 with `r << 5`.
-        let lanes = Progression::known(Val::Threads(Rc::new((0..64).collect()))).unwrap();
-        assert!(disjoint_bits_sum(&rows(64), &lanes, None).is_none());
-        // A row stride of 48 is not a multiple of 32, and 20 needs five bits: `48 | 20` is 52.
-        let mut odd = rows(64);
-        odd.terms[0].stride = 48;
-        let twenty = Progression::known(Val::Const(20)).unwrap();
-        assert!(disjoint_bits_sum(&odd, &twenty, None).is_none());
-        // 5 needs three bits, below every multiple of 48's factor 16: `48 · r | 5` is `48 · r + 5`.
-        let five = Progression::known(Val::Const(5)).unwrap();
-        assert!(disjoint_bits_sum(&odd, &five, None).is_some());
-    }
-
-    #[test]
-    fn only_the_relevant_threads_decide() {
-        // In every thread `tid - 32` overlaps the rows (threads below 32 wrap it high); in the
-        // consumers, threads 32 to 63, it is 0 to 31.
-        assert!(disjoint_bits_sum(&rows(64), &lanes_from_32(), None).is_none());
-        let consumers = Threads::of(&(0..64).collect::<Vec<i64>>(), |tid| tid >= 32);
-        let sum = disjoint_bits_sum(&rows(64), &lanes_from_32(), Some(&consumers)).expect("disjoint there");
-        assert_eq!(every_value(&sum, consumers.members()), (0..256).collect::<Vec<_>>());
-    }
 }

@@ -141,51 +141,56 @@ pub(crate) fn shared_order_gaps(
     candidates: &[usize],
     thread_model: &SharedThreadModel,
 ) -> Vec<Gap> {
-    order_gaps(reporter, locals, candidates, thread_model, None)
+    order_gaps(reporter, locals, candidates, thread_model, None).0
 }
 
 /// The gaps of `candidates`, the accesses of a pipeline scope that are neither stage accesses
 /// nor into locals or parameters: each is ordinary shared memory (held to the race check like a
 /// scope without pipelines) where its bytes, in every thread and iteration, lie apart from every
 /// ring and barrier area of the layout (`occupied`), and `unplaced-access` otherwise. Apart from
-/// them, no copy, barrier or stage access of the protocol touches its bytes.
+/// them, no copy, barrier or stage access of the protocol touches its bytes. Also the accesses
+/// so shown apart (operation numbers).
 pub(crate) fn beside_layout_gaps(
     reporter: &mut Reporter,
     locals: &LocalStores,
     candidates: &[usize],
     thread_model: &SharedThreadModel,
     occupied: &Occupied,
-) -> Vec<Gap> {
+) -> (Vec<Gap>, FxHashSet<usize>) {
     match occupied {
         Some(extents) => order_gaps(reporter, locals, candidates, thread_model, Some(extents)),
-        None => candidates
-            .iter()
-            .map(|n| {
-                let why = ", and the layout it would have to be shown apart from is not placed whole";
-                unplaced_gap(reporter.ctx, reporter.index, *n, why)
-            })
-            .collect(),
+        None => {
+            let gaps = candidates
+                .iter()
+                .map(|n| {
+                    let why = ", and the layout it would have to be shown apart from is not placed whole";
+                    unplaced_gap(reporter.ctx, reporter.index, *n, why)
+                })
+                .collect();
+            (gaps, FxHashSet::default())
+        }
     }
 }
 
 /// The race check of `candidates`; with `apart_from`, an access not shown apart from those
-/// window bytes is left out of it as `unplaced-access`.
+/// window bytes is left out of it as `unplaced-access`, and those shown apart are returned too.
 fn order_gaps(
     reporter: &mut Reporter,
     locals: &LocalStores,
     candidates: &[usize],
     thread_model: &SharedThreadModel,
     apart_from: Option<&[(i64, i64)]>,
-) -> Vec<Gap> {
+) -> (Vec<Gap>, FxHashSet<usize>) {
     let (ctx, index) = (reporter.ctx, reporter.index);
     if candidates.is_empty() {
-        return Vec::new();
+        return (Vec::new(), FxHashSet::default());
     }
-    let gap_all = |why: String| -> Vec<Gap> {
-        candidates
+    let gap_all = |why: String| -> (Vec<Gap>, FxHashSet<usize>) {
+        let gaps = candidates
             .iter()
             .map(|n| Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why.clone()))
-            .collect()
+            .collect();
+        (gaps, FxHashSet::default())
     };
     let model = thread_model.get();
     if !model.declared && reads_other_dimensions(ctx, index) {
@@ -237,13 +242,21 @@ fn order_gaps(
         });
     }
     let candidate_set: FxHashSet<usize> = candidates.iter().copied().collect();
+    let shown_apart = if apart_from.is_some() { candidate_set.clone() } else { FxHashSet::default() };
     reject_past_window(reporter, &candidates, &instances);
     let mut unproven: FxHashMap<usize, String> = FxHashMap::default();
     let mut seen_in_interval: FxHashSet<usize> = FxHashSet::default();
     let calls = BarrierFreeCalls::of(index, &holds_barrier, &candidate_set);
     let entry = index.entry_block(0).map(|b| index.ops_of_block[b].start);
-    for source in entry.into_iter().chain(barriers.iter().copied()) {
-        let Some(reached) = interval_from(ctx, index, &calls, source) else {
+    // A barrier in a helper starts one interval per call of the helper: after its return, the
+    // threads go on after the call that ran it, not after every call of the helper.
+    let starts = entry.into_iter().map(|n| (n, None)).chain(barriers.iter().flat_map(|b| {
+        let callers = &index.callers[index.block_function[index.op_block[*b]]];
+        let per_call: Vec<(usize, Option<usize>)> = callers.iter().map(|call| (*b, Some(*call))).collect();
+        if per_call.is_empty() { vec![(*b, None)] } else { per_call }
+    }));
+    for (source, entered_by) in starts {
+        let Some(reached) = interval_from(ctx, index, &calls, source, entered_by) else {
             return gap_all(format!(
                 "the operations between two block barriers take more than {MAX_WALK} steps (or calls deeper than \
                  {MAX_CALL_DEPTH}) to walk"
@@ -253,9 +266,11 @@ fn order_gaps(
             reached.iter().copied().filter(|n| candidate_set.contains(n)).collect();
         interval.sort_unstable();
         seen_in_interval.extend(interval.iter().copied());
-        // Only an interval starting in the kernel function enters every helper through a call
-        // it reaches: one starting in a helper runs the rest of that helper's chains.
-        let reached = (index.block_function[index.op_block[source]] == 0).then_some(&reached);
+        // Only an interval starting in the kernel function, or in a helper the kernel's own call
+        // entered, enters every helper through a call it reaches: one starting in a helper
+        // entered from anywhere runs the rest of that helper's chains.
+        let anchor = entered_by.unwrap_or(source);
+        let reached = (index.block_function[index.op_block[anchor]] == 0).then_some(&reached);
         let members: Vec<&Instance> = interval
             .iter()
             .flat_map(|n| instances[n].iter())
@@ -304,7 +319,7 @@ fn order_gaps(
         };
         gaps.push(Gap::at(ctx, index, index.ops[*n], GapKind::SharedOrder, why));
     }
-    gaps
+    (gaps, shown_apart)
 }
 
 /// Whether every byte `instances` may touch, in every thread of every call chain, lies outside
@@ -460,6 +475,9 @@ fn conflicts_reading_variables(
             for (load, _, version) in &loads[i] {
                 if let Some(value) = variable.value(start[i], *version) {
                     assumed.loads.insert(*load, value);
+                    if let Some(modulus) = variable.modulus() {
+                        assumed.moduli.insert(*load, modulus);
+                    }
                 }
             }
         }
@@ -556,19 +574,25 @@ fn reads_other_dimensions(ctx: &Context, index: &ScopeIndex) -> bool {
 /// The operations reachable from `source` (the kernel's first operation or a barrier) without
 /// passing another barrier. A call of a scope function enters it and comes back to the operation
 /// after that call (the walk keeps its chain of calls); a return with no call to come back to
-/// (the walk started inside the function) goes on after every call of the function. `None`
-/// when the walk passes [`MAX_WALK`] steps.
+/// (the walk started inside the function) goes on after `entered_by`, the call the source's
+/// function was entered by, or else after every call of the function. The call `entered_by` is
+/// itself in the result (the chains through it run here). `None` when the walk passes
+/// [`MAX_WALK`] steps.
 fn interval_from(
     ctx: &Context,
     index: &ScopeIndex,
     calls: &BarrierFreeCalls,
     source: usize,
+    entered_by: Option<usize>,
 ) -> Option<FxHashSet<usize>> {
     type Chain = Option<Rc<CallLink>>;
     let mut seen: FxHashSet<(usize, Chain)> = FxHashSet::default();
-    let mut found = FxHashSet::default();
-    let mut stack: Vec<(usize, Chain)> = vec![(source, None)];
+    let mut found = FxHashSet::from_iter(entered_by);
+    let entered = entered_by.map(|call| Rc::new(CallLink { call, outer: None, depth: 1 }));
+    let mut stack: Vec<(usize, Chain)> = vec![(source, entered)];
+    let mut first = true;
     while let Some((n, chain)) = stack.pop() {
+        let starting = std::mem::take(&mut first);
         if !seen.insert((n, chain.clone())) {
             continue;
         }
@@ -576,7 +600,9 @@ fn interval_from(
             return None;
         }
         found.insert(n);
-        if n != source && Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some() {
+        // The walk ends at the next barrier, the source itself included when the walk comes
+        // back to it (through a loop, or through another call of the helper holding it).
+        if !starting && Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some() {
             continue;
         }
         // A call of a function that holds no barrier comes back to the operation after it,

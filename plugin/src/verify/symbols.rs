@@ -20,6 +20,15 @@
 //! - every access that reads it stands at one version on every path from the interval's start,
 //!   walked through the kernel function up to the next barrier (an access in a loop that updates
 //!   the variable with no barrier in between has many versions, and is not read so).
+//!
+//! A counter whose closure is too large (`j += 1`, every value) is tried modulo a power of two
+//! `L` instead, where its update keeps the residue (`+`, `−`, `·`, `<<` and bit operations by a
+//! constant on a width `L` divides, wrapping included): each value tried is a residue `r`, and
+//! a load of it reads `r + L · n` for an unknown `n ≥ 0`, which is exactly what the variable
+//! can hold. Only what is computed from the residue alone comes out known (`j & 1`, `(j + 1) %
+//! 2`, `crate::verify::progression`); anything else keeps the unknown multiple of `L` and stays
+//! unproven. `L` is the largest power of two (at most [`MAX_VALUES`]) the kernel function
+//! reduces a value computed from the variable by (`% L`, `& (L − 1)`).
 
 use pliron::builtin::types::{IntegerType, Signedness};
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
@@ -33,7 +42,7 @@ use super::{
     thread_model::{ThreadModel, Val, apply_binop, wrap_to},
 };
 use crate::ir::mir::{
-    arith::{BinOp, BinOpKind},
+    arith::{BinOp, BinOpKind, CastOp},
     int_width,
     memory::StoreOp,
 };
@@ -76,6 +85,8 @@ pub(crate) struct Variable {
     update: Option<(BinOpKind, i64, bool)>,
     /// Its stores in the kernel function, by operation number.
     stores: FxHashMap<usize, Stored>,
+    /// Where its values are residues: their modulus (module doc).
+    modulus: Option<i64>,
 }
 
 impl Variable {
@@ -112,6 +123,7 @@ impl Variable {
             width,
             update: None,
             stores: FxHashMap::default(),
+            modulus: None,
         };
         for n in index.blocks_of[0].clone().flat_map(|b| index.ops_of_block[b].clone()) {
             let op = index.ops[n];
@@ -142,12 +154,37 @@ impl Variable {
         if variable.stores.len() != stored.len() {
             return None;
         }
-        variable.values = variable.closure()?;
+        variable.values = match variable.closure() {
+            Some(values) => values,
+            None => {
+                let keeps_residue = variable.update.is_some_and(|(kind, _, swapped)| {
+                    matches!(
+                        kind,
+                        BinOpKind::Add
+                            | BinOpKind::Sub
+                            | BinOpKind::Mul
+                            | BinOpKind::BitAnd
+                            | BinOpKind::BitOr
+                            | BinOpKind::BitXor
+                    ) || (!swapped && kind == BinOpKind::Shl)
+                });
+                let modulus =
+                    reduced_by(ctx, index, place).filter(|m| keeps_residue && m.trailing_zeros() <= width)?;
+                variable.modulus = Some(modulus);
+                variable.closure()?
+            }
+        };
         Some(variable)
     }
 
+    /// The modulus its values are residues of, if they are.
+    pub(crate) fn modulus(&self) -> Option<i64> {
+        self.modulus
+    }
+
     fn wrap(&self, v: i64) -> i64 {
-        wrap_to(self.width, v)
+        let wrapped = wrap_to(self.width, v);
+        self.modulus.map_or(wrapped, |m| wrapped.rem_euclid(m))
     }
 
     /// `v` after one update; `None` where the update has no value (a division by zero traps).
@@ -163,9 +200,9 @@ impl Variable {
         let mut seen: FxHashSet<i64> = FxHashSet::default();
         for stored in self.stores.values() {
             if let Stored::Constant(c) = stored
-                && seen.insert(*c)
+                && seen.insert(self.wrap(*c))
             {
-                values.push(*c);
+                values.push(self.wrap(*c));
             }
         }
         let mut next = 0;
@@ -187,7 +224,7 @@ impl Variable {
     /// The value an access at `version` reads when the variable held `at_start` at the
     /// interval's start.
     pub(crate) fn value(&self, at_start: i64, version: Version) -> Option<i64> {
-        let mut value = version.reset.unwrap_or(at_start);
+        let mut value = self.wrap(version.reset.unwrap_or(at_start));
         for _ in 0..version.updates {
             value = self.updated(value)?;
         }
@@ -244,6 +281,44 @@ impl Variable {
         }
         Some(found)
     }
+}
+
+/// Operations looked through from a reduction back to a load of the variable.
+const REDUCED_DEPTH: u32 = 3;
+
+/// The largest power of two, at most [`MAX_VALUES`], by which the kernel function reduces a
+/// value computed from a load of `place` (`(j + 1) % 2`, `j & 3`) through sums, differences,
+/// products and integer casts; `None` where it reduces none.
+fn reduced_by(ctx: &Context, index: &ScopeIndex, place: &Place) -> Option<i64> {
+    fn reads(ctx: &Context, value: Value, place: &Place, depth: u32) -> bool {
+        if loads_place(ctx, value, place) {
+            return true;
+        }
+        let Some(def) = value.defining_op().filter(|_| depth > 0) else { return false };
+        let through = Operation::get_op::<CastOp>(def, ctx).is_some()
+            || Operation::get_op::<BinOp>(def, ctx)
+                .and_then(|binop| binop.kind(ctx))
+                .is_some_and(|kind| matches!(kind, BinOpKind::Add | BinOpKind::Sub | BinOpKind::Mul));
+        through && def.deref(ctx).operands().any(|operand| reads(ctx, operand, place, depth - 1))
+    }
+    let power_of_two = |m: i64| (2..=MAX_VALUES as i64).contains(&m) && m & (m - 1) == 0;
+    let mut largest = None;
+    for n in index.blocks_of[0].clone().flat_map(|b| index.ops_of_block[b].clone()) {
+        let op = index.ops[n];
+        let Some(kind) = Operation::get_op::<BinOp>(op, ctx).and_then(|binop| binop.kind(ctx)) else {
+            continue;
+        };
+        let (a, b) = (op.deref(ctx).get_operand(0), op.deref(ctx).get_operand(1));
+        let modulus = match (kind, constant_value(ctx, b, CONSTANT_DEPTH)) {
+            (BinOpKind::Rem, Some(m)) => m,
+            (BinOpKind::BitAnd, Some(mask)) => mask.saturating_add(1),
+            _ => continue,
+        };
+        if power_of_two(modulus) && reads(ctx, a, place, REDUCED_DEPTH) {
+            largest = largest.max(Some(modulus));
+        }
+    }
+    largest
 }
 
 /// If `stored` is `v kind c` or `c kind v` with `v` a load of `place` and `c` a constant: the

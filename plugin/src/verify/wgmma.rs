@@ -21,7 +21,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{
     context::{Context, Ptr},
@@ -81,6 +81,9 @@ struct Flow {
     unfenced: Option<usize>,
     /// The earliest ordinary shared store no `fence.proxy.async` has ordered yet.
     unproxied: Option<usize>,
+    /// The earliest of those not shown apart from every ring and barrier area: a bulk copy
+    /// writes only a stage of a ring (`copy-destination`), so only these may meet its bytes.
+    unproxied_near_rings: Option<usize>,
 }
 
 fn join_write(a: Option<usize>, b: Option<usize>) -> Option<usize> {
@@ -92,7 +95,13 @@ fn join_write(a: Option<usize>, b: Option<usize>) -> Option<usize> {
 
 impl Flow {
     fn entry(arrays: usize) -> Flow {
-        Flow { accumulators: vec![DONE; arrays], latest: DONE, unfenced: Some(AT_ENTRY), unproxied: None }
+        Flow {
+            accumulators: vec![DONE; arrays],
+            latest: DONE,
+            unfenced: Some(AT_ENTRY),
+            unproxied: None,
+            unproxied_near_rings: None,
+        }
     }
 
     /// Joins `other` into `self`; true when `self` changed.
@@ -104,6 +113,7 @@ impl Flow {
         self.latest = self.latest.min(other.latest);
         self.unfenced = join_write(self.unfenced, other.unfenced);
         self.unproxied = join_write(self.unproxied, other.unproxied);
+        self.unproxied_near_rings = join_write(self.unproxied_near_rings, other.unproxied_near_rings);
         *self != before
     }
 }
@@ -189,8 +199,9 @@ enum Effect {
     ProxyFence,
     BulkCopy,
     Release,
-    /// An ordinary store: the arrays it writes, and whether it writes shared memory.
-    Store(Option<usize>, bool),
+    /// An ordinary store: the arrays it writes, whether it writes shared memory, and whether
+    /// the race check showed it apart from every ring and barrier area.
+    Store(Option<usize>, bool, bool),
     /// An ordinary load of an array.
     Load(usize),
     /// A call or opaque operation taking the addresses of these arrays.
@@ -213,7 +224,12 @@ struct FunctionModel {
     first_mma: Vec<Ptr<Operation>>,
 }
 
-fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel {
+fn model_function(
+    ctx: &Context,
+    index: &ScopeIndex,
+    f: usize,
+    beside_layout: &FxHashSet<usize>,
+) -> FunctionModel {
     // Every effect below is a semantic operation, a memory access, a call or a return.
     let ops = || {
         index.blocks_of[f].clone().flat_map(|b| index.ops_of_block[b].clone()).filter(|n| {
@@ -266,7 +282,7 @@ fn model_function(ctx: &Context, index: &ScopeIndex, f: usize) -> FunctionModel 
             OpClass::Semantic => semantic_effect(ctx, op, &array_of),
             OpClass::Store => {
                 let pointer = index.accessed_address(n).expect("a store has an address");
-                Effect::Store(array_of(pointer), is_shared_pointer(ctx, pointer))
+                Effect::Store(array_of(pointer), is_shared_pointer(ctx, pointer), beside_layout.contains(&n))
             }
             OpClass::Load => match array_of(index.accessed_address(n).expect("a load has an address")) {
                 Some(array) => Effect::Load(array),
@@ -385,6 +401,7 @@ fn transfer(
             // Reported once per cause: later multiplies on this path are not blamed again.
             flow.unfenced = None;
             flow.unproxied = None;
+            flow.unproxied_near_rings = None;
         }
         Effect::Commit => {
             flow.accumulators.iter_mut().for_each(commit);
@@ -394,9 +411,13 @@ fn transfer(
             flow.accumulators.iter_mut().for_each(|age| wait(age, *pending));
             wait(&mut flow.latest, *pending);
         }
-        Effect::ProxyFence => flow.unproxied = None,
+        Effect::ProxyFence => {
+            flow.unproxied = None;
+            flow.unproxied_near_rings = None;
+        }
         Effect::BulkCopy => {
-            if let Some(store) = flow.unproxied.take() {
+            if let Some(store) = flow.unproxied_near_rings.take() {
+                flow.unproxied = None;
                 breach(
                     Rule::ProxyFence,
                     "bulk copy into shared memory after an ordinary shared store with no fence_proxy_async_shared between them".to_string(),
@@ -417,7 +438,7 @@ fn transfer(
                 flow.latest = DONE;
             }
         }
-        Effect::Store(array, shared) => {
+        Effect::Store(array, shared, beside_layout) => {
             if let Some(array) = array {
                 let age = flow.accumulators[*array];
                 if age != DONE {
@@ -434,6 +455,9 @@ fn transfer(
             }
             if *shared {
                 flow.unproxied = join_write(flow.unproxied, Some(n));
+            }
+            if *shared && !beside_layout {
+                flow.unproxied_near_rings = join_write(flow.unproxied_near_rings, Some(n));
             }
         }
         Effect::Load(array) => {
@@ -483,7 +507,7 @@ fn transfer(
 
 /// Runs the analysis on every function of the scope that holds wgmma, proxy-fence or bulk-copy work and
 /// reports what breaks the four rules.
-pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
+pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule, beside_layout: &FxHashSet<usize>) {
     let ctx = reporter.ctx;
     let index = reporter.index;
     for f in 0..index.functions.len() {
@@ -502,7 +526,7 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
         if !holds_work {
             continue;
         }
-        let model = model_function(ctx, index, f);
+        let model = model_function(ctx, index, f, beside_layout);
         let relevant = model.effects.iter().any(|(_, effect)| {
             matches!(
                 effect,
@@ -540,7 +564,7 @@ pub(crate) fn check_wgmma(reporter: &mut Reporter, schedule: Schedule) {
                     if let Some(cause) = cause {
                         related.push(reporter.related("the ordinary write is here", index.ops[cause]));
                     }
-                    if let Effect::Load(array) | Effect::Store(Some(array), _) = *effect {
+                    if let Effect::Load(array) | Effect::Store(Some(array), _, _) = *effect {
                         related.push(
                             reporter
                                 .related("the accumulators' first wgmma operation", model.first_mma[array]),
