@@ -52,6 +52,7 @@ use crate::verify::locals::{loads_place, local_slot};
 pub(crate) use super::store_table::Place;
 
 mod carry_free;
+pub(crate) use carry_free::reduction_modulus;
 use carry_free::{disjoint_bits_sum, divided};
 
 /// Uniform variables read as given values (`crate::verify::symbols`): the value each of their
@@ -325,25 +326,25 @@ impl Progressions<'_> {
     /// or low-bit mask by a constant.
     fn carry_free(&self, kind: BinOpKind, a: &Progression, b: &Progression) -> Option<Progression> {
         let relevant = self.relevant;
-        let power_of_two = |c: i64| (c > 0 && c & (c - 1) == 0).then_some(c);
         match kind {
             BinOpKind::BitOr | BinOpKind::BitXor => {
                 disjoint_bits_sum(a, b, relevant).or_else(|| disjoint_bits_sum(b, a, relevant))
             }
             BinOpKind::Div => divided(a, b.constant()?, true, relevant),
-            BinOpKind::Rem => divided(a, b.constant()?, false, relevant),
+            BinOpKind::Rem => divided(a, reduction_modulus(kind, b.constant()?)?, false, relevant),
             BinOpKind::Shr => {
                 let by = u32::try_from(b.constant()?).ok().filter(|by| *by < 32)?;
                 divided(a, 1 << by, true, relevant)
             }
             // `a & (2ᵐ − 1)`, the mask on either side.
-            BinOpKind::BitAnd => match (b.constant(), a.constant()) {
-                (Some(mask), _) if !a.terms.is_empty() => {
-                    divided(a, power_of_two(mask.checked_add(1)?)?, false, relevant)
-                }
-                (_, Some(mask)) => divided(b, power_of_two(mask.checked_add(1)?)?, false, relevant),
-                _ => None,
-            },
+            BinOpKind::BitAnd => {
+                let (value, mask) = match (b.constant(), a.constant()) {
+                    (Some(mask), _) if !a.terms.is_empty() => (a, mask),
+                    (_, Some(mask)) => (b, mask),
+                    _ => return None,
+                };
+                divided(value, reduction_modulus(kind, mask)?, false, relevant)
+            }
             _ => None,
         }
     }

@@ -38,7 +38,7 @@ use super::{
     index::ScopeIndex,
     locals::{loads_place, local_slot},
     memory::{LocalStores, constant_value},
-    progression::Place,
+    progression::{Place, reduction_modulus},
     thread_model::{ThreadModel, Val, apply_binop, wrap_to},
 };
 use crate::ir::mir::{
@@ -301,7 +301,6 @@ fn reduced_by(ctx: &Context, index: &ScopeIndex, place: &Place) -> Option<i64> {
                 .is_some_and(|kind| matches!(kind, BinOpKind::Add | BinOpKind::Sub | BinOpKind::Mul));
         through && def.deref(ctx).operands().any(|operand| reads(ctx, operand, place, depth - 1))
     }
-    let power_of_two = |m: i64| (2..=MAX_VALUES as i64).contains(&m) && m & (m - 1) == 0;
     let mut largest = None;
     for n in index.blocks_of[0].clone().flat_map(|b| index.ops_of_block[b].clone()) {
         let op = index.ops[n];
@@ -309,12 +308,12 @@ fn reduced_by(ctx: &Context, index: &ScopeIndex, place: &Place) -> Option<i64> {
             continue;
         };
         let (a, b) = (op.deref(ctx).get_operand(0), op.deref(ctx).get_operand(1));
-        let modulus = match (kind, constant_value(ctx, b, CONSTANT_DEPTH)) {
-            (BinOpKind::Rem, Some(m)) => m,
-            (BinOpKind::BitAnd, Some(mask)) => mask.saturating_add(1),
-            _ => continue,
+        let Some(modulus) = constant_value(ctx, b, CONSTANT_DEPTH).and_then(|c| reduction_modulus(kind, c))
+        else {
+            continue;
         };
-        if power_of_two(modulus) && reads(ctx, a, place, REDUCED_DEPTH) {
+        let power_of_two = u64::try_from(modulus).is_ok_and(u64::is_power_of_two);
+        if power_of_two && (2..=MAX_VALUES as i64).contains(&modulus) && reads(ctx, a, place, REDUCED_DEPTH) {
             largest = largest.max(Some(modulus));
         }
     }

@@ -12,6 +12,7 @@
 //! others it may differ from what the operation computes.
 
 use super::{Count, Progression, Term};
+use crate::ir::mir::arith::BinOpKind;
 use crate::verify::{
     thread_model::{Val, map2},
     thread_set::Threads,
@@ -25,6 +26,16 @@ fn taken(base: &Val, relevant: Option<&Threads>) -> Option<Vec<(usize, i64)>> {
             Some(threads) => threads.members().map(|t| Some((t, *values.get(t)?))).collect(),
             None => Some(values.iter().copied().enumerate().collect()),
         },
+        _ => None,
+    }
+}
+
+/// The modulus `x kind c` reduces `x` by, for a constant `c`: `c` for a remainder (`c > 0`),
+/// `c + 1` for a mask of the low bits (`c + 1` a power of two); `None` for anything else.
+pub(crate) fn reduction_modulus(kind: BinOpKind, c: i64) -> Option<i64> {
+    match kind {
+        BinOpKind::Rem => (c > 0).then_some(c),
+        BinOpKind::BitAnd => c.checked_add(1).filter(|m| u64::try_from(*m).is_ok_and(u64::is_power_of_two)),
         _ => None,
     }
 }
