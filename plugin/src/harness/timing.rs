@@ -152,10 +152,23 @@ pub fn measure(
 pub fn phase_table(family: Family, blocks: usize, runs: usize) -> String {
     let case = Case::new(family, blocks, blocks);
     case.verify(family, Verifier::Indexed);
+    let title = format!("{} scope, {} blocks", family.name(), case.blocks);
+    phase_rows(&title, case.blocks, runs, || case.verify(family, Verifier::Indexed))
+}
+
+/// The phase table of a real scope: `verify` is one verification of it (as the release driver
+/// runs it), `blocks` its block count; the first run is left out, as a warm-up.
+pub fn phase_table_of(title: &str, blocks: usize, runs: usize, verify: impl Fn()) -> String {
+    verify();
+    phase_rows(title, blocks, runs, verify)
+}
+
+/// Runs `verify` `runs` times with the phases timed and prints their table.
+fn phase_rows(title: &str, blocks: usize, runs: usize, verify: impl Fn()) -> String {
     let runs = runs.max(1);
     let totals = crate::verify::phases::collect(|| {
         for _ in 0..runs {
-            case.verify(family, Verifier::Indexed);
+            verify();
         }
     });
     let whole: Duration = totals.iter().map(|(_, spent)| *spent).sum();
@@ -164,18 +177,13 @@ pub fn phase_table(family: Family, blocks: usize, runs: usize) -> String {
         format!(
             "{name:<30} {:>10.3} {:>10.3} {:>6.1}%\n",
             per_run * 1e3,
-            per_run * 1e6 / case.blocks as f64,
+            per_run * 1e6 / blocks.max(1) as f64,
             100.0 * spent.as_secs_f64() / whole.as_secs_f64().max(f64::MIN_POSITIVE)
         )
     };
     let mut table = format!(
-        "{} scope, {} blocks, {runs} runs\n{:<30} {:>10} {:>10} {:>7}\n",
-        family.name(),
-        case.blocks,
-        "phase",
-        "ms a run",
-        "us/block",
-        "share"
+        "{title}, {runs} runs\n{:<30} {:>10} {:>10} {:>7}\n",
+        "phase", "ms a run", "us/block", "share"
     );
     for (name, spent) in &totals {
         table.push_str(&row(name, *spent));

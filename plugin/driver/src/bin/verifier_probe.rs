@@ -14,7 +14,8 @@
 //!   verification alone, on `guard` scopes (where the carried pliron series shows).
 //! - `verifier-probe phases FAMILY BLOCKS RUNS`: where the time of one generated scope's
 //!   verification goes, phase by phase (ms a run, µs a block, share): the profile to start from
-//!   when working on the verifier's per-block cost.
+//!   when working on the verifier's per-block cost. `verifier-probe phases FILE RUNS`: the same
+//!   table for a real scope (a `KERNELS_VERIFY_DUMP` file), verified as `time-ir` does.
 //! - `verifier-probe time-ir FILE RUNS`: a real scope's cost, as the release driver pays it
 //!   (structure trusted): parses the file (a `KERNELS_VERIFY_DUMP` scope) once, verifies it
 //!   `RUNS` times, prints `BLOCKS NANOS…`. Parsing is left out: the driver builds the IR, it
@@ -29,7 +30,7 @@ use plugin::report::{FileVerdict, render, verify_file};
 
 const USAGE: &str = "usage: verifier-probe verify-ir FILE… | verifier-probe timing guard|story FOOTPRINT RUNS SIZE… \
                      | verifier-probe timing-structure FOOTPRINT RUNS SIZE… | verifier-probe time-ir FILE RUNS \
-                     | verifier-probe phases guard|story BLOCKS RUNS";
+                     | verifier-probe phases guard|story BLOCKS RUNS | verifier-probe phases FILE RUNS";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -101,17 +102,35 @@ fn time_ir(args: &[String]) -> Result<String, String> {
     Ok(format!("{blocks} {}\n", nanos.join(" ")))
 }
 
-/// `phases FAMILY BLOCKS RUNS`: the phase table of one generated scope.
+/// `phases FAMILY BLOCKS RUNS`: the phase table of one generated scope; `phases FILE RUNS`: of
+/// the scope a dump file holds.
 fn phases(args: &[String]) -> Result<String, String> {
-    let [family, blocks, runs] = args else {
-        return Err("phases takes a family, a block count and runs".into());
-    };
-    let family = Family::ALL
-        .into_iter()
-        .find(|f| f.name() == family)
-        .ok_or_else(|| format!("no family `{family}`"))?;
     let number = |text: &String| text.parse::<usize>().map_err(|e| format!("`{text}`: {e}"));
-    Ok(plugin::harness::timing::phase_table(family, number(blocks)?, number(runs)?))
+    match args {
+        [file, runs] => phases_of_file(file, number(runs)?),
+        [family, blocks, runs] => {
+            let family = Family::ALL
+                .into_iter()
+                .find(|f| f.name() == family)
+                .ok_or_else(|| format!("no family `{family}`"))?;
+            Ok(plugin::harness::timing::phase_table(family, number(blocks)?, number(runs)?))
+        }
+        _ => Err("phases takes a family, a block count and runs, or a file and runs".into()),
+    }
+}
+
+fn phases_of_file(file: &str, runs: usize) -> Result<String, String> {
+    let path = PathBuf::from(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut ctx = plugin::new_context();
+    let module = plugin::text::parse_module(&mut ctx, &text, &path).map_err(|e| e.to_string())?;
+    let verify = || plugin::verify::verify_module_with(&ctx, module, plugin::verify::Structure::Trust);
+    let blocks = verify().map_or(0, |reports| reports.iter().map(|report| report.blocks).sum());
+    let title = format!("{} ({blocks} blocks)", path.display());
+    Ok(plugin::harness::timing::phase_table_of(&title, blocks, runs, || {
+        // The verdict was read above; each timed run repeats it.
+        let _ = verify();
+    }))
 }
 
 fn timing(command: &str, args: &[String]) -> Result<String, String> {
