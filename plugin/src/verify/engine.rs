@@ -1,6 +1,8 @@
 //! One verifier run on one scope: local verification, the scope guard, the provenance
 //! fixpoint, then the rules.
 
+use rustc_hash::FxHashMap;
+
 use pliron::{
     builtin::{op_interfaces::OneRegionInterface, ops::FuncOp},
     context::{Context, Ptr},
@@ -21,10 +23,7 @@ use super::{
 use crate::{
     ir::{
         builder::SourceLoc,
-        semantic::{
-            memory::BulkCopyOp,
-            pipeline::{ProducerExpectTxOp, StateAdvanceOp, StateNewOp},
-        },
+        semantic::pipeline::{StateAdvanceOp, StateNewOp},
         types::{AddressSpace, PointerType},
     },
     scope::{Scope, function_name},
@@ -225,15 +224,16 @@ pub(crate) fn analyze_with(
             store.entries().into_iter().filter(|(value, _)| index.key_of(ctx, *value).is_some()).count()
         );
     }
-    let mut undecided = not_checked(ctx, &index);
+    // Read by the byte counts, the pipeline identity, the thread model, the typestate, the
+    // layout rule and the memory accounting: built once.
+    let locals = super::memory::LocalStores::of(ctx, &index);
+    super::phases::end("local stores");
+    let byte_counts = typestate::byte_counts(ctx, &index, &locals);
+    let mut undecided = not_checked(ctx, &index, &byte_counts);
     let mut reporter = Reporter { ctx, index: &index, rejections: Vec::new() };
     let applies_to = rules::check_provenance(&mut reporter, &*store);
     undecided.extend(applies_to.not_checked());
     super::phases::end("provenance");
-    // Read by the pipeline identity, the thread model, the typestate, the layout rule and the
-    // memory accounting: built once.
-    let locals = super::memory::LocalStores::of(ctx, &index);
-    super::phases::end("local stores");
     let operands = operands::check_operands(&mut reporter, &*store, &locals, &applies_to);
     undecided.extend(operands.not_checked);
     // One thread model for the rules that need one, built on the first ask.
@@ -243,8 +243,15 @@ pub(crate) fn analyze_with(
     undecided.extend(threads::check_threads(&mut reporter, &applies_to, &operands.pipelines, &thread_model));
     super::phases::end("roles and threads");
     let returns = dataflow::returns_of(&index);
-    let (copy_passes, unordered) =
-        typestate::check_ordering(&mut reporter, &*store, &locals, &returns, &applies_to, &thread_model);
+    let (copy_passes, unordered) = typestate::check_ordering(
+        &mut reporter,
+        &*store,
+        &locals,
+        &returns,
+        &applies_to,
+        &thread_model,
+        &byte_counts,
+    );
     undecided.extend(unordered);
     super::phases::end("typestate");
     let init_gap = init_order::check_init_order(&mut reporter, &thread_model);
@@ -284,23 +291,13 @@ pub(crate) fn analyze_with(
 /// What the rules cannot decide in this scope, beyond what they report themselves
 /// (`plugin/MODEL.md`, "What makes a scope unverified"): byte counts that are not constants, and
 /// states past the versions the typestate can tell apart.
-fn not_checked(ctx: &Context, index: &ScopeIndex) -> Vec<String> {
+fn not_checked(ctx: &Context, index: &ScopeIndex, known_bytes: &FxHashMap<usize, i64>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut versions = 0;
     let mut variable_bytes = 0;
-    for (_, op) in index.ops_of_class(OpClass::Semantic) {
-        let bytes_operand = if Operation::get_op::<ProducerExpectTxOp>(op, ctx).is_some() {
-            Some(1)
-        } else if Operation::get_op::<BulkCopyOp>(op, ctx).is_some() {
-            Some(2)
-        } else {
-            None
-        };
-        if let Some(i) = bytes_operand {
-            let bytes = op.deref(ctx).get_operand(i);
-            if super::memory::constant_value(ctx, bytes, 4).is_none() {
-                variable_bytes += 1;
-            }
+    for (n, op) in index.ops_of_class(OpClass::Semantic) {
+        if typestate::byte_count_operand(ctx, op).is_some() && !known_bytes.contains_key(&n) {
+            variable_bytes += 1;
         }
         if Operation::get_op::<StateNewOp>(op, ctx).is_some()
             || Operation::get_op::<StateAdvanceOp>(op, ctx).is_some()

@@ -13,6 +13,7 @@ use pliron::{
 };
 
 use super::{
+    constants::constant_value,
     dataflow::{function_returns, returned_by},
     index::ScopeIndex,
     locals::{LocalStores, captured},
@@ -33,7 +34,29 @@ pub(crate) struct Flow<'a> {
     pub leaf: Option<TypeHandle>,
 }
 
+/// Definitions [`Flow::constant`] looks through.
+const CONSTANT_BUDGET: u32 = 32;
+
 impl Flow<'_> {
+    /// The constant `value` holds, where it is one directly (see [`constant_value`]) or every
+    /// value the walk finds it may hold is that constant: a count kept in a local, a helper's
+    /// parameter, a field of a struct built once and handed over whole
+    /// (`params.transaction_bytes`).
+    pub(crate) fn constant(&self, value: Value) -> Option<i64> {
+        if let Some(constant) = constant_value(self.ctx, value, 4) {
+            return Some(constant);
+        }
+        let mut agreed = None;
+        for found in self.values(value, &[], &mut { CONSTANT_BUDGET })? {
+            let constant = constant_value(self.ctx, found, 4)?;
+            if agreed.is_some_and(|seen| seen != constant) {
+                return None;
+            }
+            agreed = Some(constant);
+        }
+        agreed
+    }
+
     /// The values field `path` of `value` may hold (`value` itself for the empty path, when it
     /// is not itself a read of memory or a parameter).
     pub(crate) fn values(&self, value: Value, path: &[u32], budget: &mut u32) -> Option<Vec<Value>> {

@@ -20,11 +20,12 @@
 mod affine;
 mod barrier_setups;
 mod copy_sources;
+mod possible_bits;
 mod stage_accesses;
 mod stage_parts;
 mod wgmma_reads;
 
-use affine::{Affine, add, agreed, bitwise_constant, divide_exactly, scale};
+use affine::{Affine, add, agreed, bitwise_constant, disjoint_sum, divide_exactly, scale};
 use stage_parts::{inside_a_part, spilled_stage, stage_parts};
 
 use std::cell::{Cell, RefCell};
@@ -253,6 +254,17 @@ impl Evaluator<'_, '_> {
         let kind = binop.kind(self.ctx)?;
         if let Some(constant) = bitwise_constant(self.ctx, value, kind, a, b) {
             return Some(Affine::constant(constant));
+        }
+        if let Some(sum) = disjoint_sum(kind, a, b, |state| self.stages(state), WINDOW_ALIGN) {
+            return Some(sum);
+        }
+        // Fields packed by OR (`stage | row << 5 | lane`) whose bits cannot meet: their sum.
+        if matches!(kind, BinOpKind::BitOr | BinOpKind::BitXor)
+            && let (Some(x), Some(y)) =
+                (self.possible_bits(operands[0], depth), self.possible_bits(operands[1], depth))
+            && x & y == 0
+        {
+            return add(a, b);
         }
         match kind {
             BinOpKind::Add => add(a, b),

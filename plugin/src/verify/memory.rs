@@ -19,62 +19,16 @@ use super::{
 };
 use crate::ir::{
     mir::{
-        arith::{AddrSpaceCastOp, BinOp, BinOpKind, CastKind, CastOp},
-        constant::ConstIntOp,
+        arith::{AddrSpaceCastOp, BinOp, CastKind, CastOp},
         control::CallOp,
-        int_width, may_carry_address,
+        may_carry_address,
         memory::{FieldAddrOp, IndexAddrOp, LoadOp},
         pointer_type_of,
     },
     types::AddressSpace,
 };
 
-/// The value of a `mir.const_int`, or of arithmetic on constants up to `depth` operations
-/// deep (`2 * TILE_BYTES` and `TILE_BYTES / 2` reach MIR as operations on two constants).
-pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<i64> {
-    let def = value.defining_op()?;
-    if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
-        return Some(constant.get_attr_int_value(ctx)?.value().to_u64() as i64);
-    }
-    if depth == 0 {
-        return None;
-    }
-    if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
-        return constant_cast(ctx, def, cast, depth);
-    }
-    let binop = Operation::get_op::<BinOp>(def, ctx)?;
-    let (lhs, rhs) = {
-        let operation = def.deref(ctx);
-        (operation.get_operand(0), operation.get_operand(1))
-    };
-    let (a, b) = (constant_value(ctx, lhs, depth - 1)?, constant_value(ctx, rhs, depth - 1)?);
-    match binop.kind(ctx)? {
-        BinOpKind::Add => a.checked_add(b),
-        BinOpKind::Sub => a.checked_sub(b),
-        BinOpKind::Mul => a.checked_mul(b),
-        BinOpKind::Div => a.checked_div(b),
-        BinOpKind::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
-        BinOpKind::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
-        _ => None,
-    }
-}
-
-/// An integer cast of a constant (`BLOCK_THREADS as usize`), where the value is the same on
-/// both sides: non-negative and below the sign bit of the narrower width, so that neither
-/// truncation nor sign extension changes it.
-fn constant_cast(ctx: &Context, def: Ptr<Operation>, cast: CastOp, depth: u32) -> Option<i64> {
-    if cast.kind(ctx) != Some(CastKind::IntToInt) {
-        return None;
-    }
-    let operation = def.deref(ctx);
-    let source = operation.get_operand(0);
-    let from = int_width(ctx, source.get_type(ctx))?;
-    let to = int_width(ctx, operation.get_result(0).get_type(ctx))?;
-    let value = constant_value(ctx, source, depth - 1)?;
-    let bits = from.min(to).min(64);
-    (bits > 1 && (0..1i64 << (bits - 1).min(62)).contains(&value)).then_some(value)
-}
-
+pub(crate) use super::constants::{constant_value, core_bit_count};
 pub(crate) use super::locals::LocalStores;
 
 /// Standard-library functions that make a view of memory (a slice, an iterator, an element's

@@ -22,6 +22,7 @@ mod arena_numbers;
 pub(crate) mod block_shape;
 pub(crate) mod call_chains;
 pub(crate) mod call_order;
+pub(crate) mod constants;
 pub(crate) mod counter_sites;
 pub(crate) mod cycles;
 pub(crate) mod dataflow;

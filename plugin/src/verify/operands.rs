@@ -47,6 +47,8 @@ use crate::ir::{
     semantic::pipeline::pipeline_operand,
 };
 
+mod disjoint;
+
 /// Helper calls a pipeline operand is followed up through.
 const MAX_CALL_DEPTH: u32 = 4;
 /// Definitions the walk through memory may look at for one reference read from a struct.
@@ -435,7 +437,15 @@ fn shape(
     let other = |why: &'static str| -> Result<Shape, Verdict> { Err(Verdict::OtherStage { at: def, why }) };
     use BinOpKind::*;
     use Shape::*;
-    match (binop.kind(ctx), a, b) {
+    let mut kind = binop.kind(ctx);
+    // `base | index << k` whose sides share no bit for any stage index is `base + index << k`.
+    if matches!(kind, Some(BitOr | BitXor))
+        && matches!((a, b), (Free, _) | (_, Free))
+        && disjoint::disjoint_for_every_index(reads, (state, stages), (lhs, rhs), frame)
+    {
+        kind = Some(Add);
+    }
+    match (kind, a, b) {
         (_, Free, Free) => Ok(Free),
         (Some(Add), Index | OffsetIndex, Free) | (Some(Add), Free, Index | OffsetIndex) => Ok(OffsetIndex),
         (Some(Sub), Index | OffsetIndex, Free) => Ok(OffsetIndex),

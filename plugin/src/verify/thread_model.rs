@@ -41,7 +41,7 @@ use super::{
     counter_sites::CounterSites,
     divergence::{self, Divergent},
     index::{MAX_LOOP_SEARCH, ScopeIndex},
-    memory::LocalStores,
+    memory::{LocalStores, core_bit_count},
     store_table::StoreTable,
     thread_set::Threads,
     thread_values::{IntType, binop_per_thread, cmp_per_thread, map1},
@@ -715,6 +715,14 @@ impl Roles<'_> {
                 } else {
                     Val::Unknown
                 };
+            }
+            // `core`'s bit counts (the name decides: any value counts) of a value known per
+            // thread are known per thread; of a uniform one, uniform.
+            if let [operand] = operands
+                && core_bit_count(&name, 0).is_some()
+            {
+                let counted = self.eval(*operand, params, depth, budget);
+                return map1(counted, |v| core_bit_count(&name, v).unwrap_or_default());
             }
             let by_value =
                 operands.iter().all(|operand| pointer_type_of(ctx, operand.get_type(ctx)).is_none());

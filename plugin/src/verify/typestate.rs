@@ -34,6 +34,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
+    r#type::Typed,
     value::Value,
 };
 
@@ -42,6 +43,7 @@ use super::{
     Rule,
     descriptors::multiply_stage,
     facts::{Fact, FactStore, KEEP, StateId},
+    flow::Flow,
     guards::{BranchGuards, branch_guards},
     index::{OpClass, ScopeIndex},
     memory::{LocalStores, StageWalk, offset_index, stage_handed_to_call, stage_pointer},
@@ -58,7 +60,10 @@ use paths::{Path, merge_path};
 
 use crate::ir::{
     mir::control::CondBrOp,
-    semantic::pipeline::{PipelineRole, StateNewOp},
+    semantic::{
+        memory::BulkCopyOp,
+        pipeline::{PipelineRole, ProducerExpectTxOp, StateNewOp},
+    },
 };
 
 /// The states of one function, each with its slot in a typestate row.
@@ -93,6 +98,9 @@ struct FunctionRun<'a> {
     /// Each function's stage accesses (its own and its callees') through a pointer computed
     /// outside it, checked at the calls made where the pointer was computed.
     foreign: &'a [Vec<ForeignAccess>],
+    /// The byte count of each `expect_tx` and bulk copy (by number) that is a constant, read
+    /// through memory and calls ([`Flow::constant`]).
+    byte_counts: &'a FxHashMap<usize, i64>,
     /// The function this run is of.
     function: usize,
     /// The function's branch conditions: which are one guard, which are tested more than once.
@@ -137,6 +145,7 @@ pub(crate) fn check_ordering(
     returns: &[Vec<usize>],
     provenance: &Provenance,
     threads: &SharedThreadModel,
+    byte_counts: &FxHashMap<usize, i64>,
 ) -> (FxHashMap<usize, i64>, Vec<String>) {
     let Provenance { applies_to, failed, .. } = provenance;
     let (ctx, index) = (reporter.ctx, reporter.index);
@@ -229,6 +238,7 @@ pub(crate) fn check_ordering(
             copy_loops: &copy_loops,
             dispatches: &dispatches,
             foreign: &foreign,
+            byte_counts,
             function: f,
             slots: Slots {
                 of: states.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
@@ -662,5 +672,30 @@ impl FunctionRun<'_> {
                 .collect();
         }
         index.succs[b].iter().map(|succ| (*succ, path.clone())).collect()
+    }
+}
+
+/// Each `expect_tx` and bulk copy of the scope (by number) whose byte count is a constant, read
+/// through memory and calls: a count kept in a field of a struct handed to the producer's helper
+/// is the constant the struct was built with.
+pub(crate) fn byte_counts(ctx: &Context, index: &ScopeIndex, locals: &LocalStores) -> FxHashMap<usize, i64> {
+    index
+        .ops_of_class(OpClass::Semantic)
+        .filter_map(|(n, op)| {
+            let bytes = op.deref(ctx).get_operand(byte_count_operand(ctx, op)?);
+            let flow = Flow { ctx, index, locals, leaf: Some(bytes.get_type(ctx)) };
+            Some((n, flow.constant(bytes)?))
+        })
+        .collect()
+}
+
+/// Which operand of `op` is a byte count: an `expect_tx`'s second, a bulk copy's third.
+pub(crate) fn byte_count_operand(ctx: &Context, op: Ptr<Operation>) -> Option<usize> {
+    if Operation::get_op::<ProducerExpectTxOp>(op, ctx).is_some() {
+        Some(1)
+    } else if Operation::get_op::<BulkCopyOp>(op, ctx).is_some() {
+        Some(2)
+    } else {
+        None
     }
 }

@@ -119,3 +119,95 @@ pub(super) fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
         ..Affine::constant(0)
     })
 }
+
+/// Value pairs [`disjoint_sum`] compares for one stage index at most.
+const DISJOINT_PAIRS: i64 = 4096;
+
+/// `a | b` or `a ^ b` as `a + b`, where the two share no set bit whatever the stage index
+/// (`RING | index << 10`, `window | 0`): then OR and XOR add. `stages` is the stage count of
+/// the state an index term follows; `window_align` the alignment the window's address has
+/// (its low bits are zero, so a constant below it ORs in as an addition).
+pub(super) fn disjoint_sum(
+    kind: BinOpKind,
+    a: Affine,
+    b: Affine,
+    stages: impl Fn(StateId) -> Option<i64>,
+    window_align: i64,
+) -> Option<Affine> {
+    if !matches!(kind, BinOpKind::BitOr | BinOpKind::BitXor) {
+        return None;
+    }
+    let pure_window = |form: Affine| form.window == 1 && form.index.is_none() && form.lo == 0 && form.hi == 0;
+    let below = |form: Affine, bound: i64| form.is_constant() && form.lo >= 0 && form.hi < bound;
+    if a.window != 0 || b.window != 0 {
+        let (window, other) = if a.window != 0 { (a, b) } else { (b, a) };
+        let align = window.rounding.max(window_align);
+        return (pure_window(window) && below(other, align)).then(|| add(a, b)).flatten();
+    }
+    let state = match (a.index, b.index) {
+        (Some((s, _)), Some((t, _))) if s != t => return None,
+        (Some((s, _)), _) | (_, Some((s, _))) => Some(s),
+        (None, None) => None,
+    };
+    let indices = match state {
+        Some(state) => stages(state).filter(|n| *n > 0)?,
+        None => 1,
+    };
+    let at = |form: Affine, i: i64| {
+        let shift = form.index.map_or(Some(0), |(_, k)| k.checked_mul(i))?;
+        Some((form.lo.checked_add(shift)?, form.hi.checked_add(shift)?))
+    };
+    for i in 0..indices {
+        let ((a_lo, a_hi), (b_lo, b_hi)) = (at(a, i)?, at(b, i)?);
+        let pairs = (a_hi - a_lo + 1).checked_mul(b_hi - b_lo + 1)?;
+        if a_lo < 0 || b_lo < 0 || pairs > DISJOINT_PAIRS {
+            return None;
+        }
+        if (a_lo..=a_hi).any(|x| (b_lo..=b_hi).any(|y| x & y != 0)) {
+            return None;
+        }
+    }
+    add(a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Affine, disjoint_sum};
+    use crate::ir::mir::arith::BinOpKind;
+    use crate::verify::StateId;
+
+    const FOUR_STAGES: fn(StateId) -> Option<i64> = |_| Some(4);
+
+    fn scaled_index(coefficient: i64) -> Affine {
+        Affine { index: Some((StateId(7), coefficient)), ..Affine::constant(0) }
+    }
+
+    #[test]
+    fn an_or_of_fields_that_share_no_bit_is_their_sum() {
+        // `RING | index << 10` with the ring at bit 12 and four stages: 4096 + 1024·index.
+        let sum = disjoint_sum(BinOpKind::BitOr, Affine::constant(4096), scaled_index(1024), FOUR_STAGES, 16);
+        assert_eq!(sum, Some(Affine { lo: 4096, hi: 4096, ..scaled_index(1024) }));
+        // `window | c` with `c` below the window's alignment.
+        let window = disjoint_sum(BinOpKind::BitOr, Affine::window(1), Affine::constant(8), FOUR_STAGES, 16);
+        assert_eq!(window, Some(Affine { lo: 8, hi: 8, ..Affine::window(1) }));
+    }
+
+    #[test]
+    fn an_or_whose_sides_may_share_a_bit_is_not_a_sum() {
+        // `3072 | index << 10` is 3072 for every stage, not 3072 + 1024·index.
+        assert_eq!(
+            disjoint_sum(BinOpKind::BitOr, Affine::constant(3072), scaled_index(1024), FOUR_STAGES, 16),
+            None
+        );
+        // The window's address has no known bits above its alignment.
+        assert_eq!(
+            disjoint_sum(BinOpKind::BitOr, Affine::window(1), Affine::constant(16), FOUR_STAGES, 16),
+            None
+        );
+        // An AND is never a sum.
+        assert_eq!(
+            disjoint_sum(BinOpKind::BitAnd, Affine::constant(4096), scaled_index(1024), FOUR_STAGES, 16),
+            None
+        );
+    }
+}

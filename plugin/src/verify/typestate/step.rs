@@ -3,15 +3,9 @@
 //! state, and the consumer's held previous stage (`copies`): the part of the typestate that runs
 //! once per operation, per path.
 
-use pliron::{
-    context::{Context, Ptr},
-    operation::Operation,
-};
-
 use super::super::{
     Rule,
     facts::{StateId, Versions},
-    memory::constant_value,
     protocol::{
         Bytes, EXPECTING, HOLDS_NONE, HOLDS_PREVIOUS, RELEASED, Step, TAILED, Typestate, WAITING,
         describe_states, stale_versions, transition,
@@ -98,13 +92,13 @@ impl FunctionRun<'_> {
             match step {
                 Step::New => bytes = Bytes::Unset,
                 Step::Pipeline(PipelineKind::ExpectTx) => {
-                    bytes = match constant_operand(ctx, op, 1) {
+                    bytes = match self.byte_counts.get(&n).copied() {
                         Some(announced) => Bytes::Known(announced),
                         None => Bytes::Unknown,
                     };
                 }
                 Step::Pipeline(PipelineKind::BulkCopy) => {
-                    bytes = bytes.minus(constant_operand(ctx, op, 2).map(|bytes| bytes * passes));
+                    bytes = bytes.minus(self.byte_counts.get(&n).map(|bytes| bytes * passes));
                 }
                 Step::Pipeline(PipelineKind::Advance) if producer && violation.is_none() => {
                     let problem = match bytes {
@@ -234,9 +228,4 @@ impl FunctionRun<'_> {
         super::worked_on(reporter.ctx, reporter.index, self.access_offsets, n, step)
             .is_some_and(|operand| stale_versions(current, self.facts.versions(operand)))
     }
-}
-
-/// The value of operand `i` of `op` when it is a constant (see [`constant_value`]).
-fn constant_operand(ctx: &Context, op: Ptr<Operation>, i: usize) -> Option<i64> {
-    constant_value(ctx, op.deref(ctx).get_operand(i), 4)
 }
