@@ -156,15 +156,10 @@ pub fn phase_table(family: Family, blocks: usize, runs: usize) -> String {
     phase_rows(&title, case.blocks, runs, || case.verify(family, Verifier::Indexed))
 }
 
-/// The phase table of a real scope: `verify` is one verification of it (as the release driver
-/// runs it), `blocks` its block count; the first run is left out, as a warm-up.
-pub fn phase_table_of(title: &str, blocks: usize, runs: usize, verify: impl Fn()) -> String {
-    verify();
-    phase_rows(title, blocks, runs, verify)
-}
-
-/// Runs `verify` `runs` times with the phases timed and prints their table.
-fn phase_rows(title: &str, blocks: usize, runs: usize, verify: impl Fn()) -> String {
+/// Runs `verify` `runs` times with the phases timed and prints their table. For a real scope,
+/// `verify` is one verification of it (as the release driver runs it) and `blocks` its block
+/// count; the caller runs it once before, as a warm-up.
+pub fn phase_rows(title: &str, blocks: usize, runs: usize, verify: impl Fn()) -> String {
     let runs = runs.max(1);
     let totals = crate::verify::phases::collect(|| {
         for _ in 0..runs {

@@ -24,6 +24,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use pliron::context::{Context, Ptr};
+use pliron::operation::Operation;
 use plugin::harness::generate::Family;
 use plugin::harness::timing::{Verifier, format_samples, measure};
 use plugin::report::{FileVerdict, render, verify_file};
@@ -86,10 +88,7 @@ fn verify_ir(files: &[String]) -> ExitCode {
 fn time_ir(args: &[String]) -> Result<String, String> {
     let [file, runs] = args else { return Err("time-ir takes a file and a number of runs".into()) };
     let runs = runs.parse::<usize>().map_err(|e| format!("`{runs}`: {e}"))?;
-    let path = PathBuf::from(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut ctx = plugin::new_context();
-    let module = plugin::text::parse_module(&mut ctx, &text, &path).map_err(|e| e.to_string())?;
+    let (ctx, module) = parse_dump(file)?;
     let mut blocks = 0;
     let mut nanos = Vec::new();
     for _ in 0..runs {
@@ -120,15 +119,12 @@ fn phases(args: &[String]) -> Result<String, String> {
 }
 
 fn phases_of_file(file: &str, runs: usize) -> Result<String, String> {
-    let path = PathBuf::from(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut ctx = plugin::new_context();
-    let module = plugin::text::parse_module(&mut ctx, &text, &path).map_err(|e| e.to_string())?;
+    let (ctx, module) = parse_dump(file)?;
     let verify = || plugin::verify::verify_module_with(&ctx, module, plugin::verify::Structure::Trust);
+    // The first run reads the block count and warms the caches; the timed runs repeat it.
     let blocks = verify().map_or(0, |reports| reports.iter().map(|report| report.blocks).sum());
-    let title = format!("{} ({blocks} blocks)", path.display());
-    Ok(plugin::harness::timing::phase_table_of(&title, blocks, runs, || {
-        // The verdict was read above; each timed run repeats it.
+    let title = format!("{file} ({blocks} blocks)");
+    Ok(plugin::harness::timing::phase_rows(&title, blocks, runs, || {
         let _ = verify();
     }))
 }
@@ -151,4 +147,13 @@ fn timing(command: &str, args: &[String]) -> Result<String, String> {
         return Err("no size".into());
     }
     Ok(format_samples(&measure(family, verifier, &sizes, number(footprint)?, number(runs)?)))
+}
+
+/// The context and module of a `KERNELS_VERIFY_DUMP` file.
+fn parse_dump(file: &str) -> Result<(Context, Ptr<Operation>), String> {
+    let path = PathBuf::from(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut ctx = plugin::new_context();
+    let module = plugin::text::parse_module(&mut ctx, &text, &path).map_err(|e| e.to_string())?;
+    Ok((ctx, module))
 }

@@ -6,16 +6,18 @@
 
 use pliron::{
     operation::Operation,
+    r#type::Typed,
     value::{DefiningEntity, Value},
 };
 
 use super::{Frame, Reads};
 use crate::ir::mir::{
-    arith::{BinOp, BinOpKind, CastKind, CastOp},
+    arith::{BinOp, CastKind, CastOp},
     memory::LoadOp,
 };
 use crate::verify::facts::{Fact, StateId, is_tracked};
 use crate::verify::memory::constant_value;
+use crate::verify::thread_values::{IntType, apply_int, wrap_to};
 
 /// Definitions one side's value is looked through, per stage index.
 const DEFINITIONS: u32 = 32;
@@ -33,8 +35,9 @@ pub(super) fn disjoint_for_every_index(
     })
 }
 
-/// `value` when the state's stage index is `stage`: constants, the index itself and integer
-/// arithmetic of them; `None` for anything else.
+/// `value` when the state's stage index is `stage`, as the bits of its integer type (wrapped
+/// to its width): constants, the index itself and integer arithmetic of them; `None` for
+/// anything else.
 fn value_at_index(
     reads: &Reads,
     state: StateId,
@@ -61,12 +64,15 @@ fn value_at_index(
     }
     let DefiningEntity::Op(def) = value.defining_entity() else { return None };
     if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
-        return match cast.kind(ctx) {
-            Some(CastKind::IntToInt) => {
-                value_at_index(reads, state, def.deref(ctx).get_operand(0), stage, budget, frame)
-            }
-            _ => None,
-        };
+        if cast.kind(ctx) != Some(CastKind::IntToInt) {
+            return None;
+        }
+        // Widening reads the source's sign; narrowing keeps the low bits.
+        let source = def.deref(ctx).get_operand(0);
+        let from = IntType::of(ctx, source.get_type(ctx))?;
+        let to = IntType::of(ctx, value.get_type(ctx))?;
+        let v = value_at_index(reads, state, source, stage, budget, frame)?;
+        return Some(wrap_to(to.width, from.value_of(v)));
     }
     if Operation::get_op::<LoadOp>(def, ctx).is_some() {
         let stored = locals.only_store_into(ctx, def.deref(ctx).get_operand(0))?;
@@ -79,19 +85,6 @@ fn value_at_index(
     };
     let a = value_at_index(reads, state, lhs, stage, budget, frame)?;
     let b = value_at_index(reads, state, rhs, stage, budget, frame)?;
-    use BinOpKind::*;
-    match binop.kind(ctx)? {
-        Add => a.checked_add(b),
-        Sub => a.checked_sub(b).filter(|v| *v >= 0),
-        Mul => a.checked_mul(b),
-        Shl => u32::try_from(b).ok().filter(|s| *s < 32).and_then(|s| a.checked_shl(s)),
-        Shr => u32::try_from(b).ok().filter(|s| *s < 32).map(|s| a >> s),
-        BitOr => Some(a | b),
-        BitAnd => Some(a & b),
-        BitXor => Some(a ^ b),
-        _ => None,
-    }
-    // Values stay non-negative and below 2^32 + 2^32·2^32 at most: the stage arithmetic of a
-    // destination is small; anything that overflows `i64` is refused above.
-    .filter(|v| (0..1i64 << 40).contains(v))
+    // At the result's width and signedness, as the program computes it (wrapping included).
+    apply_int(binop.kind(ctx)?, IntType::of(ctx, value.get_type(ctx))?, a, b)
 }
