@@ -1,5 +1,6 @@
 //! Decode-style matrix-vector product over half-precision weights.
 
+use crate::device::launch::block_threads_at_most;
 use crate::device::math::{f16_bits_to_f32, fma};
 use crate::device::reduce::{block_sum, segment_sum};
 use crate::device::row::FourFloats;
@@ -337,6 +338,9 @@ fn in_passes<const PER_LANE: usize, const SEGMENTS: usize, const SPLIT: bool>(
     cols: usize,
     batch: usize,
 ) {
+    // Every batched entry's contract: at most 256 threads a block (the verifier then compares
+    // 256 threads, not the hardware's 1024).
+    block_threads_at_most(256);
     let sixteen_bytes = sixteen_byte_path(weights, x, cols);
     let mut first = 0;
     while first < batch {

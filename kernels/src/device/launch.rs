@@ -7,6 +7,10 @@
 //! threads as `Pipeline::init` announced (`plugin/MODEL.md`, rules `producer-threads` and
 //! `release-count`). A kernel without the declaration has its roles reported as not checked.
 //! `block_threads_2d(X, Y)` declares a two-dimensional block of `X × Y` threads instead.
+//! `block_threads_at_most(N)` states only a bound, for a kernel that takes several block sizes:
+//! the verifier's race check then enumerates the threads below `N` instead of the hardware's
+//! 1024 (fewer threads to compare, and a slot such as `s[tid % N]` is one thread's), while the
+//! sizes stay unknown, so roles are not counted.
 //! `dynamic_shared_bytes(N)` states the bytes of dynamic shared memory the launch provides, so
 //! that the shared-memory layout is checked against them; a pipeline kernel without it is never
 //! reported verified (the end of its layout is not checked).
@@ -26,6 +30,16 @@ pub fn block_threads(threads: u32) {
 #[inline(always)]
 pub fn block_threads_2d(x: u32, y: u32) {
     let _ = (x, y);
+}
+
+/// Declares that the kernel runs in one-dimensional blocks of at most `threads` threads (a
+/// constant, at most 1024), of a size the kernel does not fix. Free in the generated code: the
+/// launch is held to it by the host (the GPU runner's launch contracts refuse a larger block).
+/// The verifier enumerates the threads `0..threads` and leaves `block_dim_x()` unknown; a launch
+/// with a larger block is outside the model, as any launch outside the declared contract.
+#[inline(always)]
+pub fn block_threads_at_most(threads: u32) {
+    let _ = threads;
 }
 
 /// Declares that the kernel is launched with `bytes` bytes of dynamic shared memory (a

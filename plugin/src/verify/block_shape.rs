@@ -1,7 +1,7 @@
 //! The block a kernel declares in its launch contract (`device::launch::block_threads(N)` or
-//! `block_threads_2d(X, Y)`), and what the thread geometry reads give per thread in it: the
-//! thread model enumerates the block's threads by their linear index, as the hardware forms
-//! warps from it.
+//! `block_threads_2d(X, Y)`, or only a bound, `block_threads_at_most(N)`), and what the thread
+//! geometry reads give per thread in it: the thread model enumerates the block's threads by their
+//! linear index, as the hardware forms warps from it.
 
 use std::rc::Rc;
 
@@ -19,6 +19,8 @@ pub(crate) const MAX_BLOCK_THREADS: i64 = 1024;
 const BLOCK_THREADS_SYMBOL: &str = "device__launch__block_threads";
 /// The symbol of the launch-contract declaration of a two-dimensional block.
 const BLOCK_THREADS_2D_SYMBOL: &str = "device__launch__block_threads_2d";
+/// The symbol of the launch-contract declaration of a bound on a one-dimensional block.
+const BLOCK_THREADS_AT_MOST_SYMBOL: &str = "device__launch__block_threads_at_most";
 
 /// The block a kernel declares: `x` threads a row, `y` rows (1 for a one-dimensional block).
 /// Thread `t` of the enumeration is the hardware's linear index, `threadIdx.x + x · threadIdx.y`,
@@ -52,6 +54,27 @@ pub(crate) fn declared_block_shape(ctx: &Context, index: &ScopeIndex) -> Option<
         (a, b) => a.or(b)??,
     };
     (shape.threads() <= MAX_BLOCK_THREADS as usize).then_some(shape)
+}
+
+/// The block the thread model enumerates, and whether its sizes are the launch's: the declared
+/// block; else, where the kernel declares only a bound `block_threads_at_most(N)`, the threads
+/// `0..N` of a one-dimensional block whose size is not known (every launch within the bound runs
+/// a prefix of them, so what holds for each pair of them holds for the launch's); else the
+/// hardware's limit, sizes not known.
+pub(crate) fn enumerated_block(ctx: &Context, index: &ScopeIndex) -> (BlockShape, bool) {
+    if let Some(shape) = declared_block_shape(ctx, index) {
+        return (shape, true);
+    }
+    let bound = declared_block_bound(ctx, index).unwrap_or(MAX_BLOCK_THREADS as usize);
+    (BlockShape { x: bound, y: 1 }, false)
+}
+
+/// The bound `block_threads_at_most(N)` declares, where it is a constant within the hardware's
+/// limit (a larger one bounds nothing the hardware does not).
+pub(crate) fn declared_block_bound(ctx: &Context, index: &ScopeIndex) -> Option<usize> {
+    declared_constant(ctx, index, BLOCK_THREADS_AT_MOST_SYMBOL)
+        .filter(|bound| (1..=MAX_BLOCK_THREADS).contains(bound))
+        .map(|bound| bound as usize)
 }
 
 /// The kernel's declared count of threads a block, if it declares its block.

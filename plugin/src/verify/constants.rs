@@ -18,7 +18,19 @@ use crate::ir::mir::{
 /// The value of a `mir.const_int`, or of arithmetic on constants up to `depth` operations
 /// deep (`2 * TILE_BYTES` and `TILE_BYTES / 2` reach MIR as operations on two constants).
 pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<i64> {
-    let def = value.defining_op()?;
+    evaluate_constant(ctx, value, depth, &mut |_| None)
+}
+
+/// [`constant_value`], with `leaf` answering for each value that is neither a constant nor
+/// arithmetic, a cast or a bit count (a read of memory, a parameter, a call's result): the
+/// constant it holds, if it is one (`rows * cols` of two fields read through `&self`).
+pub(crate) fn evaluate_constant(
+    ctx: &Context,
+    value: Value,
+    depth: u32,
+    leaf: &mut dyn FnMut(Value) -> Option<i64>,
+) -> Option<i64> {
+    let Some(def) = value.defining_op() else { return leaf(value) };
     if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {
         return Some(constant.get_attr_int_value(ctx)?.value().to_u64() as i64);
     }
@@ -26,17 +38,18 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
         return None;
     }
     if let Some(cast) = Operation::get_op::<CastOp>(def, ctx) {
-        return constant_cast(ctx, def, cast, depth);
+        return constant_cast(ctx, def, cast, depth, leaf);
     }
     if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
-        return constant_bit_count(ctx, def, call, depth);
+        return constant_bit_count(ctx, def, call, depth, leaf).or_else(|| leaf(value));
     }
-    let binop = Operation::get_op::<BinOp>(def, ctx)?;
+    let Some(binop) = Operation::get_op::<BinOp>(def, ctx) else { return leaf(value) };
     let (lhs, rhs) = {
         let operation = def.deref(ctx);
         (operation.get_operand(0), operation.get_operand(1))
     };
-    let (a, b) = (constant_value(ctx, lhs, depth - 1)?, constant_value(ctx, rhs, depth - 1)?);
+    let a = evaluate_constant(ctx, lhs, depth - 1, leaf)?;
+    let b = evaluate_constant(ctx, rhs, depth - 1, leaf)?;
     match binop.kind(ctx)? {
         BinOpKind::Add => a.checked_add(b),
         BinOpKind::Sub => a.checked_sub(b),
@@ -49,13 +62,21 @@ pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<
 }
 
 /// A call of one of `core`'s bit counts ([`core_bit_count`]) on a constant.
-fn constant_bit_count(ctx: &Context, def: Ptr<Operation>, call: CallOp, depth: u32) -> Option<i64> {
+fn constant_bit_count(
+    ctx: &Context,
+    def: Ptr<Operation>,
+    call: CallOp,
+    depth: u32,
+    leaf: &mut dyn FnMut(Value) -> Option<i64>,
+) -> Option<i64> {
     let callee = call.callee(ctx)?;
-    let operation = def.deref(ctx);
-    if operation.get_num_operands() != 1 {
-        return None;
-    }
-    core_bit_count(callee.as_ref(), constant_value(ctx, operation.get_operand(0), depth - 1)?)
+    let operand = {
+        let operation = def.deref(ctx);
+        (operation.get_num_operands() == 1).then(|| operation.get_operand(0))?
+    };
+    // Named first: evaluating the operand of any other call would be wasted.
+    core_bit_count(callee.as_ref(), 0)?;
+    core_bit_count(callee.as_ref(), evaluate_constant(ctx, operand, depth - 1, leaf)?)
 }
 
 /// `core`'s bit counts of an unsigned integer (`MASK.count_ones()`, `u32::trailing_zeros`) of
@@ -85,15 +106,23 @@ pub(crate) fn core_bit_count(callee: &str, value: i64) -> Option<i64> {
 /// An integer cast of a constant (`BLOCK_THREADS as usize`), where the value is the same on
 /// both sides: non-negative and below the sign bit of the narrower width, so that neither
 /// truncation nor sign extension changes it.
-fn constant_cast(ctx: &Context, def: Ptr<Operation>, cast: CastOp, depth: u32) -> Option<i64> {
+fn constant_cast(
+    ctx: &Context,
+    def: Ptr<Operation>,
+    cast: CastOp,
+    depth: u32,
+    leaf: &mut dyn FnMut(Value) -> Option<i64>,
+) -> Option<i64> {
     if cast.kind(ctx) != Some(CastKind::IntToInt) {
         return None;
     }
-    let operation = def.deref(ctx);
-    let source = operation.get_operand(0);
+    let (source, result) = {
+        let operation = def.deref(ctx);
+        (operation.get_operand(0), operation.get_result(0))
+    };
     let from = int_width(ctx, source.get_type(ctx))?;
-    let to = int_width(ctx, operation.get_result(0).get_type(ctx))?;
-    let value = constant_value(ctx, source, depth - 1)?;
+    let to = int_width(ctx, result.get_type(ctx))?;
+    let value = evaluate_constant(ctx, source, depth - 1, leaf)?;
     let bits = from.min(to).min(64);
     (bits > 1 && (0..1i64 << (bits - 1).min(62)).contains(&value)).then_some(value)
 }

@@ -8,12 +8,12 @@
 use pliron::{
     context::{Context, Ptr},
     operation::Operation,
-    r#type::TypeHandle,
+    r#type::{TypeHandle, Typed},
     value::{DefiningEntity, Value},
 };
 
 use super::{
-    constants::constant_value,
+    constants::evaluate_constant,
     dataflow::{function_returns, returned_by},
     index::ScopeIndex,
     locals::{LocalStores, captured},
@@ -36,25 +36,37 @@ pub(crate) struct Flow<'a> {
 
 /// Definitions [`Flow::constant`] looks through.
 const CONSTANT_BUDGET: u32 = 32;
+/// Operations deep [`Flow::constant`] evaluates arithmetic, at each value the walk finds.
+const CONSTANT_DEPTH: u32 = 4;
 
 impl Flow<'_> {
-    /// The constant `value` holds, where it is one directly (see [`constant_value`]) or every
-    /// value the walk finds it may hold is that constant: a count kept in a local, a helper's
-    /// parameter, a field of a struct built once and handed over whole
-    /// (`params.transaction_bytes`).
+    /// The constant `value` holds, where it is one directly (see [`super::constants::constant_value`]), or is
+    /// arithmetic on such constants, or every value the walk finds it may hold is that constant:
+    /// a count kept in a local, a helper's parameter, a field of a struct built once and handed
+    /// over whole (`params.transaction_bytes`), a helper's result computed from the fields of a
+    /// struct it reads through `&self` (`self.rows * self.cols * 4`).
     pub(crate) fn constant(&self, value: Value) -> Option<i64> {
-        if let Some(constant) = constant_value(self.ctx, value, 4) {
-            return Some(constant);
-        }
-        let mut agreed = None;
-        for found in self.values(value, &[], &mut { CONSTANT_BUDGET })? {
-            let constant = constant_value(self.ctx, found, 4)?;
-            if agreed.is_some_and(|seen| seen != constant) {
-                return None;
+        self.constant_within(value, &mut { CONSTANT_BUDGET })
+    }
+
+    fn constant_within(&self, value: Value, budget: &mut u32) -> Option<i64> {
+        evaluate_constant(self.ctx, value, CONSTANT_DEPTH, &mut |leaf| {
+            // The walk's unresolved stores are judged against the type of what it looks for.
+            let flow = Flow { leaf: Some(leaf.get_type(self.ctx)), ..*self };
+            let mut agreed = None;
+            for found in flow.values(leaf, &[], budget)? {
+                // A value the walk cannot see through is itself: not a constant.
+                if found == leaf {
+                    return None;
+                }
+                let constant = flow.constant_within(found, budget)?;
+                if agreed.is_some_and(|seen| seen != constant) {
+                    return None;
+                }
+                agreed = Some(constant);
             }
-            agreed = Some(constant);
-        }
-        agreed
+            agreed
+        })
     }
 
     /// The values field `path` of `value` may hold (`value` itself for the empty path, when it

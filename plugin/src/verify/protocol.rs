@@ -20,6 +20,10 @@ pub(super) const RELEASED: u16 = 128;
 /// Created and not used yet: a producer state a thread never acquired with owes no tail (no
 /// copy of it is in flight), a consumer state never waited on holds nothing.
 pub(super) const FRESH: u16 = 256;
+/// Acquired, with copies issued before the stage's `expect_tx`: legal, since a copy's bytes
+/// landing first only take the barrier's transaction count below zero, and the phase cannot
+/// complete before the producer's arrival (the `expect_tx` itself) brings it back.
+pub(super) const COPIED_EARLY: u16 = 512;
 
 pub(super) fn describe_states(bits: u16) -> String {
     let names = [
@@ -32,6 +36,7 @@ pub(super) fn describe_states(bits: u16) -> String {
         (WAITING, "waiting on a stage"),
         (RELEASED, "released"),
         (FRESH, "new, never used"),
+        (COPIED_EARLY, "receiving copies before its `expect_tx`"),
     ];
     names.iter().filter(|(bit, _)| bits & bit != 0).map(|(_, name)| *name).collect::<Vec<_>>().join(" or ")
 }
@@ -50,6 +55,17 @@ pub(super) enum Bytes {
 }
 
 impl Bytes {
+    /// The bytes owed after an `expect_tx` announcing `announced` (`None`: not a constant), on
+    /// top of what copies issued before it delivered.
+    pub(super) fn plus_announced(self, announced: Option<i64>) -> Bytes {
+        match (self, announced) {
+            (Bytes::Unset, Some(announced)) => Bytes::Known(announced),
+            (Bytes::Known(early), Some(announced)) => Bytes::Known(early + announced),
+            (Bytes::Mismatch, _) => Bytes::Mismatch,
+            _ => Bytes::Unknown,
+        }
+    }
+
     pub(super) fn join(self, other: Bytes) -> Bytes {
         match (self, other) {
             (Bytes::Unset, x) | (x, Bytes::Unset) => x,
@@ -62,6 +78,8 @@ impl Bytes {
     pub(super) fn minus(self, delivered: Option<i64>) -> Bytes {
         match (self, delivered) {
             (Bytes::Known(left), Some(bytes)) => Bytes::Known(left - bytes),
+            // A copy before the `expect_tx`: owed once it announces.
+            (Bytes::Unset, Some(bytes)) => Bytes::Known(-bytes),
             (Bytes::Mismatch, _) => Bytes::Mismatch,
             _ => Bytes::Unknown,
         }
@@ -163,91 +181,102 @@ pub(super) fn stale_versions(current: Versions, operand: Versions) -> bool {
 }
 
 /// The typestate bits, one at a time (the index of a summary's effects).
-pub(super) const ALL_BITS: [u16; 9] =
-    [NOT_CREATED, READY, ACQUIRED, EXPECTING, COPYING, TAILED, WAITING, RELEASED, FRESH];
+pub(super) const ALL_BITS: [u16; 10] =
+    [NOT_CREATED, READY, ACQUIRED, EXPECTING, COPYING, TAILED, WAITING, RELEASED, FRESH, COPIED_EARLY];
 
 /// The bytes a state entering a summarised function in typestate `bits` owes: zero while it
-/// expects or receives copies (the callee's copies count against the caller's announcement),
-/// none otherwise.
+/// expects or receives copies, before its `expect_tx` or after (the callee's copies and
+/// announcement count against the caller's), none otherwise.
 pub(super) fn entry_bytes(bits: u16) -> Bytes {
-    if bits & (EXPECTING | COPYING) != 0 { Bytes::Known(0) } else { Bytes::Unset }
+    if bits & (EXPECTING | COPYING | COPIED_EARLY) != 0 { Bytes::Known(0) } else { Bytes::Unset }
 }
 
-/// For a step: the typestates it is allowed in, the typestate after it, the rule a wrong
-/// typestate breaks, and what the rule says.
-pub(super) fn transition(step: &Step, producer: bool) -> (u16, u16, Rule, &'static str) {
+/// What a step does to a state's typestate: the typestates it is allowed in, each with the one
+/// it leaves, the rule a wrong typestate breaks, and what the rule says.
+pub(super) struct Transition {
+    /// `(from, to)`: a state in any typestate of `from` is in `to` after the step.
+    pub(super) moves: &'static [(u16, u16)],
+    pub(super) rule: Rule,
+    pub(super) what: &'static str,
+}
+
+impl Transition {
+    /// The typestates the step is allowed in.
+    pub(super) fn allowed(&self) -> u16 {
+        self.moves.iter().fold(0, |bits, (from, _)| bits | from)
+    }
+
+    /// The typestates after the step, of a state that may be in any of `live`.
+    pub(super) fn after(&self, live: u16) -> u16 {
+        self.moves.iter().filter(|(from, _)| live & from != 0).fold(0, |bits, (_, to)| bits | to)
+    }
+}
+
+/// The transition of a step on a producer's or a consumer's state.
+pub(super) fn transition(step: &Step, producer: bool) -> Transition {
     let order = if producer { Rule::ProducerOrder } else { Rule::ConsumerOrder };
     match step {
-        Step::New => (
-            NOT_CREATED,
-            FRESH,
-            order,
-            "a pipeline state must be created once per thread, before its loop: created again, it \
-             restarts at stage 0 while the barriers have moved on (a deadlock or a stale read)",
-        ),
-        Step::StageAccess if producer => (
-            ACQUIRED,
-            ACQUIRED,
-            Rule::ProducerOrder,
-            "a producer may touch a stage only between `semantic.producer_acquire` and \
-             `semantic.producer_expect_tx` (before, consumers may still read it; after, a copy is in flight)",
-        ),
-        Step::StageAccess => (
-            WAITING,
-            WAITING,
-            Rule::ConsumerOrder,
-            "an access to a stage must come after `semantic.consumer_wait` and before `semantic.consumer_release`",
-        ),
+        Step::New => Transition {
+            moves: &[(NOT_CREATED, FRESH)],
+            rule: order,
+            what: "a pipeline state must be created once per thread, before its loop: created again, it \
+                   restarts at stage 0 while the barriers have moved on (a deadlock or a stale read)",
+        },
+        Step::StageAccess if producer => Transition {
+            moves: &[(ACQUIRED, ACQUIRED)],
+            rule: Rule::ProducerOrder,
+            what: "a producer may touch a stage only between `semantic.producer_acquire` and its first \
+                   `semantic.bulk_copy` or `semantic.producer_expect_tx` (before, consumers may still read \
+                   it; after, a copy is in flight)",
+        },
+        Step::StageAccess => Transition {
+            moves: &[(WAITING, WAITING)],
+            rule: Rule::ConsumerOrder,
+            what: "an access to a stage must come after `semantic.consumer_wait` and before `semantic.consumer_release`",
+        },
         Step::Pipeline(kind) => match kind {
-            PipelineKind::Acquire => (
-                READY | FRESH,
-                ACQUIRED,
-                Rule::ProducerOrder,
-                "`semantic.producer_acquire` must follow the state's creation or `semantic.state_advance`",
-            ),
-            PipelineKind::ExpectTx => (
-                ACQUIRED,
-                EXPECTING,
-                Rule::ProducerOrder,
-                "`semantic.producer_expect_tx` must follow `semantic.producer_acquire`",
-            ),
-            PipelineKind::BulkCopy => (
-                EXPECTING | COPYING,
-                COPYING,
-                Rule::ProducerOrder,
-                "`semantic.bulk_copy` must come between `semantic.producer_expect_tx` and `semantic.state_advance`",
-            ),
-            PipelineKind::Advance if producer => (
-                COPYING,
-                READY,
-                Rule::ProducerOrder,
-                "a producer's `semantic.state_advance` must follow `semantic.producer_expect_tx` and the \
-                 `semantic.bulk_copy` that delivers its bytes, on every path",
-            ),
-            PipelineKind::Advance => (
-                RELEASED,
-                READY,
-                Rule::ConsumerOrder,
-                "a consumer's `semantic.state_advance` must follow `semantic.consumer_release`",
-            ),
-            PipelineKind::Tail => (
-                READY | FRESH,
-                TAILED,
-                Rule::ProducerTail,
-                "`semantic.producer_tail` must come after the producer loop, with no stage acquired",
-            ),
-            PipelineKind::Wait => (
-                READY | FRESH,
-                WAITING,
-                Rule::ConsumerOrder,
-                "`semantic.consumer_wait` must follow the state's creation or `semantic.state_advance`",
-            ),
-            PipelineKind::Release => (
-                WAITING,
-                RELEASED,
-                Rule::ConsumerOrder,
-                "`semantic.consumer_release` must follow `semantic.consumer_wait`",
-            ),
+            PipelineKind::Acquire => Transition {
+                moves: &[(READY | FRESH, ACQUIRED)],
+                rule: Rule::ProducerOrder,
+                what: "`semantic.producer_acquire` must follow the state's creation or `semantic.state_advance`",
+            },
+            // After copies issued early, the announcement finds bytes already delivered.
+            PipelineKind::ExpectTx => Transition {
+                moves: &[(ACQUIRED, EXPECTING), (COPIED_EARLY, COPYING)],
+                rule: Rule::ProducerOrder,
+                what: "`semantic.producer_expect_tx` must follow `semantic.producer_acquire`, once a stage",
+            },
+            PipelineKind::BulkCopy => Transition {
+                moves: &[(EXPECTING | COPYING, COPYING), (ACQUIRED | COPIED_EARLY, COPIED_EARLY)],
+                rule: Rule::ProducerOrder,
+                what: "`semantic.bulk_copy` must come between `semantic.producer_acquire` and `semantic.state_advance`",
+            },
+            PipelineKind::Advance if producer => Transition {
+                moves: &[(COPYING, READY)],
+                rule: Rule::ProducerOrder,
+                what: "a producer's `semantic.state_advance` must follow `semantic.producer_expect_tx` and the \
+                       `semantic.bulk_copy` that delivers its bytes, on every path",
+            },
+            PipelineKind::Advance => Transition {
+                moves: &[(RELEASED, READY)],
+                rule: Rule::ConsumerOrder,
+                what: "a consumer's `semantic.state_advance` must follow `semantic.consumer_release`",
+            },
+            PipelineKind::Tail => Transition {
+                moves: &[(READY | FRESH, TAILED)],
+                rule: Rule::ProducerTail,
+                what: "`semantic.producer_tail` must come after the producer loop, with no stage acquired",
+            },
+            PipelineKind::Wait => Transition {
+                moves: &[(READY | FRESH, WAITING)],
+                rule: Rule::ConsumerOrder,
+                what: "`semantic.consumer_wait` must follow the state's creation or `semantic.state_advance`",
+            },
+            PipelineKind::Release => Transition {
+                moves: &[(WAITING, RELEASED)],
+                rule: Rule::ConsumerOrder,
+                what: "`semantic.consumer_release` must follow `semantic.consumer_wait`",
+            },
         },
     }
 }

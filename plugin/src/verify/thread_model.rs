@@ -56,7 +56,7 @@ use crate::ir::mir::{
     pointer_type_of,
 };
 
-use super::block_shape::{BlockShape, MAX_BLOCK_THREADS, declared_block_shape, thread_geometry};
+use super::block_shape::{BlockShape, enumerated_block, thread_geometry};
 pub(crate) use super::thread_values::{Val, apply_binop, map2, wrap_to};
 
 mod live_stores;
@@ -160,17 +160,12 @@ impl<'a> SharedThreadModel<'a> {
 }
 
 impl<'a> ThreadModel<'a> {
-    /// The model of the declared block, or of a block of the hardware's limit where none is
-    /// declared (each thread index below the limit enumerated; `block_dim_x()` unknown).
+    /// The model of the declared block, or of a block of the declared bound or the hardware's
+    /// limit where none is declared (each thread index below it enumerated; `block_dim_x()`
+    /// unknown).
     pub(crate) fn new(ctx: &'a Context, index: &'a ScopeIndex, locals: &'a LocalStores) -> ThreadModel<'a> {
-        let declared = declared_block_shape(ctx, index);
-        ThreadModel::build(
-            ctx,
-            index,
-            locals,
-            declared.unwrap_or(BlockShape { x: MAX_BLOCK_THREADS as usize, y: 1 }),
-            declared.is_some(),
-        )
+        let (shape, declared) = enumerated_block(ctx, index);
+        ThreadModel::build(ctx, index, locals, shape, declared)
     }
 
     /// The model of a block of `shape`; `declared` when the kernel declares it (then

@@ -41,7 +41,7 @@ use pliron::{
 
 use super::{
     Rule,
-    block_shape::declared_block_threads,
+    block_shape::{declared_block_bound, declared_block_threads},
     call_chains::integer_bindings,
     facts::StateId,
     index::ScopeIndex,
@@ -79,11 +79,16 @@ pub(crate) fn check_threads(
         return Vec::new();
     }
     let Some(block_threads) = declared_block_threads(ctx, index) else {
-        return vec![
-            "thread roles and arrival counts (no launch contract: declare \
-             `device::launch::block_threads(N)` in the kernel)"
-                .to_string(),
-        ];
+        let declared = match declared_block_bound(ctx, index) {
+            // A role such as `tid >= 32` has as many threads as the launch's block gives it.
+            Some(_) => {
+                "only a bound on the block, `block_threads_at_most`, whose roles' thread counts depend on the launch"
+            }
+            None => "no launch contract",
+        };
+        return vec![format!(
+            "thread roles and arrival counts ({declared}: declare `device::launch::block_threads(N)` in the kernel)"
+        )];
     };
     // Declared, so the shared model is of exactly `block_threads` threads.
     let model = thread_model.get();

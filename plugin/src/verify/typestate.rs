@@ -128,7 +128,7 @@ struct Effect {
 /// A function's summary: for each typestate bit a state may enter in, the effect on every
 /// state the function touches (its own steps and its callees'). Computed once per function,
 /// applied at each of its calls: the cost is a constant factor (8 runs) over one run.
-type Summary = BTreeMap<StateId, [Option<Effect>; 9]>;
+type Summary = BTreeMap<StateId, [Option<Effect>; ALL_BITS.len()]>;
 
 /// The pipeline operations the provenance rule rejected, by operation number: the function each
 /// is in and the state it names, if any.

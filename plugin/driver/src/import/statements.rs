@@ -376,6 +376,35 @@ impl<'tcx> Importer<'_, 'tcx> {
         None
     }
 
+    /// `core`'s wrapping arithmetic on integers (`k.wrapping_add(1)`, `wrapping_sub`,
+    /// `wrapping_mul`) as the `mir.binop` it is: MIR's own `+`, `-` and `*` wrap at the
+    /// operands' width, so the call and the operation mean the same (a `u8` tile counter
+    /// stepped by `wrapping_add` is read like one stepped by `+= 1`). Returns the result; `None`
+    /// for any other callee, or a receiver that is not an integer.
+    pub(super) fn wrapping_arithmetic(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        callee: Instance<'tcx>,
+        args: &[Spanned<Operand<'tcx>>],
+        at: &SourceLoc,
+    ) -> Option<Value> {
+        let kind = match core_item_name(self.tcx, callee.def_id())?.as_str() {
+            "wrapping_add" => BinOpKind::Add,
+            "wrapping_sub" => BinOpKind::Sub,
+            "wrapping_mul" => BinOpKind::Mul,
+            _ => return None,
+        };
+        let [lhs, rhs] = args else { return None };
+        let ty = lhs.node.ty(function.body, self.tcx);
+        if !ty.is_integral() || rhs.node.ty(function.body, self.tcx) != ty {
+            return None;
+        }
+        let lhs = self.operand(function, builder, &lhs.node, at)?;
+        let rhs = self.operand(function, builder, &rhs.node, at)?;
+        Some(builder.binop(self.ctx, kind, lhs, rhs, at))
+    }
+
     /// `Range::contains` and `RangeInclusive::contains` on a range whose bounds the import can
     /// name (a constant, promoted or not; a `start..end` built in the function; a
     /// `RangeInclusive::new(start, end)`): two comparisons joined by `&`, so that a condition

@@ -221,6 +221,10 @@ impl<'tcx> Importer<'_, 'tcx> {
             self.write_place(function, builder, destination, pointer, at);
             return Ok(());
         }
+        if let Some(result) = self.wrapping_arithmetic(function, builder, callee, args, at) {
+            self.write_place(function, builder, destination, result, at);
+            return Ok(());
+        }
         if self.pointer_write(function, builder, callee, args, at) {
             return Ok(());
         }

@@ -10,7 +10,7 @@ use super::super::{
     Rule,
     facts::StateId,
     index::ScopeIndex,
-    protocol::{ACQUIRED, COPYING, EXPECTING, HOLDS_PREVIOUS, READY, Typestate, WAITING},
+    protocol::{ACQUIRED, COPIED_EARLY, COPYING, EXPECTING, HOLDS_PREVIOUS, READY, Typestate, WAITING},
 };
 use super::{Found, FunctionRun};
 
@@ -20,7 +20,7 @@ impl FunctionRun<'_> {
         for (s, i) in &self.slots.of {
             let live = row[*i].bits;
             if self.slots.producer[*i] {
-                let bad = live & (READY | ACQUIRED | EXPECTING | COPYING);
+                let bad = live & (READY | ACQUIRED | EXPECTING | COPYING | COPIED_EARLY);
                 if bad != 0 {
                     let message = "a path leaves the function with a producer state that never reached \
                                    `semantic.producer_tail`"

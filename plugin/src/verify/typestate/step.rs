@@ -7,7 +7,7 @@ use super::super::{
     Rule,
     facts::{StateId, Versions},
     protocol::{
-        Bytes, EXPECTING, HOLDS_NONE, HOLDS_PREVIOUS, RELEASED, Step, TAILED, Typestate, WAITING,
+        Bytes, EXPECTING, HOLDS_NONE, HOLDS_PREVIOUS, READY, RELEASED, Step, TAILED, Typestate, WAITING,
         describe_states, stale_versions, transition,
     },
     rules::{PipelineKind, Reporter, stages_of},
@@ -39,9 +39,10 @@ impl FunctionRun<'_> {
         let ctx = reporter.ctx;
         let op = reporter.index.ops[n];
         let live = typestate.bits;
-        let (allowed, next, rule, what) = transition(step, producer);
+        let transition = transition(step, producer);
+        let (allowed, rule, what) = (transition.allowed(), transition.rule, transition.what);
         let which = self.copies.source(n).which(typestate);
-        let (mut holds, mut allowed) = (typestate.holds, allowed);
+        let (mut holds, mut allowed, mut advances_holding) = (typestate.holds, allowed, false);
         if !producer && live != 0 {
             match self.previous_stage(reporter, n, step, which, typestate) {
                 HeldStage::NotConcerned => {}
@@ -50,6 +51,7 @@ impl FunctionRun<'_> {
                     // The advance keeps the stage waited on held: the state may be waiting.
                     holds = after;
                     allowed |= WAITING;
+                    advances_holding = true;
                 }
             }
         }
@@ -92,10 +94,7 @@ impl FunctionRun<'_> {
             match step {
                 Step::New => bytes = Bytes::Unset,
                 Step::Pipeline(PipelineKind::ExpectTx) => {
-                    bytes = match self.byte_counts.get(&n).copied() {
-                        Some(announced) => Bytes::Known(announced),
-                        None => Bytes::Unknown,
-                    };
+                    bytes = bytes.plus_announced(self.byte_counts.get(&n).copied());
                 }
                 Step::Pipeline(PipelineKind::BulkCopy) => {
                     bytes = bytes.minus(self.byte_counts.get(&n).map(|bytes| bytes * passes));
@@ -129,7 +128,9 @@ impl FunctionRun<'_> {
             }
         }
         // The paths that broke the rule end here; the others go on.
-        let bits = if live & allowed != 0 { next } else { 0 };
+        // An advance of a state still waiting leaves it advanced, holding that stage.
+        let held_advanced = if advances_holding && live & WAITING != 0 { READY } else { 0 };
+        let bits = transition.after(live & allowed) | held_advanced;
         let current = match step {
             Step::New | Step::Pipeline(PipelineKind::Advance) => {
                 self.facts.versions(op.deref(ctx).get_result(0))
@@ -209,8 +210,8 @@ impl FunctionRun<'_> {
     /// Whether step `n` of a consumer state, judged as on the state's current value, breaks
     /// nothing: allowed in every typestate the state may be in, on a value not stale.
     fn passes_as_current(&self, reporter: &Reporter, n: usize, step: &Step, typestate: &Typestate) -> bool {
-        let (allowed, ..) = transition(step, false);
-        typestate.bits & !allowed == 0 && !self.stale(reporter, n, step, typestate.current)
+        typestate.bits & !transition(step, false).allowed() == 0
+            && !self.stale(reporter, n, step, typestate.current)
     }
 
     /// The stage count of the state pipeline operation `n` works on.
