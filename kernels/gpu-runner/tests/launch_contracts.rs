@@ -340,3 +340,86 @@ fn the_shared_rules_count_as_the_docs_do() {
     assert_eq!(Shared::WarpPartials { width: 4 }.minimum(&launch(32, 1)).0, 0, "none for one warp");
     assert_eq!(Shared::Unstated.minimum(&launch(1024, 1)).0, 0);
 }
+
+/// The largest block a contract allows, in threads.
+fn largest_block(block: contract::Block) -> u32 {
+    match block {
+        contract::Block::Any | contract::Block::OneDimensional => contract::MAX_BLOCK_THREADS,
+        contract::Block::PowerOfTwo { max } | contract::Block::MultipleOf { max, .. } => max,
+        contract::Block::Exactly(x, y) => x * y,
+    }
+}
+
+/// The entries of `source` (a file of `kernels/src`) that run a function declaring
+/// `block_threads_at_most(N)` (the entry itself, or a helper its body calls by name), with `N`;
+/// the verifier's race check enumerates only `N` threads for them.
+fn declared_bounds(source: &str) -> Vec<(String, u32)> {
+    // Each function's name and body: the text from its `fn` to the next item's.
+    let mut functions: Vec<(String, &str)> = Vec::new();
+    let starts: Vec<usize> = source.match_indices("fn ").map(|(at, _)| at).collect();
+    for (i, at) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(source.len());
+        let name = source[at + 3..].split(['(', '<']).next().unwrap_or("").trim().to_owned();
+        functions.push((name, &source[*at..end]));
+    }
+    let bound_of = |body: &str| {
+        let rest = body.split("block_threads_at_most(").nth(1)?;
+        rest.split(')').next()?.trim().parse::<u32>().ok()
+    };
+    let bounded: Vec<(&str, u32)> =
+        functions.iter().filter_map(|(name, body)| Some((name.as_str(), bound_of(body)?))).collect();
+    let mut entries = Vec::new();
+    for (name, body) in &functions {
+        if !body.starts_with(&format!("fn {name}("))
+            || !source.contains(&format!("extern \"ptx-kernel\" fn {name}("))
+        {
+            continue;
+        }
+        let runs =
+            |helper: &str| body.contains(&format!("{helper}(")) || body.contains(&format!("{helper}::<"));
+        if let Some(bound) =
+            bounded.iter().find(|(helper, _)| helper == name || runs(helper)).map(|(_, n)| *n)
+        {
+            entries.push((name.clone(), bound));
+        }
+    }
+    entries
+}
+
+/// The entries whose contract lets a launch take a larger block than the bound their source
+/// declares: launches the verifier's proof does not cover.
+fn contracts_past_declared_bounds(file: &str, source: &str) -> Vec<String> {
+    declared_bounds(source)
+        .into_iter()
+        .filter_map(|(entry, bound)| {
+            let contract = CONTRACTS.iter().find(|c| c.entry == entry && c.file == file)?;
+            let largest = largest_block(contract.block);
+            (largest > bound).then(|| {
+                format!("{entry}: the contract allows {largest} threads, the source declares at most {bound}")
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn no_contract_allows_a_block_past_the_bound_its_source_declares() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../src");
+    let mut bounded = 0;
+    for contract in CONTRACTS {
+        let source = std::fs::read_to_string(folder.join(contract.file)).unwrap();
+        bounded += declared_bounds(&source).iter().filter(|(entry, _)| entry == contract.entry).count();
+        assert_eq!(contracts_past_declared_bounds(contract.file, &source), Vec::<String>::new());
+    }
+    // The batched GEMVs declare theirs (every width, split or not).
+    assert!(bounded >= 8, "only {bounded} entries declare a bound");
+}
+
+#[test]
+fn a_contract_past_its_declared_bound_is_caught() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../src/gemv.rs");
+    let source = std::fs::read_to_string(&path).unwrap();
+    assert!(source.contains("block_threads_at_most(256)"));
+    let tightened = source.replace("block_threads_at_most(256)", "block_threads_at_most(128)");
+    let breaches = contracts_past_declared_bounds("gemv.rs", &tightened);
+    assert!(breaches.iter().any(|b| b.starts_with("gemv_f16_batched_8:")), "{breaches:?}");
+}
