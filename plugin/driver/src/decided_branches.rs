@@ -91,6 +91,14 @@ fn empty_cut_off_blocks(body: &mut Body<'_>, decided: Vec<(BasicBlock, BasicBloc
     for (block, target) in decided {
         blocks[block].terminator_mut().kind = TerminatorKind::Goto { target };
     }
+    empty_unreached_blocks(blocks)
+}
+
+/// Empties every block no path from the entry reaches (no statements, an `unreachable`
+/// terminator); returns how many it emptied.
+pub(crate) fn empty_unreached_blocks(
+    blocks: &mut IndexVec<BasicBlock, rustc_middle::mir::BasicBlockData<'_>>,
+) -> usize {
     let reached = reached_blocks(blocks);
     let mut emptied = 0;
     for (block, data) in blocks.iter_enumerated_mut() {

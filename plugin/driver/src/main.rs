@@ -48,6 +48,7 @@ mod scope;
 mod settings;
 mod single_assignment;
 mod spaces;
+mod threaded_dispatch;
 
 use std::path::Path;
 use std::process::ExitCode;

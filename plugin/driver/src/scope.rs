@@ -34,6 +34,7 @@ use rustc_span::Span;
 use crate::constant_arguments::prune_by_agreed_arguments;
 use crate::decided_branches::prune_decided_branches;
 use crate::device_api::{CUDA_DEVICE_CRATE, DeviceOp};
+use crate::threaded_dispatch::thread_dispatches;
 
 /// Crates whose functions are never followed into: their bodies are the toolchain's, and
 /// calls to them stay ordinary calls in the imported IR.
@@ -102,7 +103,12 @@ fn prepare<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Prepared
         TypingEnv::fully_monomorphized(),
         EarlyBinder::bind(tcx, body),
     );
-    let emptied = prune_decided_branches(tcx, &mut body);
+    let mut emptied = prune_decided_branches(tcx, &mut body);
+    // A state machine's jumps threaded, then what its arms' constants decide folded (a
+    // `match` arm's `if` on a variant now reached from one store only).
+    if thread_dispatches(tcx, &mut body) > 0 {
+        emptied += prune_decided_branches(tcx, &mut body);
+    }
     let callees = followed_callees(tcx, &body);
     Some(Prepared { body: Rc::new(body), emptied, callees })
 }
@@ -242,7 +248,7 @@ fn is_followed_standard(tcx: TyCtxt<'_>, def_id: DefId, handed: Handed) -> bool 
 /// What a call's arguments may hold, anywhere inside them.
 #[derive(Clone, Copy)]
 struct Handed {
-    /// A raw pointer.
+    /// A raw pointer, or a value the verifier takes for one that may hold an address.
     pointer: bool,
     /// A closure (whose captures may be pointers or references, and whose body may access
     /// memory).
@@ -250,17 +256,41 @@ struct Handed {
 }
 
 impl Handed {
-    fn of<'tcx>(types: impl Iterator<Item = ty::Ty<'tcx>>) -> Handed {
+    fn of<'tcx>(tcx: TyCtxt<'tcx>, types: impl Iterator<Item = ty::Ty<'tcx>>) -> Handed {
         let mut handed = Handed { pointer: false, closure: false };
-        for part in types.flat_map(|ty| ty.walk()).filter_map(|part| part.as_type()) {
-            match part.kind() {
-                ty::RawPtr(..) => handed.pointer = true,
-                ty::Closure(..) => handed.closure = true,
-                _ => {}
-            }
+        for ty in types {
+            handed.scan(tcx, ty);
         }
         handed
     }
+
+    /// Looks through `ty` and its type arguments. A struct or enum of the kernel's crates counts
+    /// as a pointer: the verifier reads an aggregate by its type's name, so it takes any such
+    /// value for one that may hold an address (`bool::then_some(Col(c))`, `ok_or(Idle)` and the
+    /// `?` operator's `branch` on a `Result<Role, Idle>` were calls it could not see into).
+    fn scan<'tcx>(&mut self, tcx: TyCtxt<'tcx>, ty: ty::Ty<'tcx>) {
+        for part in ty.walk().filter_map(|part| part.as_type()) {
+            match part.kind() {
+                ty::RawPtr(..) => self.pointer = true,
+                ty::Closure(..) => self.closure = true,
+                ty::Adt(adt, _)
+                    if !STANDARD_CRATES.contains(&tcx.crate_name(adt.did().krate).as_str())
+                        && !is_device_api_type(tcx, adt.did()) =>
+                {
+                    self.pointer = true
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Whether `def_id` is a type of the device API (`device::pipeline::PipelineState`, `Pipeline`):
+/// the import carries those across a call of the standard library itself (a state through
+/// `core::mem::swap`, `replace` or an `Option` the import follows), and the verifier reads them
+/// by their semantic operations, not as aggregates that may hold an address.
+fn is_device_api_type(tcx: TyCtxt<'_>, def_id: DefId) -> bool {
+    crate::device_api::path_below_crate_root(tcx, def_id).first().is_some_and(|root| root == "device")
 }
 
 /// The calls of a (monomorphic) body that the scope follows, with their spans.
@@ -272,7 +302,7 @@ fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance
         let Some(callee) = resolve_callee(tcx, func.ty(body, tcx)) else { continue };
         let callee = fn_item_behind_trait_call(tcx, callee).unwrap_or(callee);
         let TerminatorKind::Call { args, .. } = &terminator.kind else { continue };
-        let handed = Handed::of(args.iter().map(|arg| arg.node.ty(body, tcx)));
+        let handed = Handed::of(tcx, args.iter().map(|arg| arg.node.ty(body, tcx)));
         if matches!(callee.def, InstanceKind::Item(_))
             && (is_followed(tcx, callee.def_id()) || is_followed_standard(tcx, callee.def_id(), handed))
         {

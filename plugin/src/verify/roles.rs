@@ -30,6 +30,7 @@ mod entered;
 mod forms;
 mod guarded;
 mod linear;
+mod lockstep;
 mod peeled;
 mod stores;
 
@@ -168,7 +169,9 @@ pub(crate) fn check_roles(
         let (f, site) = advance_site(ctx, index, index.ops[*n]);
         advances.entry(f).or_default().entry(*state).or_default().push(site);
     }
-    let mut unread = 0;
+    // The states whose loop is not read, and the pairs whose loops are read but not compared.
+    let mut unread_states: Vec<StateId> = Vec::new();
+    let mut unread_pairs: Vec<(StateId, StateId)> = Vec::new();
     // Each state's loop, read where its advance counts and lifted through the single calls
     // of the helpers that hold it, grouped by the function it is then expressed in.
     let mut by_function: BTreeMap<usize, Vec<(StateId, PipelineRole, Option<TileLoop>)>> = BTreeMap::new();
@@ -185,7 +188,7 @@ pub(crate) fn check_roles(
                 }),
             };
             let Some(found) = found else {
-                unread += 1;
+                unread_states.push(*state);
                 by_function.entry(*f).or_default().push((*state, role, None));
                 continue;
             };
@@ -194,22 +197,27 @@ pub(crate) fn check_roles(
             // that run each role may pass other values (a loop left in a helper is unread).
             let lifted = Some(lifted).filter(|lifted| g == 0 || !lifted.mentions_parameters());
             if lifted.is_none() {
-                unread += 1;
+                unread_states.push(*state);
             }
             by_function.entry(g).or_default().push((*state, role, lifted));
         }
     }
     for loops in by_function.values() {
         let producers = loops.iter().filter(|(_, role, _)| *role == PipelineRole::Producer).count();
-        let read = loops.iter().filter(|(_, _, found)| found.is_some()).count();
         if producers == 0 || producers == loops.len() || loops.len() > MAX_STATES {
             // One side only (the other is in a function not called once from here), or too
             // many states to pair.
-            unread += read;
+            unread_states
+                .extend(loops.iter().filter(|(_, _, found)| found.is_some()).map(|(state, _, _)| *state));
             continue;
         }
-        compare(reporter, loops, pipelines, &mut unread);
+        compare(reporter, loops, pipelines, &mut unread_pairs);
     }
+    // What the loops do not tell, the two roles walked side by side may prove.
+    let mut walked = Lockstep { advances: advances.get(&0), pipelines, provenance, proven: BTreeMap::new() };
+    unread_states.retain(|state| !walked.proven_against_all(ctx, index, threads, *state));
+    unread_pairs.retain(|(producer, consumer)| !walked.proven(ctx, index, threads, *producer, *consumer));
+    let unread = unread_states.len() + unread_pairs.len();
     let mut lines = Vec::new();
     if unread > 0 {
         lines.push(format!(
@@ -218,6 +226,72 @@ pub(crate) fn check_roles(
         ));
     }
     lines
+}
+
+/// The pairs of a producer and a consumer state whose advances, all in the kernel function,
+/// [`lockstep::advance_equally`] proved equal in number (each pair walked once).
+struct Lockstep<'a> {
+    advances: Option<&'a BTreeMap<StateId, Vec<Ptr<Operation>>>>,
+    pipelines: &'a BTreeMap<StateId, PipelinePlace>,
+    provenance: &'a Provenance,
+    proven: BTreeMap<(StateId, StateId), bool>,
+}
+
+impl Lockstep<'_> {
+    fn proven(
+        &mut self,
+        ctx: &Context,
+        index: &ScopeIndex,
+        threads: &SharedThreadModel,
+        producer: StateId,
+        consumer: StateId,
+    ) -> bool {
+        if let Some(known) = self.proven.get(&(producer, consumer)) {
+            return *known;
+        }
+        let sites = |state| self.advances.and_then(|advances| advances.get(&state));
+        let equal = match (sites(producer), sites(consumer)) {
+            (Some(p), Some(c)) => lockstep::advance_equally(ctx, index, threads.get(), p, c),
+            _ => false,
+        };
+        self.proven.insert((producer, consumer), equal);
+        equal
+    }
+
+    /// Whether `state` advances as often as every state of the other role of its pipeline (at
+    /// least one). Every state of the other role must name its pipeline, so that none that
+    /// might be paired with `state` is left out.
+    fn proven_against_all(
+        &mut self,
+        ctx: &Context,
+        index: &ScopeIndex,
+        threads: &SharedThreadModel,
+        state: StateId,
+    ) -> bool {
+        let (Some(pipeline), Some(role)) = (self.pipelines.get(&state), role_of(ctx, index, state)) else {
+            return false;
+        };
+        let mut others: Vec<StateId> = self
+            .provenance
+            .applies_to
+            .values()
+            .filter(|(_, kind)| *kind == PipelineKind::Advance)
+            .map(|(other, _)| *other)
+            .filter(|other| role_of(ctx, index, *other).is_some_and(|r| r != role))
+            .collect();
+        others.sort();
+        others.dedup();
+        if others.iter().any(|other| !self.pipelines.contains_key(other)) {
+            return false;
+        }
+        let partners: Vec<StateId> =
+            others.into_iter().filter(|other| self.pipelines.get(other) == Some(pipeline)).collect();
+        !partners.is_empty()
+            && partners.into_iter().all(|other| match role {
+                PipelineRole::Producer => self.proven(ctx, index, threads, state, other),
+                PipelineRole::Consumer => self.proven(ctx, index, threads, other, state),
+            })
+    }
 }
 
 /// A loop of helper `f` expressed in its caller's terms, up through helpers the scope calls
@@ -319,7 +393,7 @@ fn compare(
     reporter: &mut Reporter,
     loops: &[(StateId, PipelineRole, Option<TileLoop>)],
     pipelines: &BTreeMap<StateId, PipelinePlace>,
-    unread: &mut usize,
+    unread: &mut Vec<(StateId, StateId)>,
 ) {
     let producers: Vec<(StateId, &TileLoop)> = loops
         .iter()
@@ -334,7 +408,7 @@ fn compare(
                 // Another pipeline may carry another number of tiles.
                 (Some(_), Some(_)) => continue,
                 _ => {
-                    *unread += 1;
+                    unread.push((*producer_state, *state));
                     continue;
                 }
             }
@@ -345,7 +419,7 @@ fn compare(
                 || producer.tested_first != consumer.tested_first
                 || producer.guard != consumer.guard
             {
-                *unread += 1;
+                unread.push((*producer_state, *state));
                 continue;
             }
             let span = |found: &TileLoop| found.bound.clone().plus(&found.start, -1);
@@ -356,7 +430,7 @@ fn compare(
             // Guarded passes: equal loops advance equally often, and unequal ones are not
             // counted here.
             let Some(k) = difference.multiple_of(&producer.step).filter(|_| producer.guard.is_none()) else {
-                *unread += 1;
+                unread.push((*producer_state, *state));
                 continue;
             };
             let (count, consequence) = if k < 0 {

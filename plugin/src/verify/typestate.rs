@@ -297,7 +297,7 @@ fn worked_on(
 }
 
 /// Arithmetic operations and casts looked through from a stage offset to its state's index.
-const OFFSET_INDEX_BUDGET: u32 = 16;
+pub(super) const OFFSET_INDEX_BUDGET: u32 = 16;
 
 /// Per-block in-states, shared by the runs.
 struct Scratch {

@@ -6,7 +6,7 @@ use pliron::value::Value;
 use plugin::ir::builder::{BuildError, FunctionBuilder, SourceLoc};
 use plugin::ir::mir::opaque::UNFOLLOWED_STATE;
 use plugin::ir::types::shorthand;
-use rustc_middle::mir::{Operand, Place};
+use rustc_middle::mir::{Local, Operand, Place};
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
 use rustc_span::Spanned;
 
@@ -331,9 +331,47 @@ impl<'tcx> Importer<'_, 'tcx> {
             captured.sort();
             for (k, state) in captured {
                 self.copy_paths(function, builder, &(local, vec![k]), &state, at);
+                // A closure moved here from another local writes back into that one's capture,
+                // which stands for a state in turn (`forall(.., body)` handing its `body` on).
+                let mut at_capture = state;
+                for _ in 0..MAX_WRITE_BACK_CHAIN {
+                    let (closure, [capture]) = (at_capture.0, at_capture.1.as_slice()) else { break };
+                    let Some(next) = function.write_back.get(&(closure, *capture)).cloned() else { break };
+                    self.copy_paths(function, builder, &at_capture, &next, at);
+                    at_capture = next;
+                }
             }
         }
         Ok(())
+    }
+
+    /// A closure capturing a state by `&mut`, moved from `source` into local `to`: each such
+    /// capture of the copy stands for the original's, so a call handed the copy writes its
+    /// states back there (the original's own capture is then written back in turn). Without
+    /// it the original kept the state as it was before the call: a `forall(segment, body)`
+    /// passing `body` on returned its caller's state unadvanced, and the caller's
+    /// `producer_tail` read as a stale copy (blind round 42's `raja` kernels).
+    pub(super) fn write_back_moved_closure(
+        &mut self,
+        function: &mut FunctionImport<'_, 'tcx>,
+        source: Place<'tcx>,
+        to: Local,
+    ) {
+        let ty = source.ty(function.body, self.tcx).ty;
+        let ty::Closure(_, args) = ty.kind() else { return };
+        let Some(from) = function.state_path(source) else { return };
+        for (k, capture) in args.as_closure().upvar_tys().iter().enumerate() {
+            let by_mut_reference = match capture.kind() {
+                ty::Ref(_, pointee, rustc_middle::mir::Mutability::Mut) => {
+                    is_pipeline_state(self.tcx, *pointee)
+                }
+                _ => captures_state_mutably(self.tcx, capture, 1),
+            };
+            if by_mut_reference {
+                let original = (from.0, [from.1.clone(), vec![k as u32]].concat());
+                function.write_back.insert((to, k as u32), original);
+            }
+        }
     }
 
     /// A call's result written into `destination`: the states it holds (a returned struct
@@ -448,6 +486,9 @@ pub(super) fn captures_state_mutably<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, dept
             _ => captures_state_mutably(tcx, capture, depth + 1),
         })
 }
+
+/// Moved closures a write-back is followed through, one after the other.
+const MAX_WRITE_BACK_CHAIN: usize = 4;
 
 /// Arrays longer than this are not looked into: their states are not followed.
 pub(super) const MAX_STATE_ARRAY: u64 = 8;

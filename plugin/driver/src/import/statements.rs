@@ -148,7 +148,11 @@ impl<'tcx> Importer<'_, 'tcx> {
         if let Some(to) = &to {
             let copied = match rvalue {
                 Rvalue::Use(Operand::Copy(source) | Operand::Move(source), ..) => {
-                    self.copy_states(function, builder, *source, to, at)
+                    let copied = self.copy_states(function, builder, *source, to, at);
+                    if copied && to.1.is_empty() && matches!(rvalue, Rvalue::Use(Operand::Move(_), ..)) {
+                        self.write_back_moved_closure(function, *source, to.0);
+                    }
+                    copied
                 }
                 Rvalue::Aggregate(kind, operands) => {
                     if let mir::AggregateKind::Closure(..) = **kind

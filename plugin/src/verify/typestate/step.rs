@@ -3,6 +3,7 @@
 //! state, and the consumer's held previous stage (`copies`): the part of the typestate that runs
 //! once per operation, per path.
 
+use super::super::memory::offset_index;
 use super::super::{
     Rule,
     facts::{StateId, Versions},
@@ -12,8 +13,8 @@ use super::super::{
     },
     rules::{PipelineKind, Reporter, stages_of},
 };
-use super::FunctionRun;
 use super::copies::{Which, advance_copies};
+use super::{FunctionRun, OFFSET_INDEX_BUDGET};
 
 /// What [`FunctionRun::previous_stage`] made of a step.
 enum HeldStage {
@@ -88,6 +89,21 @@ impl FunctionRun<'_> {
             let rule = if producer { Rule::ProducerOrder } else { Rule::ConsumerOrder };
             *typestate = Typestate { bits: 0, ..*typestate };
             return Some((rule, message));
+        }
+        // A copy into a stage its state no longer names breaks no order: the path goes on.
+        if violation.is_none()
+            && live & allowed != 0
+            && matches!(step, Step::Pipeline(PipelineKind::BulkCopy))
+            && self.stale_destination(reporter, n, typestate.current)
+        {
+            let name = reporter.op_name(op);
+            let message = format!(
+                "`{name}`: its destination was computed from a stale copy of the state's stage index: on some \
+                 path the state was advanced after the index was read, so the copy lands in a stage its \
+                 barrier's state no longer names (consumers may still be reading it, and the acquired stage \
+                 stays stale)"
+            );
+            violation = Some((Rule::CopyDestination, message));
         }
         let mut bytes = typestate.bytes;
         if live & allowed != 0 {
@@ -228,5 +244,16 @@ impl FunctionRun<'_> {
     fn stale(&self, reporter: &Reporter, n: usize, step: &Step, current: Versions) -> bool {
         super::worked_on(reporter.ctx, reporter.index, self.access_offsets, n, step)
             .is_some_and(|operand| stale_versions(current, self.facts.versions(operand)))
+    }
+
+    /// Whether bulk copy `n`'s destination was computed from a value of its state's stage index
+    /// that may not be the current one (a destination kept from the pass's previous tile): the
+    /// copy writes the stage that value named. `copy-destination` judges the destination's
+    /// shape; this, which value of the index it was computed from.
+    fn stale_destination(&self, reporter: &Reporter, n: usize, current: Versions) -> bool {
+        let destination = reporter.index.ops[n].deref(reporter.ctx).get_operand(0);
+        let mut budget = OFFSET_INDEX_BUDGET;
+        offset_index(reporter.ctx, self.facts, destination, &mut budget)
+            .is_some_and(|index| stale_versions(current, self.facts.versions(index)))
     }
 }
