@@ -214,7 +214,7 @@ pub(crate) fn check_roles(
         compare(reporter, loops, pipelines, &mut unread_pairs);
     }
     // What the loops do not tell, the two roles walked side by side may prove.
-    let mut walked = Lockstep { advances: advances.get(&0), pipelines, provenance, proven: BTreeMap::new() };
+    let mut walked = Lockstep { advances: &advances, pipelines, provenance, proven: BTreeMap::new() };
     unread_states.retain(|state| !walked.proven_against_all(ctx, index, threads, *state));
     unread_pairs.retain(|(producer, consumer)| !walked.proven(ctx, index, threads, *producer, *consumer));
     let unread = unread_states.len() + unread_pairs.len();
@@ -228,10 +228,12 @@ pub(crate) fn check_roles(
     lines
 }
 
-/// The pairs of a producer and a consumer state whose advances, all in the kernel function,
-/// [`lockstep::advance_equally`] proved equal in number (each pair walked once).
+/// The pairs of a producer and a consumer state whose advances [`lockstep::advance_equally`]
+/// proved equal in number, walking the kernel and the helpers that hold them (each pair walked
+/// once).
 struct Lockstep<'a> {
-    advances: Option<&'a BTreeMap<StateId, Vec<Ptr<Operation>>>>,
+    /// Per function, each state's advance operations.
+    advances: &'a BTreeMap<usize, BTreeMap<StateId, Vec<Ptr<Operation>>>>,
     pipelines: &'a BTreeMap<StateId, PipelinePlace>,
     provenance: &'a Provenance,
     proven: BTreeMap<(StateId, StateId), bool>,
@@ -249,11 +251,12 @@ impl Lockstep<'_> {
         if let Some(known) = self.proven.get(&(producer, consumer)) {
             return *known;
         }
-        let sites = |state| self.advances.and_then(|advances| advances.get(&state));
-        let equal = match (sites(producer), sites(consumer)) {
-            (Some(p), Some(c)) => lockstep::advance_equally(ctx, index, threads.get(), p, c),
-            _ => false,
+        let sites = |state| -> Vec<Ptr<Operation>> {
+            self.advances.values().filter_map(|states| states.get(&state)).flatten().copied().collect()
         };
+        let (p, c) = (sites(producer), sites(consumer));
+        let equal =
+            !p.is_empty() && !c.is_empty() && lockstep::advance_equally(ctx, index, threads.get(), &p, &c);
         self.proven.insert((producer, consumer), equal);
         equal
     }

@@ -2,8 +2,10 @@
 //! reading of the parent module finds no loop it can read (a loop unrolled by two with an
 //! epilogue, a peeled first tile, a `do … while`, a count-down, a `while let` over a cursor).
 //!
-//! Both roles live in the kernel function. Each role's threads are walked through it from its
-//! entry as symbolic execution: every value and every variable of the kernel (a local only ever
+//! Each role's threads are walked through the kernel from its entry as symbolic execution,
+//! entering the calls of helpers that hold one of the role's advances (or call one that does:
+//! the parameters take the arguments' terms, the results the returned ones, and a meeting point
+//! is a pair of blocks inside the same calls): every value and every variable (a local only ever
 //! written by the stores the table of locals places) holds a term built from constants, the
 //! kernel's parameters, values the thread model shows are the same in every thread, and
 //! operators. The two walks meet at *sync points*: a block running one of the role's advances,
@@ -26,8 +28,6 @@
 //!
 //! Cost: per pair of states, at most [`MAX_STEPS`] blocks executed in all; a walk that runs out
 //! proves nothing.
-
-use std::ops::Range;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -58,6 +58,8 @@ use crate::verify::{
 const MAX_VISITS: u32 = 6;
 /// Blocks executed in all, for one pair of states.
 const MAX_STEPS: usize = 20_000;
+/// Calls the walk enters, nested.
+const MAX_DEPTH: usize = 6;
 /// Calls deep a function is followed to show its result is computed from its arguments.
 const PURE_DEPTH: u32 = 4;
 
@@ -70,6 +72,8 @@ type Slot = (Value, Vec<u32>);
 struct RoleState {
     locals: FxHashMap<Value, Vec<(Vec<u32>, TermId)>>,
     values: FxHashMap<Value, TermId>,
+    /// The calls (operation numbers) the role is inside, outermost first.
+    stack: Vec<usize>,
 }
 
 impl RoleState {
@@ -148,6 +152,14 @@ enum Admitted {
     GiveUp,
 }
 
+/// What running one block did.
+struct Ran {
+    /// The role's advances the block holds.
+    advances: usize,
+    /// The entry of the function the block's last call enters, if it enters one.
+    entered: Option<usize>,
+}
+
 /// Where an independent walk stopped.
 enum Stop {
     /// At the entry of this block, in this state: a meeting point.
@@ -163,8 +175,11 @@ struct Role {
     sites: FxHashSet<Ptr<Operation>>,
     /// The thread indices that hold the state.
     threads: Vec<usize>,
-    /// Per block of the kernel (numbered from its first): whether an advance is reachable.
+    /// Per block of the scope: whether an advance, or a call into a function holding one, is
+    /// reachable in its function.
     reaches: Vec<bool>,
+    /// The functions holding an advance, or calling one that does: the walk enters their calls.
+    holding: FxHashSet<usize>,
     /// Per branch block: the blocks between it and its post-dominator, if no advance is there.
     stepped_over: FxHashMap<usize, Option<Vec<usize>>>,
 }
@@ -178,52 +193,63 @@ pub(super) fn advance_equally(
     producer: &[Ptr<Operation>],
     consumer: &[Ptr<Operation>],
 ) -> bool {
-    let Some(blocks) = index.blocks_of.first().cloned() else { return false };
     let Some(entry) = index.entry_block(0) else { return false };
-    let Some(producer) = Role::new(index, model, &blocks, producer) else { return false };
-    let Some(consumer) = Role::new(index, model, &blocks, consumer) else { return false };
+    let Some(producer) = Role::new(index, model, producer) else { return false };
+    let Some(consumer) = Role::new(index, model, consumer) else { return false };
     let parameters = index.parameters(ctx, 0).unwrap_or_default();
     let mut walk = Walk {
         ctx,
         index,
         model,
         terms: Terms::default(),
-        ipdom: post_dominators(index, blocks.clone()),
-        start: blocks.start,
-        carried: carried_values(ctx, index, &blocks),
+        ipdoms: FxHashMap::default(),
+        carried: carried_values(ctx, index),
         parameters: parameters.into_iter().enumerate().map(|(i, p)| (p, i as u32)).collect(),
         roles: [producer, consumer],
         steps: 0,
         met: FxHashMap::default(),
         queue: Vec::new(),
     };
-    walk.queue.push(((entry, entry), Pair::default()));
+    walk.queue.push((Node::at(entry, &[], entry, &[]), Pair::default()));
     walk.run_to_end()
 }
 
 impl Role {
-    fn new(
-        index: &ScopeIndex,
-        model: &ThreadModel,
-        blocks: &Range<usize>,
-        sites: &[Ptr<Operation>],
-    ) -> Option<Role> {
+    fn new(index: &ScopeIndex, model: &ThreadModel, sites: &[Ptr<Operation>]) -> Option<Role> {
         let mut threads = FxHashSet::default();
-        let mut reaches = vec![false; blocks.len()];
-        let mut stack = Vec::new();
+        let mut holding = FxHashSet::default();
+        let mut site_blocks = Vec::new();
         for site in sites {
-            let b = index.block_of_op(*site).filter(|b| blocks.contains(b))?;
+            let b = index.block_of_op(*site)?;
             let reach = model.reach.get(b)?.as_ref()?;
             threads.extend(reach.threads.members());
-            if !reaches[b - blocks.start] {
-                reaches[b - blocks.start] = true;
-                stack.push(b);
+            site_blocks.push(b);
+            holding.insert(index.block_function[b]);
+        }
+        // The functions calling a holding function hold one too.
+        let mut pending: Vec<usize> = holding.iter().copied().collect();
+        while let Some(g) = pending.pop() {
+            for call in &index.callers[g] {
+                let f = index.block_function[index.op_block[*call]];
+                if holding.insert(f) {
+                    pending.push(f);
+                }
             }
+        }
+        let mut reaches = vec![false; index.blocks.len()];
+        let mut stack = site_blocks;
+        stack.extend((0..index.blocks.len()).filter(|b| {
+            index.ops_of_block[*b]
+                .clone()
+                .any(|n| index.callee_of.get(&n).is_some_and(|g| holding.contains(g)))
+        }));
+        for b in &stack {
+            reaches[*b] = true;
         }
         while let Some(b) = stack.pop() {
             for pred in &index.preds[b] {
-                if blocks.contains(pred) && !reaches[pred - blocks.start] {
-                    reaches[pred - blocks.start] = true;
+                if !reaches[*pred] {
+                    reaches[*pred] = true;
                     stack.push(*pred);
                 }
             }
@@ -234,15 +260,35 @@ impl Role {
             sites: sites.iter().copied().collect(),
             threads,
             reaches,
+            holding,
             stepped_over: FxHashMap::default(),
         })
+    }
+
+    /// Whether the walk enters call `n` (operation `op`): a call into a function holding an
+    /// advance, itself not one of the role's advances (a helper's call counted as its advance).
+    fn enters(&self, index: &ScopeIndex, n: usize, op: Ptr<Operation>) -> bool {
+        !self.sites.contains(&op) && index.callee_of.get(&n).is_some_and(|g| self.holding.contains(g))
+    }
+}
+
+/// A meeting point: each role's block and the calls it is inside.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+struct Node {
+    producer: (usize, Vec<usize>),
+    consumer: (usize, Vec<usize>),
+}
+
+impl Node {
+    fn at(p: usize, p_stack: &[usize], c: usize, c_stack: &[usize]) -> Node {
+        Node { producer: (p, p_stack.to_vec()), consumer: (c, c_stack.to_vec()) }
     }
 }
 
 /// The values used in another block than their own: what a meeting point's state must keep.
-fn carried_values(ctx: &Context, index: &ScopeIndex, blocks: &Range<usize>) -> FxHashSet<Value> {
+fn carried_values(ctx: &Context, index: &ScopeIndex) -> FxHashSet<Value> {
     let mut carried = FxHashSet::default();
-    for b in blocks.clone() {
+    for b in 0..index.blocks.len() {
         for n in index.ops_of_block[b].clone() {
             for operand in index.ops[n].deref(ctx).operands() {
                 let DefiningEntity::Op(def) = operand.defining_entity() else { continue };
@@ -260,25 +306,25 @@ struct Walk<'a, 't> {
     index: &'a ScopeIndex,
     model: &'a ThreadModel<'t>,
     terms: Terms,
-    /// Each block's immediate post-dominator (by the block's offset in the kernel).
-    ipdom: Vec<Option<usize>>,
-    start: usize,
+    /// Per function entered: each block's immediate post-dominator (by the block's offset in
+    /// its function).
+    ipdoms: FxHashMap<usize, Vec<Option<usize>>>,
     carried: FxHashSet<Value>,
     parameters: FxHashMap<Value, u32>,
     roles: [Role; 2],
     steps: usize,
     /// The state at each meeting point so far, and how often it was generalised.
-    met: FxHashMap<(usize, usize), (Pair, u32)>,
-    queue: Vec<((usize, usize), Pair)>,
+    met: FxHashMap<Node, (Pair, u32)>,
+    queue: Vec<(Node, Pair)>,
 }
 
 impl Walk<'_, '_> {
     fn run_to_end(&mut self) -> bool {
         while let Some((at, pair)) = self.queue.pop() {
-            match self.admit(at, pair) {
+            match self.admit(at.clone(), pair) {
                 Admitted::Covered => {}
                 Admitted::Walk(pair) => {
-                    if !self.meet(at, pair) {
+                    if !self.meet((at.producer.0, at.consumer.0), pair) {
                         return false;
                     }
                 }
@@ -289,12 +335,12 @@ impl Walk<'_, '_> {
     }
 
     /// What to walk on from meeting point `at` when `pair` arrives there.
-    fn admit(&mut self, at: (usize, usize), mut pair: Pair) -> Admitted {
+    fn admit(&mut self, at: Node, mut pair: Pair) -> Admitted {
         for state in &mut pair {
             state.values.retain(|value, _| self.carried.contains(value));
         }
         let Some((known, visits)) = self.met.get(&at) else {
-            self.met.insert(at, (pair.clone(), 0));
+            self.met.insert(at.clone(), (pair.clone(), 0));
             return Admitted::Walk(pair);
         };
         let (known, visits) = (known.clone(), *visits);
@@ -332,6 +378,7 @@ impl Walk<'_, '_> {
         let mut variables: FxHashMap<(TermId, TermId), TermId> = FxHashMap::default();
         let mut general = Pair::default();
         for role in 0..2 {
+            general[role].stack = known[role].stack.clone();
             let theirs: FxHashMap<Key, TermId> = pair[role].entries().into_iter().collect();
             for (key, mine) in known[role].entries() {
                 let Some(other) = theirs.get(&key).copied() else { continue };
@@ -348,11 +395,25 @@ impl Walk<'_, '_> {
             return false;
         }
         let [producer_state, consumer_state] = &mut pair;
-        let advances = [self.execute(0, p, producer_state), self.execute(1, c, consumer_state)];
-        if advances[0] != advances[1] {
+        let (Some(ran_p), Some(ran_c)) =
+            (self.execute(0, p, producer_state), self.execute(1, c, consumer_state))
+        else {
+            return false;
+        };
+        if ran_p.advances != ran_c.advances {
             return false;
         }
-        let next = [self.resolve(0, p, &pair[0]), self.resolve(1, c, &pair[1])];
+        let next = [
+            match ran_p.entered {
+                Some(entry) => Next::To(entry),
+                None => self.resolve(0, p, &mut pair[0]),
+            },
+            match ran_c.entered {
+                Some(entry) => Next::To(entry),
+                None => self.resolve(1, c, &mut pair[1]),
+            },
+        ];
+        let entered = ran_p.entered.is_some() || ran_c.entered.is_some();
         match next {
             [
                 Next::Branch { condition: a, targets: ta, cases: ca },
@@ -370,13 +431,20 @@ impl Walk<'_, '_> {
                 true
             }
             [Next::To(x), Next::To(y)] if x == y => self.go_on(x, y, pair),
-            _ if p == c && self.branches(p) && self.skips(0, p).is_some() && self.skips(1, p).is_some() => {
+            _ if p == c
+                && !entered
+                && pair[0].stack == pair[1].stack
+                && self.branches(p)
+                && self.skips(0, p).is_some()
+                && self.skips(1, p).is_some() =>
+            {
                 // The same branch, leading neither role to an advance: both step over it.
                 self.step_over(0, p, &mut pair[0]);
                 self.step_over(1, p, &mut pair[1]);
-                match self.ipdom[p - self.start] {
-                    Some(after) => self.go_on(after, after, pair),
-                    None => true,
+                match (self.ipdom(p), pair[0].stack.is_empty()) {
+                    (Some(after), _) => self.go_on(after, after, pair),
+                    (None, true) => true,
+                    (None, false) => false,
                 }
             }
             [a, b] => {
@@ -399,9 +467,10 @@ impl Walk<'_, '_> {
         match next {
             Next::Branch { .. } if self.skips(role, b).is_some() => {
                 self.step_over(role, b, state);
-                match self.ipdom[b - self.start] {
+                match self.ipdom(b) {
                     Some(after) => Next::To(after),
-                    None => Next::Done,
+                    None if state.stack.is_empty() => Next::Done,
+                    None => Next::Fail,
                 }
             }
             Next::Branch { .. } => Next::Fail,
@@ -414,18 +483,21 @@ impl Walk<'_, '_> {
         matches!(self.alone(role, from, state), Stop::Done | Stop::Trap)
     }
 
-    /// Both roles on from blocks `x` and `y`: together while they are at one block, otherwise
-    /// each alone to its next meeting point.
+    /// Both roles on from blocks `x` and `y`: together while they are at one block (inside the
+    /// same calls), otherwise each alone to its next meeting point.
     fn go_on(&mut self, x: usize, y: usize, pair: Pair) -> bool {
-        if x == y && (self.roles[0].reaches[x - self.start] || self.roles[1].reaches[x - self.start]) {
-            self.queue.push(((x, y), pair));
+        if x == y
+            && pair[0].stack == pair[1].stack
+            && (self.roles[0].reaches[x] || self.roles[1].reaches[x] || !pair[0].stack.is_empty())
+        {
+            self.queue.push((Node::at(x, &pair[0].stack, y, &pair[1].stack), pair));
             return true;
         }
         let [producer_state, consumer_state] = pair;
         let stops = [self.alone(0, x, producer_state), self.alone(1, y, consumer_state)];
         match stops {
             [Stop::Meet(a, sa), Stop::Meet(b, sb)] => {
-                self.queue.push(((a, b), [sa, sb]));
+                self.queue.push((Node::at(a, &sa.stack, b, &sb.stack), [sa, sb]));
                 true
             }
             [Stop::Trap, _] | [_, Stop::Trap] => true,
@@ -441,7 +513,7 @@ impl Walk<'_, '_> {
             if self.steps > MAX_STEPS {
                 return Stop::Fail;
             }
-            if !self.roles[role].reaches[b - self.start] {
+            if state.stack.is_empty() && !self.roles[role].reaches[b] {
                 return Stop::Done;
             }
             if self.index.ops_of_block[b].clone().any(|n| self.roles[role].sites.contains(&self.index.ops[n]))
@@ -449,8 +521,12 @@ impl Walk<'_, '_> {
                 return Stop::Meet(b, state);
             }
             let before = self.branches(b).then(|| state.clone());
-            self.execute(role, b, &mut state);
-            match self.resolve(role, b, &state) {
+            let Some(ran) = self.execute(role, b, &mut state) else { return Stop::Fail };
+            if let Some(entry) = ran.entered {
+                b = entry;
+                continue;
+            }
+            match self.resolve(role, b, &mut state) {
                 Next::To(next) => b = next,
                 Next::Done => return Stop::Done,
                 Next::Trap => return Stop::Trap,
@@ -460,13 +536,23 @@ impl Walk<'_, '_> {
                         return Stop::Meet(b, before.unwrap_or_default());
                     }
                     self.step_over(role, b, &mut state);
-                    match self.ipdom[b - self.start] {
+                    match self.ipdom(b) {
                         Some(after) => b = after,
-                        None => return Stop::Done,
+                        None if state.stack.is_empty() => return Stop::Done,
+                        None => return Stop::Fail,
                     }
                 }
             }
         }
+    }
+
+    /// Block `b`'s immediate post-dominator in its function.
+    fn ipdom(&mut self, b: usize) -> Option<usize> {
+        let f = self.index.block_function[b];
+        let blocks = self.index.blocks_of[f].clone();
+        let start = blocks.start;
+        let ipdoms = self.ipdoms.entry(f).or_insert_with(|| post_dominators(self.index, blocks));
+        ipdoms[b - start]
     }
 
     fn branches(&self, b: usize) -> bool {
@@ -480,12 +566,13 @@ impl Walk<'_, '_> {
         self.index.ops_of_block[b].clone().last().map(|n| self.index.ops[n])
     }
 
-    /// The blocks between branch `b` and its post-dominator, if none runs an advance of `role`.
+    /// The blocks between branch `b` and its post-dominator, if none runs an advance of `role`
+    /// or enters a call holding one.
     fn skips(&mut self, role: usize, b: usize) -> Option<Vec<usize>> {
         if let Some(known) = self.roles[role].stepped_over.get(&b) {
             return known.clone();
         }
-        let stop = self.ipdom[b - self.start];
+        let stop = self.ipdom(b);
         let mut seen = FxHashSet::default();
         let mut stack: Vec<usize> =
             self.index.succs[b].iter().copied().filter(|s| Some(*s) != stop).collect();
@@ -495,8 +582,11 @@ impl Walk<'_, '_> {
             if !seen.insert(x) {
                 continue;
             }
-            if self.index.ops_of_block[x].clone().any(|n| self.roles[role].sites.contains(&self.index.ops[n]))
-            {
+            let advances = self.index.ops_of_block[x].clone().any(|n| {
+                let op = self.index.ops[n];
+                self.roles[role].sites.contains(&op) || self.roles[role].enters(self.index, n, op)
+            });
+            if advances {
                 clean = false;
                 break;
             }
@@ -528,14 +618,42 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// Runs block `b` for `role`; returns how many of its advances it holds.
-    fn execute(&mut self, role: usize, b: usize, state: &mut RoleState) -> usize {
+    /// Runs block `b` for `role`: how many of its advances it holds, and the callee's entry
+    /// where it enters a call (the rest of the block runs on the call's return). `None` where
+    /// the walk cannot follow the block: calls nested past [`MAX_DEPTH`].
+    fn execute(&mut self, role: usize, b: usize, state: &mut RoleState) -> Option<Ran> {
         self.steps += 1;
+        let first = self.index.ops_of_block[b].start;
+        self.run_from(role, first, state)
+    }
+
+    /// [`Self::execute`] from operation `from` on, to the end of its block (a block resumed after
+    /// the call it entered returns).
+    fn run_from(&mut self, role: usize, from: usize, state: &mut RoleState) -> Option<Ran> {
         let mut advances = 0;
-        for n in self.index.ops_of_block[b].clone() {
+        let b = self.index.op_block[from];
+        for n in from..self.index.ops_of_block[b].end {
             let op = self.index.ops[n];
             if self.roles[role].sites.contains(&op) {
                 advances += 1;
+            }
+            if self.roles[role].enters(self.index, n, op) {
+                let callee = *self.index.callee_of.get(&n)?;
+                let entry = self.index.entry_block(callee)?;
+                if state.stack.len() >= MAX_DEPTH {
+                    return None;
+                }
+                let arguments: Vec<Value> = op.deref(self.ctx).operands().collect();
+                let parameters: Vec<Value> = self.index.blocks[entry].deref(self.ctx).arguments().collect();
+                if arguments.len() != parameters.len() {
+                    return None;
+                }
+                for (parameter, argument) in parameters.into_iter().zip(arguments) {
+                    let term = self.term(state, argument);
+                    state.values.insert(parameter, term);
+                }
+                state.stack.push(n);
+                return Some(Ran { advances, entered: Some(entry) });
             }
             if Operation::get_op::<StoreOp>(op, self.ctx).is_some() {
                 let (value, address) = {
@@ -554,7 +672,7 @@ impl Walk<'_, '_> {
                 state.values.insert(result, term);
             }
         }
-        advances
+        Some(Ran { advances, entered: None })
     }
 
     /// A local's part the walk follows: one only ever written by the stores the table places.
@@ -623,7 +741,13 @@ impl Walk<'_, '_> {
                     _ => self.terms.unknown(),
                 }
             }
-            Val::Uniform if self.index.block_of_op(op).is_some_and(|b| !self.index.cycles().on_cycle(b)) => {
+            // Computed once per thread: on no cycle of the kernel function (a helper's block runs at
+            // every call of the helper).
+            Val::Uniform
+                if self.index.block_of_op(op).is_some_and(|b| {
+                    self.index.block_function[b] == 0 && !self.index.cycles().on_cycle(b)
+                }) =>
+            {
                 self.terms.intern(Term::Same(result))
             }
             _ => self.terms.unknown(),
@@ -645,27 +769,47 @@ impl Walk<'_, '_> {
     }
 
     /// Where `role` goes after block `b`.
-    fn resolve(&mut self, role: usize, b: usize, state: &RoleState) -> Next {
+    fn resolve(&mut self, role: usize, b: usize, state: &mut RoleState) -> Next {
         let Some(last) = self.terminator(b) else { return Next::Fail };
         let ctx = self.ctx;
-        let to = |index: &ScopeIndex, target: usize, roles: &[Role; 2], start: usize| {
+        // Inside a call the role goes on after the return, whatever the callee has left.
+        let inside = !state.stack.is_empty();
+        let to = |index: &ScopeIndex, target: usize, roles: &[Role; 2]| {
             if !index.can_return(target) {
                 Next::Trap
-            } else if !roles[role].reaches[target - start] {
+            } else if !inside && !roles[role].reaches[target] {
                 Next::Done
             } else {
                 Next::To(target)
             }
         };
         if Operation::get_op::<ReturnOp>(last, ctx).is_some() {
-            return Next::Done;
+            let Some(call) = state.stack.pop() else { return Next::Done };
+            // The call's results take the returned values; the role goes on with the jump after
+            // the call.
+            let returned: Vec<Value> = last.deref(ctx).operands().collect();
+            let results: Vec<Value> = self.index.ops[call].deref(ctx).results().collect();
+            if returned.len() != results.len() {
+                return Next::Fail;
+            }
+            for (result, value) in results.into_iter().zip(returned) {
+                let term = self.term(state, value);
+                state.values.insert(result, term);
+            }
+            // The rest of the calling block, then its own way on (an advance there is not met).
+            let caller = self.index.op_block[call];
+            return match self.run_from(role, call + 1, state) {
+                Some(Ran { entered: Some(entry), advances: 0 }) => Next::To(entry),
+                Some(Ran { entered: None, advances: 0 }) => self.resolve(role, caller, state),
+                _ => Next::Fail,
+            };
         }
         let targets: Option<Vec<usize>> =
             last.deref(ctx).successors().map(|block| self.index.block_number.get(&block).copied()).collect();
         let Some(targets) = targets else { return Next::Fail };
         if Operation::get_op::<GotoOp>(last, ctx).is_some() {
             return match targets.as_slice() {
-                [only] => to(self.index, *only, &self.roles, self.start),
+                [only] => to(self.index, *only, &self.roles),
                 _ => Next::Fail,
             };
         }
@@ -685,7 +829,7 @@ impl Walk<'_, '_> {
         let feasible: Vec<usize> = targets.iter().copied().filter(|t| self.index.can_return(*t)).collect();
         match feasible.as_slice() {
             [] => return Next::Trap,
-            [only] => return to(self.index, *only, &self.roles, self.start),
+            [only] => return to(self.index, *only, &self.roles),
             _ => {}
         }
         let condition = last.deref(ctx).get_operand(0);
@@ -695,7 +839,7 @@ impl Walk<'_, '_> {
                 Some(cases) => cases.iter().position(|case| *case == value as u64).unwrap_or(cases.len()),
             };
             return match targets.get(arm) {
-                Some(target) => to(self.index, *target, &self.roles, self.start),
+                Some(target) => to(self.index, *target, &self.roles),
                 None => Next::Fail,
             };
         }
