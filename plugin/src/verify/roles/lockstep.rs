@@ -38,8 +38,10 @@ use pliron::{
     value::{DefiningEntity, Value},
 };
 
+mod state;
 mod terms;
 
+use state::{Key, Node, RoleState, Slot};
 use terms::{Term, TermId, Terms};
 
 use crate::ir::mir::{
@@ -62,65 +64,6 @@ const MAX_STEPS: usize = 20_000;
 const MAX_DEPTH: usize = 6;
 /// Calls deep a function is followed to show its result is computed from its arguments.
 const PURE_DEPTH: u32 = 4;
-
-/// A local of the kernel and a path of parts in it.
-type Slot = (Value, Vec<u32>);
-
-/// What one role's walk knows at a point: the terms of the kernel's variables (per local, its
-/// parts stored), and of the values computed so far.
-#[derive(Clone, Default, Debug)]
-struct RoleState {
-    locals: FxHashMap<Value, Vec<(Vec<u32>, TermId)>>,
-    values: FxHashMap<Value, TermId>,
-    /// The calls (operation numbers) the role is inside, outermost first.
-    stack: Vec<usize>,
-}
-
-impl RoleState {
-    /// A store into `slot`: parts it overlaps are no longer known.
-    fn store(&mut self, (local, path): Slot, term: TermId) {
-        let parts = self.locals.entry(local).or_default();
-        parts.retain(|(stored, _)| !(stored.starts_with(&path) || path.starts_with(stored)));
-        parts.push((path, term));
-    }
-
-    fn load(&self, (local, path): &Slot) -> Option<TermId> {
-        self.locals.get(local)?.iter().find(|(stored, _)| stored == path).map(|(_, term)| *term)
-    }
-
-    /// Every (key, term) pair, for comparing states.
-    fn entries(&self) -> Vec<(Key, TermId)> {
-        self.locals
-            .iter()
-            .flat_map(|(local, parts)| {
-                parts.iter().map(|(path, term)| (Key::Slot(*local, path.clone()), *term))
-            })
-            .chain(self.values.iter().map(|(value, term)| (Key::Value(*value), *term)))
-            .collect()
-    }
-
-    fn set(&mut self, key: &Key, term: TermId) {
-        match key {
-            Key::Slot(local, path) => {
-                let parts = self.locals.entry(*local).or_default();
-                match parts.iter_mut().find(|(stored, _)| stored == path) {
-                    Some(part) => part.1 = term,
-                    None => parts.push((path.clone(), term)),
-                }
-            }
-            Key::Value(value) => {
-                self.values.insert(*value, term);
-            }
-        }
-    }
-}
-
-/// A variable or a value of a [`RoleState`].
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-enum Key {
-    Slot(Value, Vec<u32>),
-    Value(Value),
-}
 
 /// Both roles' states at one meeting point: producer first.
 type Pair = [RoleState; 2];
@@ -269,19 +212,6 @@ impl Role {
     /// advance, itself not one of the role's advances (a helper's call counted as its advance).
     fn enters(&self, index: &ScopeIndex, n: usize, op: Ptr<Operation>) -> bool {
         !self.sites.contains(&op) && index.callee_of.get(&n).is_some_and(|g| self.holding.contains(g))
-    }
-}
-
-/// A meeting point: each role's block and the calls it is inside.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-struct Node {
-    producer: (usize, Vec<usize>),
-    consumer: (usize, Vec<usize>),
-}
-
-impl Node {
-    fn at(p: usize, p_stack: &[usize], c: usize, c_stack: &[usize]) -> Node {
-        Node { producer: (p, p_stack.to_vec()), consumer: (c, c_stack.to_vec()) }
     }
 }
 
