@@ -350,10 +350,20 @@ fn largest_block(block: contract::Block) -> u32 {
     }
 }
 
+/// What a kernel source declares about its block besides an exact size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Declared {
+    /// `block_threads_at_most(N)`: any size up to `N`.
+    AtMost(u32),
+    /// `block_threads_power_of_two(N)`: the powers of two up to `N`, each judged on its own.
+    PowerOfTwo(u32),
+}
+
 /// The entries of `source` (a file of `kernels/src`) that run a function declaring
-/// `block_threads_at_most(N)` (the entry itself, or a helper its body calls by name), with `N`;
-/// the verifier's race check enumerates only `N` threads for them.
-fn declared_bounds(source: &str) -> Vec<(String, u32)> {
+/// `block_threads_at_most(N)` or `block_threads_power_of_two(N)` (the entry itself, or a helper
+/// its body calls by name), with the declaration; the verifier's race check enumerates only the
+/// declared blocks for them.
+fn declared_bounds(source: &str) -> Vec<(String, Declared)> {
     // Each function's name and body: the text from its `fn` to the next item's.
     let mut functions: Vec<(String, &str)> = Vec::new();
     let starts: Vec<usize> = source.match_indices("fn ").map(|(at, _)| at).collect();
@@ -362,12 +372,17 @@ fn declared_bounds(source: &str) -> Vec<(String, u32)> {
         let name = source[at + 3..].split(['(', '<']).next().unwrap_or("").trim().to_owned();
         functions.push((name, &source[*at..end]));
     }
-    let bound_of = |body: &str| {
-        let rest = body.split("block_threads_at_most(").nth(1)?;
+    let argument = |body: &str, call: &str| {
+        let rest = body.split(call).nth(1)?;
         rest.split(')').next()?.trim().parse::<u32>().ok()
     };
-    let bounded: Vec<(&str, u32)> =
-        functions.iter().filter_map(|(name, body)| Some((name.as_str(), bound_of(body)?))).collect();
+    let declared_in = |body: &str| {
+        argument(body, "block_threads_at_most(")
+            .map(Declared::AtMost)
+            .or_else(|| argument(body, "block_threads_power_of_two(").map(Declared::PowerOfTwo))
+    };
+    let bounded: Vec<(&str, Declared)> =
+        functions.iter().filter_map(|(name, body)| Some((name.as_str(), declared_in(body)?))).collect();
     let mut entries = Vec::new();
     for (name, body) in &functions {
         if !body.starts_with(&format!("fn {name}("))
@@ -377,26 +392,39 @@ fn declared_bounds(source: &str) -> Vec<(String, u32)> {
         }
         let runs =
             |helper: &str| body.contains(&format!("{helper}(")) || body.contains(&format!("{helper}::<"));
-        if let Some(bound) =
-            bounded.iter().find(|(helper, _)| helper == name || runs(helper)).map(|(_, n)| *n)
+        if let Some(declared) =
+            bounded.iter().find(|(helper, _)| helper == name || runs(helper)).map(|(_, declared)| *declared)
         {
-            entries.push((name.clone(), bound));
+            entries.push((name.clone(), declared));
         }
     }
     entries
 }
 
-/// The entries whose contract lets a launch take a larger block than the bound their source
-/// declares: launches the verifier's proof does not cover.
+/// The entries whose contract lets a launch take a block their source does not declare (larger
+/// than its bound, or not a power of two where it declares powers of two): launches the
+/// verifier's proof does not cover.
 fn contracts_past_declared_bounds(file: &str, source: &str) -> Vec<String> {
     declared_bounds(source)
         .into_iter()
-        .filter_map(|(entry, bound)| {
+        .filter_map(|(entry, declared)| {
             let contract = CONTRACTS.iter().find(|c| c.entry == entry && c.file == file)?;
             let largest = largest_block(contract.block);
-            (largest > bound).then(|| {
-                format!("{entry}: the contract allows {largest} threads, the source declares at most {bound}")
-            })
+            let bound = match declared {
+                Declared::AtMost(bound) | Declared::PowerOfTwo(bound) => bound,
+            };
+            let powers_only = match contract.block {
+                contract::Block::PowerOfTwo { .. } => true,
+                contract::Block::Exactly(x, 1) => x.is_power_of_two(),
+                _ => false,
+            };
+            if largest > bound {
+                Some(format!("{entry}: the contract allows {largest} threads, the source declares at most {bound}"))
+            } else if matches!(declared, Declared::PowerOfTwo(_)) && !powers_only {
+                Some(format!("{entry}: the contract allows blocks that are not powers of two, the source declares only those"))
+            } else {
+                None
+            }
         })
         .collect()
 }
@@ -410,8 +438,24 @@ fn no_contract_allows_a_block_past_the_bound_its_source_declares() {
         bounded += declared_bounds(&source).iter().filter(|(entry, _)| entry == contract.entry).count();
         assert_eq!(contracts_past_declared_bounds(contract.file, &source), Vec::<String>::new());
     }
-    // The batched GEMVs declare theirs (every width, split or not).
-    assert!(bounded >= 8, "only {bounded} entries declare a bound");
+    // The batched GEMVs declare theirs (every width, split or not), and the block reduction.
+    assert!(bounded >= 9, "only {bounded} entries declare a bound");
+}
+
+#[test]
+fn a_contract_past_its_declared_powers_of_two_is_caught() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../src/reduction.rs");
+    let source = std::fs::read_to_string(&path).unwrap();
+    assert!(source.contains("block_threads_power_of_two(1024)"));
+    let tightened = source.replace("block_threads_power_of_two(1024)", "block_threads_power_of_two(512)");
+    let breaches = contracts_past_declared_bounds("reduction.rs", &tightened);
+    assert!(breaches.iter().any(|b| b.starts_with("block_reduce_sum:")), "{breaches:?}");
+    // The batched GEMVs take any multiple of 32: declaring only powers of two would leave
+    // launches the proof does not cover.
+    let gemv = std::fs::read_to_string(path.with_file_name("gemv.rs")).unwrap();
+    let powers = gemv.replace("block_threads_at_most(256)", "block_threads_power_of_two(256)");
+    let breaches = contracts_past_declared_bounds("gemv.rs", &powers);
+    assert!(breaches.iter().any(|b| b.contains("not powers of two")), "{breaches:?}");
 }
 
 #[test]

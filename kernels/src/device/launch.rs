@@ -10,7 +10,8 @@
 //! `block_threads_at_most(N)` states only a bound, for a kernel that takes several block sizes:
 //! the verifier's race check then enumerates the threads below `N` instead of the hardware's
 //! 1024 (fewer threads to compare, and a slot such as `s[tid % N]` is one thread's), while the
-//! sizes stay unknown, so roles are not counted.
+//! sizes stay unknown, so roles are not counted. `block_threads_power_of_two(N)` states that the
+//! block is any power of two up to `N`: the race check is run once for each of those sizes.
 //! `dynamic_shared_bytes(N)` states the bytes of dynamic shared memory the launch provides, so
 //! that the shared-memory layout is checked against them; a pipeline kernel without it is never
 //! reported verified (the end of its layout is not checked).
@@ -39,6 +40,16 @@ pub fn block_threads_2d(x: u32, y: u32) {
 /// with a larger block is outside the model, as any launch outside the declared contract.
 #[inline(always)]
 pub fn block_threads_at_most(threads: u32) {
+    let _ = threads;
+}
+
+/// Declares that the kernel runs in one-dimensional blocks whose size is a power of two, at
+/// most `threads` (a constant power of two, at most 1024). Free in the generated code: the launch
+/// is held to it by the host. The verifier's race check judges each of those sizes on its own,
+/// `block_dim_x()` a constant in each (a tree reduction whose first stride is half the block has
+/// one stride a level); the other rules read it as the bound `block_threads_at_most(threads)`.
+#[inline(always)]
+pub fn block_threads_power_of_two(threads: u32) {
     let _ = threads;
 }
 

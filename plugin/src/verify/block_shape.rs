@@ -1,5 +1,6 @@
 //! The block a kernel declares in its launch contract (`device::launch::block_threads(N)` or
-//! `block_threads_2d(X, Y)`, or only a bound, `block_threads_at_most(N)`), and what the thread
+//! `block_threads_2d(X, Y)`, or only a bound, `block_threads_at_most(N)`, or the powers of two up to
+//! a bound, `block_threads_power_of_two(N)`), and what the thread
 //! geometry reads give per thread in it: the thread model enumerates the block's threads by their
 //! linear index, as the hardware forms warps from it.
 
@@ -21,6 +22,9 @@ const BLOCK_THREADS_SYMBOL: &str = "device__launch__block_threads";
 const BLOCK_THREADS_2D_SYMBOL: &str = "device__launch__block_threads_2d";
 /// The symbol of the launch-contract declaration of a bound on a one-dimensional block.
 const BLOCK_THREADS_AT_MOST_SYMBOL: &str = "device__launch__block_threads_at_most";
+/// The symbol of the launch-contract declaration of one-dimensional blocks of any power of two
+/// up to a bound.
+const BLOCK_THREADS_POWER_OF_TWO_SYMBOL: &str = "device__launch__block_threads_power_of_two";
 
 /// The block a kernel declares: `x` threads a row, `y` rows (1 for a one-dimensional block).
 /// Thread `t` of the enumeration is the hardware's linear index, `threadIdx.x + x · threadIdx.y`,
@@ -69,12 +73,23 @@ pub(crate) fn enumerated_block(ctx: &Context, index: &ScopeIndex) -> (BlockShape
     (BlockShape { x: bound, y: 1 }, false)
 }
 
-/// The bound `block_threads_at_most(N)` declares, where it is a constant within the hardware's
-/// limit (a larger one bounds nothing the hardware does not).
+/// The bound on a one-dimensional block the kernel declares, where it is a constant within the
+/// hardware's limit (a larger one bounds nothing the hardware does not): `block_threads_at_most(N)`,
+/// or `block_threads_power_of_two(N)`, whose sizes are all at most `N`.
 pub(crate) fn declared_block_bound(ctx: &Context, index: &ScopeIndex) -> Option<usize> {
-    declared_constant(ctx, index, BLOCK_THREADS_AT_MOST_SYMBOL)
+    let at_most = declared_constant(ctx, index, BLOCK_THREADS_AT_MOST_SYMBOL)
         .filter(|bound| (1..=MAX_BLOCK_THREADS).contains(bound))
-        .map(|bound| bound as usize)
+        .map(|bound| bound as usize);
+    at_most.or_else(|| declared_block_sizes(ctx, index)?.last().copied())
+}
+
+/// The block sizes `block_threads_power_of_two(N)` declares: every power of two up to `N`, where
+/// `N` is a constant power of two within the hardware's limit. The race check is run for each
+/// (a tree reduction's first stride is half the block: one value per size).
+pub(crate) fn declared_block_sizes(ctx: &Context, index: &ScopeIndex) -> Option<Vec<usize>> {
+    let bound = declared_constant(ctx, index, BLOCK_THREADS_POWER_OF_TWO_SYMBOL)
+        .filter(|bound| (1..=MAX_BLOCK_THREADS).contains(bound) && (*bound as u64).is_power_of_two())?;
+    Some((0..=bound.trailing_zeros()).map(|k| 1usize << k).collect())
 }
 
 /// The kernel's declared count of threads a block, if it declares its block.

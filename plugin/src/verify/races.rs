@@ -42,6 +42,7 @@ use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value
 use super::{
     Gap, GapKind,
     accounting::unplaced_gap,
+    block_shape::{BlockShape, declared_block_sizes},
     flow::Flow,
     index::{OpClass, ScopeIndex},
     layout::{Occupied, pointee_bytes},
@@ -65,12 +66,14 @@ use crate::ir::{
 mod addresses;
 mod barriers;
 mod contexts;
+mod guards;
 mod window;
 
 use addresses::{points_elsewhere, shared_offset};
 pub(crate) use barriers::divergent_barrier_gap;
 use barriers::{divergent_barrier, divergent_branch, functions_holding_barriers};
 use contexts::{Binding, Contexts};
+use guards::guarded_threads;
 use window::{declared_window, outside_window_unproven, reject_past_window};
 
 /// Barriers a scope may hold for its intervals to be walked.
@@ -94,6 +97,7 @@ const MAX_CALL_DEPTH: u32 = 16;
 const MAX_STARTS: usize = 1 << 18;
 
 /// One access under one call chain.
+#[derive(Clone)]
 struct Instance {
     op: usize,
     store: bool,
@@ -141,7 +145,33 @@ pub(crate) fn shared_order_gaps(
     candidates: &[usize],
     thread_model: &SharedThreadModel,
 ) -> Vec<Gap> {
-    order_gaps(reporter, locals, candidates, thread_model, None).0
+    let (ctx, index) = (reporter.ctx, reporter.index);
+    let Some(sizes) = declared_block_sizes(ctx, index) else {
+        return order_gaps(reporter, locals, candidates, thread_model, None).0;
+    };
+    // Every launch the contract allows, judged on its own: a size's block dimension is a
+    // constant there, so what is computed from it (a tree's first stride) has one value.
+    let mut gaps: Vec<Gap> = Vec::new();
+    // An access unproven in several sizes is reported once, at the smallest.
+    let mut unproven = FxHashSet::default();
+    let reported = reporter.rejections.len();
+    for size in sizes {
+        let model = SharedThreadModel::of_block(ctx, index, locals, BlockShape { x: size, y: 1 });
+        for mut gap in order_gaps(reporter, locals, candidates, &model, None).0 {
+            if unproven.insert((gap.kind, gap.location.clone())) {
+                gap.message = format!("in a block of {size} threads, {}", gap.message);
+                gaps.push(gap);
+            }
+        }
+    }
+    // A finding every size makes is one finding.
+    let mut seen = FxHashSet::default();
+    let mut k = 0;
+    reporter.rejections.retain(|rejection| {
+        k += 1;
+        k <= reported || seen.insert((rejection.op, rejection.rule, rejection.message.clone()))
+    });
+    gaps
 }
 
 /// The gaps of `candidates`, the accesses of a pipeline scope that are neither stage accesses
@@ -484,6 +514,44 @@ fn conflicts_reading_variables(
         let mut read: Vec<Instance> = Vec::new();
         // Helpers' parameters bound again, reading the variables at these values.
         let mut contexts = Contexts::new(flow, model, &assumed);
+        let kernel_bindings = contexts.of(0);
+        let kernel_binding = kernel_bindings.iter().find(|binding| binding.site.is_none())?;
+        // A load read at its version must have run in this interval: every path from the
+        // interval's start to the access passes it.
+        let mut fresh = |loads: &[Value], at: usize| {
+            loads.iter().all(|load| {
+                let load = load_ops[load];
+                *same_interval.entry((load, at)).or_insert_with(|| {
+                    !symbols::reaches_avoiding(ctx, index, holds_barrier, source, at, load)
+                })
+            })
+        };
+        // The kernel's own accesses run only in the threads its branches let through at these
+        // values (a tree reduction's `tid < active`), where those branches ran in this interval.
+        let narrow = |instance: &Instance, fresh: &mut dyn FnMut(&[Value], usize) -> bool| {
+            if instance.site.is_some() || index.block_function[index.op_block[instance.op]] != 0 {
+                return None;
+            }
+            let (threads, used) = guarded_threads(
+                flow,
+                model,
+                kernel_binding,
+                holds_barrier,
+                &assumed,
+                instance.op,
+                &instance.threads,
+            );
+            (threads != instance.threads && fresh(&used, instance.op))
+                .then(|| Instance { threads, ..instance.clone() })
+        };
+        let mut narrowed_known: Vec<Instance> = Vec::new();
+        let mut unchanged_known: Vec<&Instance> = Vec::new();
+        for instance in &known {
+            match narrow(instance, &mut fresh) {
+                Some(narrowed) => narrowed_known.push(narrowed),
+                None => unchanged_known.push(instance),
+            }
+        }
         for n in &unknown {
             let f = index.block_function[index.op_block[*n]];
             for binding in contexts.of(f).iter().filter(|binding| runs_in(binding.site, reached)) {
@@ -495,21 +563,15 @@ fn conflicts_reading_variables(
                     && instance.threads.members().all(|t| {
                         instance.starts(t).iter().all(|start| *start >= 0 && start + instance.bytes <= window)
                     });
-                // A load read at its version must have run in this interval: every path from
-                // the interval's start to the access passes it.
-                let fresh = assumed.used.borrow().iter().chain(&binding.used).all(|load| {
-                    let load = load_ops[load];
-                    *same_interval.entry((load, at)).or_insert_with(|| {
-                        !symbols::reaches_avoiding(ctx, index, holds_barrier, source, at, load)
-                    })
-                });
-                if !inside || !fresh {
+                let used: Vec<Value> = assumed.used.borrow().iter().chain(&binding.used).copied().collect();
+                if !inside || !fresh(&used, at) {
                     return None;
                 }
-                read.push(instance);
+                read.push(narrow(&instance, &mut fresh).unwrap_or(instance));
             }
         }
-        let members: Vec<&Instance> = known.iter().copied().chain(read.iter()).collect();
+        let members: Vec<&Instance> =
+            unchanged_known.iter().copied().chain(narrowed_known.iter()).chain(read.iter()).collect();
         let conflicts = interval_conflicts(ctx, index, &members);
         if !conflicts.is_empty() {
             return Some(conflicts);

@@ -130,6 +130,9 @@ pub(crate) struct SharedThreadModel<'a> {
     index: &'a ScopeIndex,
     locals: &'a LocalStores,
     model: OnceCell<ThreadModel<'a>>,
+    /// The block to model instead of the one the kernel declares (one of the sizes of
+    /// `block_threads_power_of_two`, each of which the race check judges on its own).
+    block: Option<BlockShape>,
     /// Each function's stores into its variables, built on the first ask: the rules that read
     /// loop counters all hold this model, so it is where they share the tables.
     store_tables: RefCell<FxHashMap<usize, Rc<StoreTable>>>,
@@ -141,7 +144,24 @@ impl<'a> SharedThreadModel<'a> {
         index: &'a ScopeIndex,
         locals: &'a LocalStores,
     ) -> SharedThreadModel<'a> {
-        SharedThreadModel { ctx, index, locals, model: OnceCell::new(), store_tables: Default::default() }
+        SharedThreadModel {
+            ctx,
+            index,
+            locals,
+            model: OnceCell::new(),
+            block: None,
+            store_tables: Default::default(),
+        }
+    }
+
+    /// The model of a launch with blocks of exactly `block`, whatever the kernel declares.
+    pub(crate) fn of_block(
+        ctx: &'a Context,
+        index: &'a ScopeIndex,
+        locals: &'a LocalStores,
+        block: BlockShape,
+    ) -> SharedThreadModel<'a> {
+        SharedThreadModel { block: Some(block), ..SharedThreadModel::new(ctx, index, locals) }
     }
 
     /// Function `f`'s store table, built by `build` on the first ask.
@@ -155,7 +175,10 @@ impl<'a> SharedThreadModel<'a> {
     }
 
     pub(crate) fn get(&self) -> &ThreadModel<'a> {
-        self.model.get_or_init(|| ThreadModel::new(self.ctx, self.index, self.locals))
+        self.model.get_or_init(|| match self.block {
+            Some(block) => ThreadModel::build(self.ctx, self.index, self.locals, block, true),
+            None => ThreadModel::new(self.ctx, self.index, self.locals),
+        })
     }
 }
 

@@ -82,7 +82,7 @@ pub(crate) fn check_threads(
         let declared = match declared_block_bound(ctx, index) {
             // A role such as `tid >= 32` has as many threads as the launch's block gives it.
             Some(_) => {
-                "only a bound on the block, `block_threads_at_most`, whose roles' thread counts depend on the launch"
+                "only a bound on the block (`block_threads_at_most` or `block_threads_power_of_two`), whose roles' thread counts depend on the launch"
             }
             None => "no launch contract",
         };
