@@ -17,6 +17,7 @@ use super::{
     dataflow::{function_returns, returned_by},
     index::ScopeIndex,
     locals::{LocalStores, captured},
+    pipeline_calls::calls_pipeline_method,
 };
 use crate::ir::mir::{
     arith::{AddrSpaceCastOp, CastKind, CastOp},
@@ -112,6 +113,13 @@ impl Flow<'_> {
                     && Operation::get_op::<OpaqueOp>(def, ctx).is_some()
                 {
                     return self.values(captured(ctx, value, *field)?, inner, budget);
+                }
+                // A pipeline `Pipeline::init` or `attach` made is that call's result: where a
+                // pipeline comes from is the call, not the struct its body builds.
+                if path.is_empty()
+                    && (calls_pipeline_method(ctx, def, "init") || calls_pipeline_method(ctx, def, "attach"))
+                {
+                    return Some(vec![value]);
                 }
                 if let Some(returned) = self.returned(def, value) {
                     let mut found = Vec::new();

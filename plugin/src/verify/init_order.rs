@@ -23,10 +23,11 @@ use super::{
     Gap, Rule,
     call_order::callee_first,
     index::{OpClass, ScopeIndex},
+    pipeline_calls::is_pipeline_init,
     rules::{PipelineKind, Reporter},
     thread_model::SharedThreadModel,
 };
-use crate::ir::{mir::control::CallOp, semantic::memory::BarrierOp};
+use crate::ir::semantic::memory::BarrierOp;
 
 /// The two bits: an init may have run; every path has since passed a block barrier after one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,20 +51,6 @@ impl Bits {
         Bits { may_init: true, published: false },
         Bits { may_init: true, published: true },
     ];
-}
-
-/// Whether `op` calls the device API's `Pipeline::<method>` (symbol
-/// `device__pipeline__Pipeline…<method>`).
-pub(crate) fn calls_pipeline_method(ctx: &Context, op: Ptr<Operation>, method: &str) -> bool {
-    Operation::get_op::<CallOp>(op, ctx).and_then(|call| call.callee(ctx)).is_some_and(|name| {
-        let name: &str = name.as_ref();
-        name.starts_with("device__pipeline__Pipeline") && name.ends_with(method)
-    })
-}
-
-/// Whether a call's callee is `Pipeline::init`.
-pub(crate) fn is_pipeline_init(ctx: &Context, op: Ptr<Operation>) -> bool {
-    calls_pipeline_method(ctx, op, "init")
 }
 
 /// What each function does to the bits, for each entry bits (computed once per function).

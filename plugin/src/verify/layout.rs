@@ -48,11 +48,11 @@ use super::{
     facts::{Fact, FactStore, is_tracked},
     flow::Flow,
     index::{CallBinding, OpClass, ScopeIndex},
-    init_order::{calls_pipeline_method, is_pipeline_init},
     memory::{
         LocalStores, StageSource, StageWalk, declared_constant, is_slice_element, is_slice_from_parts,
         slice_from_parts, stage_handed_to_call, stage_pointer,
     },
+    pipeline_calls::{calls_pipeline_method, is_pipeline_init},
     progression::{Assumed, Progression, Progressions},
     rules::Reporter,
     thread_model::SharedThreadModel,

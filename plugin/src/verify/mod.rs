@@ -39,6 +39,7 @@ pub(crate) mod locals;
 pub(crate) mod memory;
 pub(crate) mod operands;
 pub mod phases;
+pub(crate) mod pipeline_calls;
 pub(crate) mod progression;
 pub(crate) mod protocol;
 pub(crate) mod races;

@@ -20,7 +20,7 @@
 //! Byte counts (`expect_tx` against the copies on every path) are rule `expect-tx-bytes`, in
 //! [`super::typestate`], which follows them along the state's typestate.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use pliron::{
     context::{Context, Ptr},
@@ -37,6 +37,7 @@ use super::{
     index::{CallBinding, ScopeIndex},
     locals::LocalStores,
     memory::constant_value,
+    pipeline_calls::calls_pipeline_method,
     rules::{PipelineKind, Provenance, Reporter, state_created},
 };
 use crate::ir::{
@@ -53,6 +54,8 @@ mod disjoint;
 const MAX_CALL_DEPTH: u32 = 4;
 /// Definitions the walk through memory may look at for one reference read from a struct.
 const FLOW_BUDGET: u32 = 64;
+/// Calls deep [`runs_once`] looks for the kernel.
+const RUNS_ONCE_DEPTH: u32 = 8;
 
 /// A pipeline, named by the place of its `Pipeline` value: a local and the path of fields
 /// inside it (`cx.pipe` of a context struct is the local `cx` and its pipeline field).
@@ -227,7 +230,19 @@ fn check_pipeline_identity(
             None => {
                 pipeline_of.insert(*state, (variable, op));
             }
-            Some((first, _)) if *first == variable => {}
+            // Two places: what each may hold decides. One pipeline where both hold the one
+            // `attach` a launch runs once (a `Pipeline` moved into a struct a helper returns, then
+            // out of it into a method's `self`); two where they hold different `init`s or
+            // `attach`es, or where both are whole variables (the rule's assumption: one variable
+            // per pipeline); a field of a struct the walk cannot resolve is not judged.
+            Some((first, _))
+                if *first == variable || same_pipeline(ctx, reporter.index, locals, first, &variable) => {}
+            Some((first, _))
+                if (!first.1.is_empty() || !variable.1.is_empty())
+                    && !different_pipelines(ctx, reporter.index, locals, first, &variable) =>
+            {
+                unnamed += 1;
+            }
             Some((_, first_op)) => {
                 let name = reporter.op_name(op);
                 let message = format!(
@@ -244,6 +259,85 @@ fn check_pipeline_identity(
         }
     }
     (unnamed, pipeline_of.into_iter().map(|(state, (variable, _))| (state, variable)).collect())
+}
+
+/// Whether two places of one state's operations hold two different pipelines: each may hold
+/// only results of `Pipeline::init` or `attach` calls (through copies, fields, helpers' returns
+/// and parameters: `Flow`), and no call is among both (the broken kernel's `first` and `second`).
+fn different_pipelines(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    a: &PipelinePlace,
+    b: &PipelinePlace,
+) -> bool {
+    match (pipeline_makers(ctx, index, locals, a), pipeline_makers(ctx, index, locals, b)) {
+        (Some(a), Some(b)) => a.is_disjoint(&b),
+        _ => false,
+    }
+}
+
+/// Whether two places hold the one pipeline: both hold only the result of one `init` or `attach`
+/// call, which a launch runs once (on no cycle, in a function called once from such a block, up
+/// to the kernel).
+fn same_pipeline(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    a: &PipelinePlace,
+    b: &PipelinePlace,
+) -> bool {
+    let (Some(a), Some(b)) = (pipeline_makers(ctx, index, locals, a), pipeline_makers(ctx, index, locals, b))
+    else {
+        return false;
+    };
+    match (a.first(), a.len(), b.first(), b.len()) {
+        (Some(x), 1, Some(y), 1) if x == y => runs_once(index, *x),
+        _ => false,
+    }
+}
+
+/// The `Pipeline::init` and `attach` calls (operation numbers) whose result `place` may hold;
+/// `None` where it may hold anything else, or nothing the walk finds.
+fn pipeline_makers(
+    ctx: &Context,
+    index: &ScopeIndex,
+    locals: &LocalStores,
+    (local, path): &PipelinePlace,
+) -> Option<BTreeSet<usize>> {
+    let flow = Flow { ctx, index, locals, leaf: None };
+    let mut budget = FLOW_BUDGET;
+    let values = flow.pointees(*local, path, &mut budget)?;
+    if values.is_empty() {
+        return None;
+    }
+    values
+        .iter()
+        .map(|value| {
+            let call = value.defining_op()?;
+            let n = *index.op_number.get(&call)?;
+            (calls_pipeline_method(ctx, call, "init") || calls_pipeline_method(ctx, call, "attach"))
+                .then_some(n)
+        })
+        .collect()
+}
+
+/// Whether operation `n` runs once in a thread's launch: on no cycle of its function, which is
+/// the kernel or a function called once, from a block on no cycle, by such a function.
+fn runs_once(index: &ScopeIndex, mut n: usize) -> bool {
+    for _ in 0..RUNS_ONCE_DEPTH {
+        let b = index.op_block[n];
+        if index.cycles().on_cycle(b) {
+            return false;
+        }
+        let f = index.block_function[b];
+        if f == 0 {
+            return true;
+        }
+        let &[call] = index.callers[f].as_slice() else { return false };
+        n = call;
+    }
+    false
 }
 
 /// How a destination address depends on the stage index of the copy's state.

@@ -110,6 +110,9 @@ struct FunctionRun<'a> {
     /// Operations where a path ended because a consumer held its previous stage in a way the
     /// typestate does not follow (a second advance, a helper advancing the state): undecided.
     unfollowed: &'a RefCell<BTreeSet<usize>>,
+    /// Operations the kernel's run reaches with a state on some path not created
+    /// (`UNCREATED_PATH`): undecided.
+    uncreated: &'a RefCell<BTreeSet<usize>>,
     /// Whether the blocks run now report (not the fixed point's runs, whose intermediate
     /// states may hold a stage no final one does).
     recording: Cell<bool>,
@@ -218,6 +221,7 @@ pub(crate) fn check_ordering(
     let dispatches = Dispatches::of(ctx, index);
     let copies = Copies::of(ctx, index, facts, locals, &steps, &access_offsets, &foreign);
     let unfollowed = RefCell::new(BTreeSet::new());
+    let uncreated = RefCell::new(BTreeSet::new());
     let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
     // Shared by the runs: each clears the in-states it set when done.
     let mut scratch =
@@ -250,6 +254,7 @@ pub(crate) fn check_ordering(
             guards: branch_guards(ctx, index, index.blocks_of[f].clone()),
             copies: &copies,
             unfollowed: &unfollowed,
+            uncreated: &uncreated,
             recording: Cell::new(false),
         };
         if index.callers[f].is_empty() {
@@ -273,6 +278,14 @@ pub(crate) fn check_ordering(
             "the order of {unfollowed} pipeline operations on a consumer state holding its previous stage \
              (advanced again before that stage's release, or handed to a helper that advances it), or \
              handed a copy of the state loaded before a store into the copy (which value it is, is not known)"
+        ));
+    }
+    let uncreated = uncreated.into_inner().len();
+    if uncreated > 0 {
+        not_checked.push(format!(
+            "the order of {uncreated} pipeline operations reached, on a path the typestate joins but no launch \
+             runs, by a state not created there (a state a helper creates on one of its paths and returns in \
+             an enum the caller matches)"
         ));
     }
     not_checked.extend(dispatches.finish());
@@ -307,6 +320,10 @@ struct Scratch {
 
 /// (rule, op, message, state, the bad bits when the violation is a path leaving the function).
 type Found = (Rule, Ptr<Operation>, String, StateId, Option<u16>);
+
+/// The message of a violation whose only bad typestate is "not created" (`typestate/step.rs`):
+/// not a rejection but an operation left unjudged, where the kernel's run reports it.
+pub(super) const UNCREATED_PATH: &str = "the state is not created on some path the typestate joined";
 
 /// How a run of a function's blocks is used.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -397,6 +414,12 @@ impl FunctionRun<'_> {
             for op in ops {
                 let number = index.op_number.get(&op).copied();
                 if number.is_some_and(|n| self.dispatches.excuses(index.op_block[n])) {
+                    continue;
+                }
+                if message == UNCREATED_PATH {
+                    if let Some(n) = number {
+                        self.uncreated.borrow_mut().insert(n);
+                    }
                     continue;
                 }
                 if seen.insert((number, rule, state)) {

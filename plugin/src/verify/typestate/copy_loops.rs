@@ -11,6 +11,9 @@
 //! it, no call of a function that touches it, no pipeline operation whose provenance failed.
 //! Any loop that is not so is left to the paths as before (a rejection or a gap, never a pass).
 //!
+//! A copy in a helper the scope calls once, the helper doing nothing else to the state, is
+//! summarised at that call's loop (TVM's `T.copy` lowered into a call per row).
+//!
 //! A loop of copies alone whose passes are not a constant (`for j in 0..n`, `n` the tiles left;
 //! not a constant count whose counter is set once, outside the tile loop) is not summarised, and
 //! its paths are not a proof either way: the path that skips it may be
@@ -83,10 +86,31 @@ impl CopyLoops {
             }
             _ => None,
         });
+        // Whether operation `m` steps `state` (other than the copy `n`), calls a function that
+        // does, or is a pipeline operation whose provenance failed.
+        let steps_other = |m: usize, n: usize, state: &StateId| {
+            let steps_state = m != n && steps[m].as_ref().is_some_and(|(other, _)| other == state);
+            let calls_toucher =
+                index.callee_of.get(&m).is_some_and(|callee| touched[*callee].contains(state));
+            steps_state || calls_toucher || (m != n && poisoned(m))
+        };
         for (n, state, failed) in copies {
-            let copy = index.op_block[n];
+            // The copy's block, or, for a copy in a helper the scope calls once and that does
+            // nothing else to the state (a `T.copy` outlined as a call per row), the block of
+            // that call: the loop around the call repeats the copy.
+            let mut copy = index.op_block[n];
+            let mut through_call = None;
             if !index.cycles().on_cycle(copy) {
-                continue;
+                let helper = index.block_function[copy];
+                let &[call] = index.callers[helper].as_slice() else { continue };
+                let helper_alone = index.blocks_of[helper]
+                    .clone()
+                    .all(|b| index.ops_of_block[b].clone().all(|m| !steps_other(m, n, state)));
+                if !helper_alone || !index.cycles().on_cycle(index.op_block[call]) {
+                    continue;
+                }
+                copy = index.op_block[call];
+                through_call = Some(call);
             }
             let f = index.block_function[copy];
             let (dominators, counters) = functions.entry(f).or_insert_with(|| {
@@ -97,12 +121,7 @@ impl CopyLoops {
             });
             let Some((head, body)) = innermost_loop(index, dominators, copy) else { continue };
             let alone = body.iter().all(|b| {
-                index.ops_of_block[*b].clone().all(|m| {
-                    let steps_state = m != n && steps[m].as_ref().is_some_and(|(other, _)| other == state);
-                    let calls_toucher =
-                        index.callee_of.get(&m).is_some_and(|callee| touched[*callee].contains(state));
-                    !steps_state && !calls_toucher && (m == n || !poisoned(m))
-                })
+                index.ops_of_block[*b].clone().all(|m| Some(m) == through_call || !steps_other(m, n, state))
             });
             if !alone {
                 continue;
