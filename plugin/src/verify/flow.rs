@@ -17,7 +17,7 @@ use super::{
     dataflow::{function_returns, returned_by},
     index::ScopeIndex,
     locals::{LocalStores, captured},
-    pipeline_calls::calls_pipeline_method,
+    pipeline_calls::makes_pipeline,
 };
 use crate::ir::mir::{
     arith::{AddrSpaceCastOp, CastKind, CastOp},
@@ -116,9 +116,7 @@ impl Flow<'_> {
                 }
                 // A pipeline `Pipeline::init` or `attach` made is that call's result: where a
                 // pipeline comes from is the call, not the struct its body builds.
-                if path.is_empty()
-                    && (calls_pipeline_method(ctx, def, "init") || calls_pipeline_method(ctx, def, "attach"))
-                {
+                if path.is_empty() && makes_pipeline(ctx, def) {
                     return Some(vec![value]);
                 }
                 if let Some(returned) = self.returned(def, value) {

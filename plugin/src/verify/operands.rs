@@ -37,7 +37,7 @@ use super::{
     index::{CallBinding, ScopeIndex},
     locals::LocalStores,
     memory::constant_value,
-    pipeline_calls::calls_pipeline_method,
+    pipeline_calls::makes_pipeline,
     rules::{PipelineKind, Provenance, Reporter, state_created},
 };
 use crate::ir::{
@@ -230,70 +230,62 @@ fn check_pipeline_identity(
             None => {
                 pipeline_of.insert(*state, (variable, op));
             }
-            // Two places: what each may hold decides. One pipeline where both hold the one
-            // `attach` a launch runs once (a `Pipeline` moved into a struct a helper returns, then
-            // out of it into a method's `self`); two where they hold different `init`s or
-            // `attach`es, or where both are whole variables (the rule's assumption: one variable
-            // per pipeline); a field of a struct the walk cannot resolve is not judged.
-            Some((first, _))
-                if *first == variable || same_pipeline(ctx, reporter.index, locals, first, &variable) => {}
-            Some((first, _))
-                if (!first.1.is_empty() || !variable.1.is_empty())
-                    && !different_pipelines(ctx, reporter.index, locals, first, &variable) =>
-            {
-                unnamed += 1;
-            }
-            Some((_, first_op)) => {
-                let name = reporter.op_name(op);
-                let message = format!(
-                    "`{name}` uses the barriers of another pipeline than the state's earlier operations: a \
-                     state is a position in one ring, so every acquire, expect-tx, copy barrier, wait, release \
-                     and tail on it must use the same pipeline (otherwise a barrier never completes: deadlock)"
-                );
-                let related = vec![
-                    reporter.related("the state's pipeline is first used here", *first_op),
-                    state_created(reporter, *state),
-                ];
-                reporter.reject(Rule::PipelineIdentity, op, message, related);
-            }
+            // Two places: what each may hold decides (`held_pipelines`). Where the walk cannot
+            // tell, two whole variables are two pipelines (the rule's assumption: one variable per
+            // pipeline), and a field of a struct (a `Pipeline` moved through the structs helpers
+            // return) is not judged.
+            Some((first, _)) if *first == variable => {}
+            Some((first, first_op)) => match held_pipelines(ctx, reporter.index, locals, first, &variable) {
+                Held::One => {}
+                Held::Unknown if !first.1.is_empty() || !variable.1.is_empty() => unnamed += 1,
+                Held::Two | Held::Unknown => {
+                    let name = reporter.op_name(op);
+                    let message = format!(
+                        "`{name}` uses the barriers of another pipeline than the state's earlier operations: a \
+                         state is a position in one ring, so every acquire, expect-tx, copy barrier, wait, \
+                         release and tail on it must use the same pipeline (otherwise a barrier never \
+                         completes: deadlock)"
+                    );
+                    let related = vec![
+                        reporter.related("the state's pipeline is first used here", *first_op),
+                        state_created(reporter, *state),
+                    ];
+                    reporter.reject(Rule::PipelineIdentity, op, message, related);
+                }
+            },
         }
     }
     (unnamed, pipeline_of.into_iter().map(|(state, (variable, _))| (state, variable)).collect())
 }
 
-/// Whether two places of one state's operations hold two different pipelines: each may hold
-/// only results of `Pipeline::init` or `attach` calls (through copies, fields, helpers' returns
-/// and parameters: `Flow`), and no call is among both (the broken kernel's `first` and `second`).
-fn different_pipelines(
-    ctx: &Context,
-    index: &ScopeIndex,
-    locals: &LocalStores,
-    a: &PipelinePlace,
-    b: &PipelinePlace,
-) -> bool {
-    match (pipeline_makers(ctx, index, locals, a), pipeline_makers(ctx, index, locals, b)) {
-        (Some(a), Some(b)) => a.is_disjoint(&b),
-        _ => false,
-    }
+/// What two places of one state's operations hold, by the `Pipeline::init` and `attach` calls
+/// whose results the walk through memory finds in them.
+enum Held {
+    /// Both only the result of one call, which a launch runs once (on no cycle, in a function
+    /// called once from such a block, up to the kernel).
+    One,
+    /// Each only results of such calls, and no call among both (the broken kernel's `first` and
+    /// `second`).
+    Two,
+    /// Anything else.
+    Unknown,
 }
 
-/// Whether two places hold the one pipeline: both hold only the result of one `init` or `attach`
-/// call, which a launch runs once (on no cycle, in a function called once from such a block, up
-/// to the kernel).
-fn same_pipeline(
+fn held_pipelines(
     ctx: &Context,
     index: &ScopeIndex,
     locals: &LocalStores,
     a: &PipelinePlace,
     b: &PipelinePlace,
-) -> bool {
+) -> Held {
     let (Some(a), Some(b)) = (pipeline_makers(ctx, index, locals, a), pipeline_makers(ctx, index, locals, b))
     else {
-        return false;
+        return Held::Unknown;
     };
     match (a.first(), a.len(), b.first(), b.len()) {
-        (Some(x), 1, Some(y), 1) if x == y => runs_once(index, *x),
-        _ => false,
+        (Some(x), 1, Some(y), 1) if x == y && runs_once(index, *x) => Held::One,
+        _ if a.is_disjoint(&b) => Held::Two,
+        _ => Held::Unknown,
     }
 }
 
@@ -316,8 +308,7 @@ fn pipeline_makers(
         .map(|value| {
             let call = value.defining_op()?;
             let n = *index.op_number.get(&call)?;
-            (calls_pipeline_method(ctx, call, "init") || calls_pipeline_method(ctx, call, "attach"))
-                .then_some(n)
+            makes_pipeline(ctx, call).then_some(n)
         })
         .collect()
 }

@@ -22,3 +22,8 @@ pub(crate) fn calls_pipeline_method(ctx: &Context, op: Ptr<Operation>, method: &
 pub(crate) fn is_pipeline_init(ctx: &Context, op: Ptr<Operation>) -> bool {
     calls_pipeline_method(ctx, op, "init")
 }
+
+/// Whether a call makes a pipeline: `Pipeline::init` or `Pipeline::attach`.
+pub(crate) fn makes_pipeline(ctx: &Context, op: Ptr<Operation>) -> bool {
+    calls_pipeline_method(ctx, op, "init") || calls_pipeline_method(ctx, op, "attach")
+}

@@ -166,11 +166,9 @@ pub(crate) fn shared_order_gaps(
     }
     // A finding every size makes is one finding.
     let mut seen = FxHashSet::default();
-    let mut k = 0;
-    reporter.rejections.retain(|rejection| {
-        k += 1;
-        k <= reported || seen.insert((rejection.op, rejection.rule, rejection.message.clone()))
-    });
+    let mut found = reporter.rejections.split_off(reported);
+    found.retain(|rejection| seen.insert((rejection.op, rejection.rule, rejection.message.clone())));
+    reporter.rejections.extend(found);
     gaps
 }
 

@@ -61,7 +61,7 @@ pub(super) fn functions_holding_barriers(ctx: &Context, index: &ScopeIndex) -> V
 }
 
 /// Whether operation `n` is a barrier or a call of a function holding one.
-fn meets_barrier(ctx: &Context, index: &ScopeIndex, holds_barrier: &[bool], n: usize) -> bool {
+pub(super) fn meets_barrier(ctx: &Context, index: &ScopeIndex, holds_barrier: &[bool], n: usize) -> bool {
     (index.op_class[n] == OpClass::Semantic && Operation::is_op::<BarrierOp>(index.ops[n], ctx))
         || index.callee_of.get(&n).is_some_and(|callee| holds_barrier[*callee])
 }

@@ -7,9 +7,8 @@
 use pliron::{operation::Operation, r#type::Typed, value::Value};
 use rustc_hash::FxHashMap;
 
-use super::Binding;
+use super::{Binding, barriers::meets_barrier};
 use crate::ir::mir::{arith::CmpOp, control::CondBrOp};
-use crate::ir::semantic::memory::BarrierOp;
 use crate::verify::{
     flow::Flow,
     progression::{Assumed, Progressions},
@@ -37,10 +36,7 @@ pub(super) fn guarded_threads(
     threads: &Threads,
 ) -> (Threads, Vec<Value>) {
     let (ctx, index) = (flow.ctx, flow.index);
-    let is_barrier = |m: usize| {
-        Operation::get_op::<BarrierOp>(index.ops[m], ctx).is_some()
-            || index.callee_of.get(&m).is_some_and(|callee| holds_barrier[*callee])
-    };
+    let is_barrier = |m: usize| meets_barrier(ctx, index, holds_barrier, m);
     let mut narrowed = threads.clone();
     let mut b = index.op_block[n];
     // A barrier before the access in its own block starts its interval there.
