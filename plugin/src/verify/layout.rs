@@ -194,7 +194,7 @@ impl Evaluator<'_, '_> {
         }
         let def = match value.defining_entity() {
             DefiningEntity::Op(def) => def,
-            DefiningEntity::Block(_) => return self.parameter(value, depth),
+            DefiningEntity::Block(_) => return self.parameter(value, &[], depth),
         };
         if let Some(constant) = Operation::get_op::<ConstIntOp>(def, self.ctx) {
             return Some(Affine::constant(constant.get_attr_int_value(self.ctx)?.value().to_u64() as i64));
@@ -345,13 +345,26 @@ impl Evaluator<'_, '_> {
         if depth == 0 {
             return None;
         }
-        let def = value.defining_op()?;
+        // A struct handed to a helper by value (`consume(pipe, l_ring, …)`): the field of what
+        // its call passes.
+        let Some(def) = value.defining_op() else { return self.parameter(value, path, depth) };
         if Operation::get_op::<LoadOp>(def, self.ctx).is_some() {
             return self.load_form(def.deref(self.ctx).get_operand(0), path, depth - 1);
         }
         if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
+            // Read in the frame of this call, as `called_form` does: a helper called with
+            // different arguments (`local_buffer(0).addr`, `local_buffer(1024).ptr`) returns a
+            // different field at each call.
             let returned = self.returned(def, value)?;
-            return agreed(returned.into_iter().map(|returned| self.field_form(returned, path, depth - 1)));
+            let binding = self.index.call_binding(self.ctx, def);
+            let framed = binding.is_some();
+            self.frames.borrow_mut().extend(binding);
+            let found =
+                agreed(returned.into_iter().map(|returned| self.field_form(returned, path, depth - 1)));
+            if framed {
+                self.frames.borrow_mut().pop();
+            }
+            return found;
         }
         None
     }
@@ -393,7 +406,8 @@ impl Evaluator<'_, '_> {
     /// A parameter of a function of the scope (an argument of its entry block): the form every
     /// call of the function passes for it, when all agree (a helper handed the window address
     /// and an offset). A kernel parameter, or arguments that differ, have no form.
-    fn parameter(&self, value: Value, depth: u32) -> Option<Affine> {
+    /// `path` names a field of the parameter, if it is an aggregate (empty: the parameter).
+    fn parameter(&self, value: Value, path: &[u32], depth: u32) -> Option<Affine> {
         if depth == 0 {
             return None;
         }
@@ -401,11 +415,12 @@ impl Evaluator<'_, '_> {
         if let Some(argument) = from_call {
             // The argument is read in the caller's frame.
             let frame = self.frames.borrow_mut().pop();
-            let found = self.eval(argument, depth - 1);
+            let found = self.field_form(argument, path, depth - 1);
             self.frames.borrow_mut().extend(frame);
             return found;
         }
-        self.same_form(self.index.call_arguments(self.ctx, value)?, depth - 1)
+        let arguments = self.index.call_arguments(self.ctx, value)?;
+        agreed(arguments.into_iter().map(|argument| self.field_form(argument, path, depth - 1)))
     }
 
     /// What the helper `call` calls returns at `result`, read in a frame binding its parameters

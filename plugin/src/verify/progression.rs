@@ -622,6 +622,9 @@ impl Progressions<'_> {
                 if let Some(c) = constant_value(ctx, b, 4) {
                     return (c > 0).then_some((-c, None));
                 }
+                if let Val::Const(c) = self.model.eval(b, self.params) {
+                    return (c > 0).then_some((-c, None));
+                }
                 let (start, counter, step) = counted_delta(ctx, b)?;
                 return match self.model.eval(step, self.params) {
                     Val::Const(step) if step > 0 && reads_counter(counter) => Some((-step, Some(start))),
@@ -636,6 +639,11 @@ impl Progressions<'_> {
             _ => return None,
         };
         if let Some(step) = constant_value(ctx, delta, 4) {
+            return (step > 0).then_some((step, None));
+        }
+        // A step the thread model knows as one constant in every thread: `k += block_dim_x()`
+        // under a declared block size, a helper's constant stride.
+        if let Val::Const(step) = self.model.eval(delta, self.params) {
             return (step > 0).then_some((step, None));
         }
         let (counter, end, step) = counted_delta(ctx, delta)?;

@@ -48,7 +48,7 @@ use super::{
     index::{OpClass, ScopeIndex},
     memory::{LocalStores, StageWalk, offset_index, stage_handed_to_call, stage_pointer},
     protocol::{ALL_BITS, Bytes, HOLDS_PREVIOUS, Step, Typestate, entry_bytes, stale_versions},
-    rules::{Provenance, Reporter, role_of, state_created},
+    rules::{PipelineKind, Provenance, Reporter, role_of, state_created},
     thread_model::SharedThreadModel,
 };
 use call_poisons::CallPoisons;
@@ -82,6 +82,9 @@ struct FunctionRun<'a> {
     /// For each load or store of a stage, the value of the state's index its stage pointer's
     /// offset derives from: its versions say which value of the state it was taken from.
     access_offsets: &'a FxHashMap<usize, Value>,
+    /// For each bulk copy whose destination's stage index was traced, the value of the state's
+    /// index it derives from (see `access_offsets`).
+    copy_destinations: &'a FxHashMap<usize, Value>,
     /// Operations after which states are poisoned (see [`Provenance::failed`]).
     poisons: &'a Poisons,
     /// The same, reached through each function's calls.
@@ -159,6 +162,7 @@ pub(crate) fn check_ordering(
     let mut poisons = Poisons::default();
     let mut touched: Vec<BTreeSet<StateId>> = vec![BTreeSet::new(); index.functions.len()];
     let mut access_offsets: FxHashMap<usize, Value> = FxHashMap::default();
+    let mut copy_destinations: FxHashMap<usize, Value> = FxHashMap::default();
     // Stage loads and stores whose stage pointer's index was not found: whether they read the
     // state's current stage is not known.
     let mut untraced = 0;
@@ -201,6 +205,14 @@ pub(crate) fn check_ordering(
             found.map(|(state, _)| (state, Step::StageAccess))
         };
         if let Some((state, step)) = step {
+            // A copy's destination, traced once to the value of the stage index it was computed
+            // from: which version of the state that is does not depend on the path.
+            if matches!(step, Step::Pipeline(PipelineKind::BulkCopy))
+                && let Some(source) =
+                    offset_index(ctx, facts, op.deref(ctx).get_operand(0), &mut { OFFSET_INDEX_BUDGET })
+            {
+                copy_destinations.insert(n, source);
+            }
             touched[function].insert(state);
             steps[n] = Some((state, step));
         }
@@ -234,6 +246,7 @@ pub(crate) fn check_ordering(
         let run = FunctionRun {
             facts,
             access_offsets: &access_offsets,
+            copy_destinations: &copy_destinations,
             steps: &steps,
             poisons: &poisons,
             call_poisons: &call_poisons,

@@ -3,7 +3,6 @@
 //! state, and the consumer's held previous stage (`copies`): the part of the typestate that runs
 //! once per operation, per path.
 
-use super::super::memory::offset_index;
 use super::super::{
     Rule,
     facts::{StateId, Versions},
@@ -14,7 +13,7 @@ use super::super::{
     rules::{PipelineKind, Reporter, stages_of},
 };
 use super::copies::{Which, advance_copies};
-use super::{FunctionRun, OFFSET_INDEX_BUDGET, UNCREATED_PATH};
+use super::{FunctionRun, UNCREATED_PATH};
 
 /// What [`FunctionRun::previous_stage`] made of a step.
 enum HeldStage {
@@ -104,7 +103,7 @@ impl FunctionRun<'_> {
         if violation.is_none()
             && live & allowed != 0
             && matches!(step, Step::Pipeline(PipelineKind::BulkCopy))
-            && self.stale_destination(reporter, n, typestate.current)
+            && self.stale_destination(n, typestate.current)
         {
             let name = reporter.op_name(op);
             let message = format!(
@@ -260,10 +259,9 @@ impl FunctionRun<'_> {
     /// that may not be the current one (a destination kept from the pass's previous tile): the
     /// copy writes the stage that value named. `copy-destination` judges the destination's
     /// shape; this, which value of the index it was computed from.
-    fn stale_destination(&self, reporter: &Reporter, n: usize, current: Versions) -> bool {
-        let destination = reporter.index.ops[n].deref(reporter.ctx).get_operand(0);
-        let mut budget = OFFSET_INDEX_BUDGET;
-        offset_index(reporter.ctx, self.facts, destination, &mut budget)
-            .is_some_and(|index| stale_versions(current, self.facts.versions(index)))
+    fn stale_destination(&self, n: usize, current: Versions) -> bool {
+        self.copy_destinations
+            .get(&n)
+            .is_some_and(|index| stale_versions(current, self.facts.versions(*index)))
     }
 }
