@@ -3,7 +3,7 @@
 //! (inline PTX, the shared-window address, operations outside the model) as opaque operations
 //! whose descriptions the verifier's accounting reads.
 
-use super::analysis::copy_chain;
+use super::barrier_params::barrier_pipeline;
 use pliron::context::Ptr;
 use pliron::operation::Operation;
 use pliron::r#type::TypeHandle;
@@ -119,12 +119,9 @@ impl<'tcx> Importer<'_, 'tcx> {
                     _ => return false,
                 };
                 let (copy_to, source, bytes, barrier) = operands;
-                // The barrier is often a temporary copy of the local `producer_barrier` wrote.
-                let pipeline = args.get(barrier_arg).and_then(|arg| {
-                    copy_chain(&function.assignments, &arg.node)
-                        .into_iter()
-                        .find_map(|local| function.barrier_pipelines.get(&local).copied())
-                });
+                // The barrier is often a temporary copy of the local `producer_barrier` wrote, or
+                // a parameter of a helper handed the barrier (`barrier_params`).
+                let pipeline = args.get(barrier_arg).and_then(|arg| barrier_pipeline(function, &arg.node));
                 let semantic = builder.bulk_copy(self.ctx, copy_to, source, bytes, barrier, at);
                 self.name_pipeline(semantic, pipeline);
             }

@@ -51,14 +51,20 @@ impl<'tcx> Importer<'_, 'tcx> {
         let state_params: Vec<Option<ParamStates>> =
             body.args_iter().map(|local| param_states(self.tcx, body.local_decls[local].ty)).collect();
         let mut params: Vec<TypeHandle> = Vec::new();
-        for (local, state) in body.args_iter().zip(&state_params) {
+        for (position, (local, state)) in body.args_iter().zip(&state_params).enumerate() {
             match state {
                 Some(states) if states.whole => params.extend([u32_ty, u32_ty]),
                 Some(states) => {
                     params.push(self.local_type(instance, body, local));
                     params.extend(states.paths.iter().flat_map(|_| [u32_ty, u32_ty]));
                 }
-                None => params.push(self.local_type(instance, body, local)),
+                None => {
+                    params.push(self.local_type(instance, body, local));
+                    // A copy barrier's pipeline, after the barrier (`barrier_params`).
+                    if self.carries_barrier(instance, position) {
+                        params.push(self.hidden_pipeline_type());
+                    }
+                }
             }
         }
         let returns_state = is_pipeline_state(self.tcx, body.local_decls[Local::ZERO].ty);
@@ -134,7 +140,8 @@ impl<'tcx> Importer<'_, 'tcx> {
             slots.push(slot);
         }
         let mut entry_params = builder.params(self.ctx).into_iter();
-        for (local, state) in body.args_iter().zip(&state_params) {
+        let mut barrier_params = FxHashMap::default();
+        for (position, (local, state)) in body.args_iter().zip(&state_params).enumerate() {
             if let Some(ParamStates { whole: true, .. }) = state
                 && let Slot::State { index, phase } = slots[local]
                 && let (Some(index_param), Some(phase_param)) = (entry_params.next(), entry_params.next())
@@ -165,6 +172,12 @@ impl<'tcx> Importer<'_, 'tcx> {
                     builder.store(self.ctx, index_param, index, &at);
                     builder.store(self.ctx, phase_param, phase, &at);
                 }
+            }
+            if state.is_none()
+                && self.carries_barrier(instance, position)
+                && let Some(pipeline) = entry_params.next()
+            {
+                barrier_params.insert(local, pipeline);
             }
         }
         // Blocks no path reaches (left by MIR building, or cut off by the instance's constants:
@@ -200,6 +213,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             tuples: built_tuples(body),
             write_back: FxHashMap::default(),
             barrier_pipelines: FxHashMap::default(),
+            barrier_params,
             returns_value,
             returns_state,
             returned_states,

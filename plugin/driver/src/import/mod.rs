@@ -18,7 +18,9 @@
 //! parameters stored into the callee's state slots, a returned state two results, and a
 //! `&mut PipelineState` parameter is handed back as two more results that the caller stores
 //! into its state (so the verifier follows states into helpers and back, without inlining); a
-//! parameter or result holding states carries each of them the same way after itself. Calls
+//! parameter or result holding states carries each of them the same way after itself. A helper
+//! parameter that carries a bulk copy's barrier is followed by a hidden pointer parameter, the
+//! pipeline the barrier was asked of (`barrier_params`). Calls
 //! to the device API's protocol
 //! functions become the semantic operations (see [`crate::device_api`]); a shared pointer
 //! passed to a generic pointer parameter becomes an explicit `mir.addrspace_cast` (the
@@ -33,7 +35,8 @@
 //! tuples), `function` (entry block, slots, blocks in reverse postorder), `statements` and
 //! `places` (rvalues, addresses, loads and stores), `terminators` (control flow and call
 //! dispatch), `device_ops` (the device API's protocol calls as semantic operations),
-//! `state_abi` (how a pipeline state crosses a call), `counted` and `closure_loops` (ranges and
+//! `state_abi` (how a pipeline state crosses a call), `barrier_params` (how a copy barrier's
+//! pipeline crosses one), `counted` and `closure_loops` (ranges and
 //! the `core` methods that loop over them, written out as the library's arithmetic) and `types`
 //! (MIR types as IR types). This
 //! file holds what they share: the per-function import state and the scope-level entry point.
@@ -59,6 +62,7 @@ use crate::scope::KernelScope;
 use crate::spaces::{PlacePath, SharedPaths};
 
 mod analysis;
+mod barrier_params;
 mod closure_loops;
 mod counted;
 mod device_ops;
@@ -130,12 +134,17 @@ pub fn import_scope<'tcx>(
     }
     let bodies: FxHashMap<Instance<'tcx>, &Body<'tcx>> =
         scope.functions.iter().map(|function| (function.instance, &*function.body)).collect();
+    let barrier_params = match scope.functions.first() {
+        Some(kernel) => barrier_params::barrier_parameters(tcx, kernel.instance, &bodies),
+        None => FxHashMap::default(),
+    };
     let mut importer = Importer {
         tcx,
         ctx: &mut ctx,
         shared,
         names: &names,
         bodies: &bodies,
+        barrier_params: &barrier_params,
         locations: Locations::default(),
         positions: FxHashMap::default(),
         types: FxHashMap::default(),
@@ -190,6 +199,8 @@ struct FunctionImport<'b, 'tcx> {
     /// Locals holding a `producer_barrier` result, with the pipeline it was asked of: the
     /// bulk copy that completes on that barrier names the same pipeline.
     barrier_pipelines: FxHashMap<Local, Value>,
+    /// Arguments carrying a copy barrier, with the hidden parameter naming its pipeline.
+    barrier_params: FxHashMap<Local, Value>,
     /// Whether the function has an IR result (its `Return`s return the return place).
     returns_value: bool,
     /// Whether it returns a pipeline state, as its index and phase.
@@ -305,6 +316,9 @@ struct Importer<'a, 'tcx> {
     names: &'a FxHashMap<Instance<'tcx>, String>,
     /// Each scope function's body, by instance (a closure loop calls a closure's body).
     bodies: &'a FxHashMap<Instance<'tcx>, &'a Body<'tcx>>,
+    /// Which arguments of each helper carry a copy barrier, each followed by a hidden parameter
+    /// naming its pipeline (`barrier_params`).
+    barrier_params: &'a FxHashMap<Instance<'tcx>, Vec<bool>>,
     locations: Locations,
     /// The source position of each span met so far: MIR repeats a statement's span on every
     /// statement a macro or an unrolled loop wrote, and looking a position up in the source map

@@ -1,7 +1,7 @@
 //! The pipeline-state calling convention: a state crosses a call as its stage index and phase
 //! (parameters, results, and `&mut` states handed back), and which types hold states.
 
-use pliron::r#type::TypeHandle;
+use pliron::r#type::{TypeHandle, Typed};
 use pliron::value::Value;
 use plugin::ir::builder::{BuildError, FunctionBuilder, SourceLoc};
 use plugin::ir::mir::opaque::UNFOLLOWED_STATE;
@@ -234,6 +234,12 @@ impl<'tcx> Importer<'_, 'tcx> {
             };
             params.push(param);
             values.push(self.coerce(builder, value, param, at));
+            // A copy barrier's pipeline, after the barrier (`barrier_params`).
+            if states.is_none() && self.carries_barrier(callee, position) {
+                let pipeline = self.handed_pipeline(function, builder, &arg.node, at);
+                params.push(pipeline.get_type(self.ctx));
+                values.push(pipeline);
+            }
             // An aggregate holding states: each state's index and phase after it, in the
             // callee's order of paths; a state the import does not follow there is opaque.
             let Some(states) = states else { continue };
