@@ -246,7 +246,7 @@ impl Evaluator<'_, '_> {
                 let base = self.eval(*slice, depth - 1)?;
                 return add(base, scale(self.eval(*element_index, depth - 1)?, element)?);
             }
-            return self.called_form(def, value, depth - 1);
+            return self.called_form(def, value, &[], depth - 1);
         }
         let binop = Operation::get_op::<BinOp>(def, self.ctx)?;
         let a = self.eval(operands[0], depth - 1)?;
@@ -352,19 +352,7 @@ impl Evaluator<'_, '_> {
             return self.load_form(def.deref(self.ctx).get_operand(0), path, depth - 1);
         }
         if Operation::get_op::<CallOp>(def, self.ctx).is_some() {
-            // Read in the frame of this call, as `called_form` does: a helper called with
-            // different arguments (`local_buffer(0).addr`, `local_buffer(1024).ptr`) returns a
-            // different field at each call.
-            let returned = self.returned(def, value)?;
-            let binding = self.index.call_binding(self.ctx, def);
-            let framed = binding.is_some();
-            self.frames.borrow_mut().extend(binding);
-            let found =
-                agreed(returned.into_iter().map(|returned| self.field_form(returned, path, depth - 1)));
-            if framed {
-                self.frames.borrow_mut().pop();
-            }
-            return found;
+            return self.called_form(def, value, path, depth - 1);
         }
         None
     }
@@ -423,15 +411,17 @@ impl Evaluator<'_, '_> {
         agreed(arguments.into_iter().map(|argument| self.field_form(argument, path, depth - 1)))
     }
 
-    /// What the helper `call` calls returns at `result`, read in a frame binding its parameters
-    /// to this call's arguments.
-    fn called_form(&self, call: Ptr<Operation>, result: Value, depth: u32) -> Option<Affine> {
+    /// What the helper `call` calls returns at `result` (field `path` of it; empty: the whole),
+    /// read in a frame binding its parameters to this call's arguments: a helper called with
+    /// different arguments (`local_buffer(0).addr`, `local_buffer(1024).ptr`) returns a
+    /// different value at each call.
+    fn called_form(&self, call: Ptr<Operation>, result: Value, path: &[u32], depth: u32) -> Option<Affine> {
         let returned = self.returned(call, result)?;
         let Some(binding) = self.index.call_binding(self.ctx, call) else {
-            return self.same_form(returned, depth);
+            return agreed(returned.into_iter().map(|returned| self.field_form(returned, path, depth)));
         };
         self.frames.borrow_mut().push(binding);
-        let found = self.same_form(returned, depth);
+        let found = agreed(returned.into_iter().map(|returned| self.field_form(returned, path, depth)));
         self.frames.borrow_mut().pop();
         found
     }

@@ -94,12 +94,7 @@ pub(super) fn barrier_parameters<'tcx>(
     loop {
         let mut changed = false;
         for Reach { function, argument, target } in &reaches {
-            let reached = match target {
-                None => true,
-                Some((callee, position)) => {
-                    carries.get(callee).and_then(|flags| flags.get(*position)).copied().unwrap_or(false)
-                }
-            };
+            let reached = target.is_none_or(|(callee, position)| carries_at(&carries, callee, position));
             if reached
                 && let Some(flag) = carries.get_mut(function).and_then(|flags| flags.get_mut(*argument))
                 && !*flag
@@ -116,11 +111,20 @@ pub(super) fn barrier_parameters<'tcx>(
     carries
 }
 
+/// Whether argument `position` of `function` carries a copy barrier in `carries`.
+fn carries_at<'tcx>(
+    carries: &FxHashMap<Instance<'tcx>, Vec<bool>>,
+    function: Instance<'tcx>,
+    position: usize,
+) -> bool {
+    carries.get(&function).and_then(|flags| flags.get(position)).copied().unwrap_or(false)
+}
+
 impl<'tcx> Importer<'_, 'tcx> {
     /// Whether argument `position` of `callee` carries a copy barrier (and a hidden pipeline
     /// parameter after it).
     pub(super) fn carries_barrier(&self, callee: Instance<'tcx>, position: usize) -> bool {
-        self.barrier_params.get(&callee).and_then(|flags| flags.get(position)).copied().unwrap_or(false)
+        carries_at(self.barrier_params, callee, position)
     }
 
     /// The type of a hidden pipeline parameter: a reference to the `Pipeline` value, whose
