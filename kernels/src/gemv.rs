@@ -165,9 +165,6 @@ pub unsafe extern "ptx-kernel" fn gemv_f16(
 /// # Safety
 /// `weights` points to `rows * cols` halves, `x` to `batch * cols` floats and `y` to
 /// `batch * rows` floats of device memory.
-#[kernel_verifier::unverified(
-    reason = "the race check cannot trace the weight and activation row pointers the warps load (kept in arrays handed to helpers) to global memory, nor bound the partial sums' index (`warp * items + item`, runtime sizes) to the dynamic shared memory the launch gives, so those loads are not shown inside the window: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
     weights: *const u16,
@@ -184,9 +181,6 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched(
 ///
 /// # Safety
 /// As [`gemv_f16_batched`].
-#[kernel_verifier::unverified(
-    reason = "the race check cannot trace the weight and activation row pointers the warps load (kept in arrays handed to helpers) to global memory, nor bound the partial sums' index (`warp * items + item`, runtime sizes) to the dynamic shared memory the launch gives, so those loads are not shown inside the window: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemv_f16_batched_1(
     weights: *const u16,
@@ -203,9 +197,6 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched_1(
 ///
 /// # Safety
 /// As [`gemv_f16_batched`].
-#[kernel_verifier::unverified(
-    reason = "the race check cannot trace the weight and activation row pointers the warps load (kept in arrays handed to helpers) to global memory, nor bound the partial sums' index (`warp * items + item`, runtime sizes) to the dynamic shared memory the launch gives, so those loads are not shown inside the window: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemv_f16_batched_2(
     weights: *const u16,
@@ -222,9 +213,6 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched_2(
 ///
 /// # Safety
 /// As [`gemv_f16_batched`].
-#[kernel_verifier::unverified(
-    reason = "the race check cannot trace the weight and activation row pointers the warps load (kept in arrays handed to helpers) to global memory, nor bound the partial sums' index (`warp * items + item`, runtime sizes) to the dynamic shared memory the launch gives, so those loads are not shown inside the window: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemv_f16_batched_4(
     weights: *const u16,
@@ -241,9 +229,6 @@ pub unsafe extern "ptx-kernel" fn gemv_f16_batched_4(
 ///
 /// # Safety
 /// As [`gemv_f16_batched`].
-#[kernel_verifier::unverified(
-    reason = "the race check cannot trace the weight and activation row pointers the warps load (kept in arrays handed to helpers) to global memory, nor bound the partial sums' index (`warp * items + item`, runtime sizes) to the dynamic shared memory the launch gives, so those loads are not shown inside the window: not proven by the current model"
-)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn gemv_f16_batched_8(
     weights: *const u16,

@@ -130,6 +130,11 @@ pub const REGISTER_ONLY_ASSEMBLY: &str = "register-only inline assembly";
 /// The description of the device API's own assembly whose meaning the model states.
 pub const MODELLED_ASSEMBLY: &str = "modelled device-API assembly";
 
+/// The description of the placeholder the import puts in a closure's environment for a capture
+/// of a pipeline state: a value of no known content (the state crosses into the closure by the
+/// state calling convention, never through the environment), touching no memory.
+pub const STATE_CAPTURE: &str = "a capture of a pipeline state";
+
 /// The start of the description of a device-API operation the import knows to be outside the
 /// model (cuda-device's raw mbarriers, bulk tensor copies, cluster barriers, a function it has
 /// no entry for): never accounted for, whatever the rest of the description says, and reported
@@ -147,6 +152,7 @@ fn opaque_is_accounted(what: &str) -> bool {
     what == REGISTER_ONLY_ASSEMBLY
         || what == MODELLED_ASSEMBLY
         || what == "dynamic_shared_window_address()"
+        || what == STATE_CAPTURE
         || is_failed_assertion(what)
         || is_local_value(what)
         || is_register_value(what)

@@ -23,7 +23,6 @@
 //! values; at most [`MAX_DIVERGENCE_ROUNDS`] rounds.
 
 use std::cell::{OnceCell, RefCell};
-use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
@@ -60,6 +59,7 @@ use super::block_shape::{BlockShape, enumerated_block, thread_geometry};
 pub(crate) use super::thread_values::{Val, apply_binop, map2, wrap_to};
 
 mod live_stores;
+mod reach;
 
 /// Operations one condition's evaluation may look through, helpers included.
 const MAX_EVAL: u32 = 256;
@@ -312,39 +312,6 @@ impl Roles<'_> {
         true
     }
 
-    /// The threads reaching each block of the scope: the kernel from its entry, each other
-    /// function from the blocks of its calls (`None`: not reached).
-    fn reach_all(&mut self) -> Vec<Option<Reach>> {
-        let index = self.index;
-        let mut reach: Vec<Option<Reach>> = vec![None; index.blocks.len()];
-        for f in 0..index.blocks_of.len() {
-            let Some(entry) = index.entry_block(f) else { continue };
-            let start = if f == 0 {
-                Reach { threads: Threads::all(self.shape.threads()), exact: true }
-            } else {
-                // Callers of later functions are not yet known: inexact.
-                let mut start = Reach { threads: Threads::none(self.shape.threads()), exact: true };
-                for call in &index.callers[f] {
-                    let caller_block = index.block_of_op(index.ops[*call]);
-                    let caller = caller_block.map(|b| index.block_function[b]);
-                    match caller_block.and_then(|b| reach[b].as_ref()) {
-                        Some(found) if caller.is_some_and(|c| c < f) => {
-                            start.threads.union(&found.threads);
-                            start.exact &= found.exact;
-                        }
-                        _ => start.exact = false,
-                    }
-                }
-                if !start.exact {
-                    start.threads = Threads::all(self.shape.threads());
-                }
-                start
-            };
-            self.reach_function(f, entry, start, &mut reach);
-        }
-        reach
-    }
-
     /// Finds the variables whose every store runs on a set of threads the first pass decided
     /// exactly, the sets disjoint (a thread runs at most one store), no store in a loop, every
     /// load of the variable after its stores and reached only by threads that ran one of them,
@@ -412,39 +379,6 @@ impl Roles<'_> {
     /// when the search passes [`MAX_LOOP_SEARCH`] blocks.
     fn reaches(&self, from: usize, to: usize) -> Option<bool> {
         self.index.path_exists(&self.index.succs[from], to, MAX_LOOP_SEARCH, |_| true)
-    }
-
-    /// The worklist over one function's blocks.
-    fn reach_function(&mut self, f: usize, entry: usize, start: Reach, reach: &mut [Option<Reach>]) {
-        let index = self.index;
-        reach[entry] = Some(start);
-        let mut queue = VecDeque::from([entry]);
-        while let Some(b) = queue.pop_front() {
-            let Some(here) = reach[b].clone() else { continue };
-            for (succ, threads, decided) in self.edges(b, &here.threads) {
-                if index.block_function.get(succ) != Some(&f) {
-                    continue;
-                }
-                let incoming = Reach { threads, exact: here.exact && decided };
-                let changed = match &mut reach[succ] {
-                    slot @ None => {
-                        *slot = Some(incoming);
-                        true
-                    }
-                    Some(old) => {
-                        let mut merged = old.clone();
-                        merged.threads.union(&incoming.threads);
-                        merged.exact &= incoming.exact;
-                        let changed = merged != *old;
-                        *old = merged;
-                        changed
-                    }
-                };
-                if changed {
-                    queue.push_back(succ);
-                }
-            }
-        }
     }
 
     /// The successors of block `b` with the threads each edge carries, and whether the branch

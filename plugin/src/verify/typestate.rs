@@ -230,7 +230,7 @@ pub(crate) fn check_ordering(
     gather_from_callees(index, &order, &mut touched, |into, from| into.extend(from.iter().copied()));
     let call_poisons = CallPoisons::of(index, &poisons, &order);
     let copy_loops = CopyLoops::of(ctx, index, threads, &steps, &poisons, &touched);
-    let dispatches = Dispatches::of(ctx, index);
+    let dispatches = Dispatches::of(ctx, index, &steps, &touched);
     let copies = Copies::of(ctx, index, facts, locals, &steps, &access_offsets, &foreign);
     let unfollowed = RefCell::new(BTreeSet::new());
     let uncreated = RefCell::new(BTreeSet::new());
@@ -290,7 +290,8 @@ pub(crate) fn check_ordering(
         not_checked.push(format!(
             "the order of {unfollowed} pipeline operations on a consumer state holding its previous stage \
              (advanced again before that stage's release, or handed to a helper that advances it), or \
-             handed a copy of the state loaded before a store into the copy (which value it is, is not known)"
+             handed a copy of the state loaded before a store into the copy (which value it is, is not known), \
+             or read through a stage pointer computed before a call that may advance the state before the read"
         ));
     }
     let uncreated = uncreated.into_inner().len();
@@ -426,7 +427,7 @@ impl FunctionRun<'_> {
             let ops = if ops.is_empty() { vec![op] } else { ops };
             for op in ops {
                 let number = index.op_number.get(&op).copied();
-                if number.is_some_and(|n| self.dispatches.excuses(index.op_block[n])) {
+                if number.is_some_and(|n| self.dispatches.excuses_finding(index.op_block[n], state)) {
                     continue;
                 }
                 if message == UNCREATED_PATH {

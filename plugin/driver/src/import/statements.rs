@@ -5,6 +5,7 @@ use pliron::r#type::{TypeHandle, Typed};
 use pliron::value::Value;
 use plugin::ir::builder::{FunctionBuilder, SourceLoc};
 use plugin::ir::mir::arith::{BinOpKind, CastKind as IrCast, CmpPredicate};
+use plugin::verify::accounting;
 use rustc_abi::Size;
 use rustc_hir::attrs::lang_items::LangItem;
 use rustc_middle::mir::interpret::{GlobalAlloc, Scalar, alloc_range};
@@ -39,8 +40,10 @@ impl<'tcx> Importer<'_, 'tcx> {
     /// The values an aggregate the import keeps opaque is built from (a closure's captures in
     /// the order of its environment's fields, an array's elements), as the operands of the
     /// opaque operation (so that what a capture holds can be followed into the closure's body);
-    /// none when one cannot be read as a value or names a pipeline state (whose slots the
-    /// closure's own capture rules carry).
+    /// none when one cannot be read as a value. A capture that names a pipeline state is an
+    /// opaque placeholder of its type: the state's slots cross into the closure by the state
+    /// calling convention, never through the environment, and the placeholder keeps the other
+    /// captures at their fields' positions (a closure capturing `&mut state` and `&ring`).
     fn closure_captures(
         &mut self,
         function: &FunctionImport<'_, 'tcx>,
@@ -48,19 +51,22 @@ impl<'tcx> Importer<'_, 'tcx> {
         operands: &[Operand<'tcx>],
         at: &SourceLoc,
     ) -> Vec<Value> {
-        let names_state = operands.iter().any(|operand| {
+        let names_state = |operand: &Operand<'tcx>| {
             operand.place().is_some_and(|place| {
                 function.state_of(place).is_some()
                     || function.references.contains_key(&place.local)
                     || function.state_path(place).is_some_and(|path| !function.states_below(&path).is_empty())
             })
-        });
-        if names_state {
-            return Vec::new();
-        }
+        };
         let mut captures = Vec::with_capacity(operands.len());
         for operand in operands.iter() {
-            match self.operand(function, builder, operand, at) {
+            let value = if names_state(operand) {
+                let ty = self.ir_type(operand.ty(function.body, self.tcx), None);
+                Some(self.opaque(builder, accounting::STATE_CAPTURE, &[], &[ty], at)[0])
+            } else {
+                self.operand(function, builder, operand, at)
+            };
+            match value {
                 Some(value) => captures.push(value),
                 None => return Vec::new(),
             }

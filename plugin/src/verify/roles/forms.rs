@@ -203,12 +203,17 @@ pub(super) fn linear(
     let def = match value.defining_entity() {
         DefiningEntity::Op(def) => def,
         DefiningEntity::Block(_) => {
-            let n = stores.params.iter().position(|p| *p == value)?;
-            return Some(Linear::atom(if stores.function == 0 {
-                Atom::KernelParam(n)
-            } else {
-                Atom::Param(n)
-            }));
+            if let Some(n) = stores.params.iter().position(|p| *p == value) {
+                return Some(Linear::atom(if stores.function == 0 {
+                    Atom::KernelParam(n)
+                } else {
+                    Atom::Param(n)
+                }));
+            }
+            // A kernel parameter met in a helper's terms (the `tiles` the kernel stored in a
+            // struct it handed down by value): the same value in every function.
+            let n = stores.kernel(ctx).params.iter().position(|p| *p == value)?;
+            return Some(Linear::atom(Atom::KernelParam(n)));
         }
     };
     if let Some(constant) = Operation::get_op::<ConstIntOp>(def, ctx) {

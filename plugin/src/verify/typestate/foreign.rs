@@ -5,7 +5,10 @@
 //! the state's current value is asked where it is known: at each call, in the function that
 //! computed the pointer, leading to the access. A pointer computed before the loop and read by a
 //! closure called on every tile names the first tile's stage on all of them (blind round 23's
-//! `r23_clo_bad_captured_stage`).
+//! `r23_clo_bad_captured_stage`). Where the call's callee may itself advance the state (a loop
+//! helper running a closure that waits, reads and advances), an access below it may come after
+//! such an advance, reading an older stage than the one held: not followed (undecided), since
+//! the order inside the callee is not known here (blind round 31's `r31_hof_bad_captured_stage`).
 //!
 //! Cost: one pass over the accesses, then per function (callees first) one pass over its calls,
 //! each adding the callee's open accesses: linear in the accesses times the call depth.
@@ -19,7 +22,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::super::{
     Rule,
-    facts::StateId,
+    facts::{KEEP, StateId},
     index::ScopeIndex,
     protocol::{Step, Typestate, stale_versions},
 };
@@ -126,6 +129,19 @@ impl FunctionRun<'_> {
         for access in self.foreign[callee].iter().filter(|access| access.home == self.function) {
             let Some(&i) = self.slots.of.get(&access.state) else { continue };
             let before = row[i];
+            // A callee that may advance the state (a loop helper running a closure that waits,
+            // reads and advances) may read through the pointer after an advance: the pointer
+            // then names an older stage than the one held (the first tile's stage read on every
+            // tile). Which comes first below the call is not followed.
+            let advances_below = self.summaries[callee].as_ref().is_none_or(|summary| {
+                summary.get(&access.state).is_some_and(|effects| {
+                    effects.iter().flatten().any(|effect| effect.out.current & !KEEP != 0)
+                })
+            });
+            if before.bits != 0 && advances_below {
+                self.not_followed(n);
+                continue;
+            }
             // The callee judged the access as the current value's (a summary starts from any
             // value): where the index was taken from a copy that is, or may be, the previous
             // value, the access reads another stage than the one it was judged on.
