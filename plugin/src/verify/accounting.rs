@@ -436,12 +436,16 @@ pub(crate) fn call_gaps(
         // rules judge at the call like a load of the stage (in a helper: at the helper's
         // call), when the view is one of a stage, a local or a kernel parameter.
         let reader = is_view_reader(&callee);
-        let unsafe_address = operands.iter().any(|operand| {
-            let mut budget = ORIGIN_BUDGET;
-            let mut placement_budget = PLACEMENT_BUDGET;
-            !outside_shared(ctx, index, locals, *operand, &mut budget)
-                && !(reader && placer.placed(*operand, &mut placement_budget))
-        });
+        // A panic (`core::panicking::panic_fmt` formatting its message) never returns: the
+        // panic handler traps and the launch ends, so what it reads cannot reach a result.
+        let panics = callee.starts_with(PANICKING);
+        let unsafe_address = !panics
+            && operands.iter().any(|operand| {
+                let mut budget = ORIGIN_BUDGET;
+                let mut placement_budget = PLACEMENT_BUDGET;
+                !outside_shared(ctx, index, locals, *operand, &mut budget)
+                    && !(reader && placer.placed(*operand, &mut placement_budget))
+            });
         let why = if stateful {
             "is handed a value computed from a pipeline state, which the verifier cannot follow through it"
         } else if unsafe_address {
@@ -457,8 +461,8 @@ pub(crate) fn call_gaps(
 }
 
 /// Whether `value` provably carries no address into shared memory: it is a number, or a pointer
-/// to a local of its function (`mir.alloca`) or into a kernel parameter (global memory, by the
-/// launch contract), through offsets, fields, pointer casts, standard-library views and what
+/// to a local of its function (`mir.alloca`), to a string literal, or into a kernel parameter
+/// (global memory, by the launch contract), through offsets, fields, pointer casts, standard-library views and what
 /// was stored into a local; an aggregate likewise by what it was built or stored from.
 fn outside_shared(
     ctx: &Context,
@@ -508,6 +512,14 @@ fn outside_shared(
                         && stored.iter().all(|value| outside_shared(ctx, index, locals, *value, budget))
                 });
             }
+            // A string literal (a panic message handed to `core::fmt::Arguments::from_str`) is a
+            // constant allocation of the module, never shared memory.
+            if Operation::get_op::<OpaqueOp>(def, ctx)
+                .and_then(|opaque| opaque.what(ctx))
+                .is_some_and(|what| what.starts_with(STRING_LITERAL))
+            {
+                return true;
+            }
             let view = Operation::get_op::<CallOp>(def, ctx)
                 .and_then(|call| call.callee(ctx))
                 .is_some_and(|callee| is_memory_view(callee.as_ref()));
@@ -533,6 +545,12 @@ fn everything_held_in(
     }
     locals.carried_in(ctx, local).is_some_and(|held| held.into_iter().all(|value| judge(value, budget)))
 }
+
+/// The path prefix of the standard library's panic entry points, as the import names callees.
+const PANICKING: &str = "core__panicking__";
+
+/// How the import describes a string literal operand (`constant const "Constraint_Error"`).
+const STRING_LITERAL: &str = "constant const \"";
 
 /// Definitions looked through for a value's origin.
 const ORIGIN_BUDGET: u32 = 32;
