@@ -173,7 +173,7 @@ pub(crate) fn is_failed_assertion(what: &str) -> bool {
 /// one (`PtrMetadata(copy (*_3))`) is an access the rules must place.
 pub(crate) fn is_register_value(what: &str) -> bool {
     const REGISTER_FORMS: &[&str] =
-        &["UbChecks", "assume(", "PtrMetadata(", "argument const ", "constant const \""];
+        &["UbChecks", "assume(", "PtrMetadata(", "argument const ", STRING_LITERAL];
     let dereferences = what.contains("(*") || what.contains("*_");
     REGISTER_FORMS.iter().any(|form| what.starts_with(form)) && !dereferences
 }
@@ -462,8 +462,9 @@ pub(crate) fn call_gaps(
 
 /// Whether `value` provably carries no address into shared memory: it is a number, or a pointer
 /// to a local of its function (`mir.alloca`), to a string literal, or into a kernel parameter
-/// (global memory, by the launch contract), through offsets, fields, pointer casts, standard-library views and what
-/// was stored into a local; an aggregate likewise by what it was built or stored from.
+/// (global memory, by the launch contract), through offsets, fields, pointer casts,
+/// standard-library views and what was stored into a local; an aggregate likewise by what it
+/// was built or stored from.
 fn outside_shared(
     ctx: &Context,
     index: &ScopeIndex,

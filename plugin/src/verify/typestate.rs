@@ -131,6 +131,14 @@ struct Effect {
     violations: Vec<Found>,
 }
 
+impl Effect {
+    /// Whether some path through the function advances the state (a version of its own in
+    /// `current`, beside or instead of [`KEEP`]).
+    fn advances(&self) -> bool {
+        self.out.current & !KEEP != 0
+    }
+}
+
 /// A function's summary: for each typestate bit a state may enter in, the effect on every
 /// state the function touches (its own steps and its callees'). Computed once per function,
 /// applied at each of its calls: the cost is a constant factor (8 runs) over one run.
@@ -529,7 +537,7 @@ impl FunctionRun<'_> {
                     | if effect.out.current & KEEP != 0 { before.current } else { 0 };
                 // A held previous stage is followed through a helper only where the helper
                 // neither advances the state nor leaves a stage of its own held.
-                let advances = effect.out.current & !KEEP != 0;
+                let advances = effect.advances();
                 if effect.out.holds & HOLDS_PREVIOUS != 0 || (before.holds & HOLDS_PREVIOUS != 0 && advances)
                 {
                     if let Some(&n) = reporter.index.op_number.get(&call) {

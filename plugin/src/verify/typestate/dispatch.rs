@@ -52,7 +52,7 @@ impl Dispatches {
         let cycles = index.cycles();
         let mut loops: Vec<usize> = Vec::new();
         // Helpers that dispatch one message per call from a caller's loop (an actor's `handle`).
-        let mut handlers: Vec<usize> = Vec::new();
+        let mut handlers: FxHashSet<usize> = FxHashSet::default();
         for b in 0..index.blocks.len() {
             let Some(last) = index.ops_of_block[b].clone().last().map(|n| index.ops[n]) else { continue };
             if Operation::get_op::<SwitchOp>(last, ctx).is_none() {
@@ -74,11 +74,8 @@ impl Dispatches {
                 if !loops.iter().any(|l| cycles.together(*l, b)) {
                     loops.push(b);
                 }
-            } else if f != 0
-                && index.callers[f].iter().any(|call| cycles.on_cycle(index.op_block[*call]))
-                && !handlers.contains(&f)
-            {
-                handlers.push(f);
+            } else if f != 0 && index.callers[f].iter().any(|call| cycles.on_cycle(index.op_block[*call])) {
+                handlers.insert(f);
             }
         }
         let mut blocks: FxHashSet<usize> =

@@ -22,11 +22,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::super::{
     Rule,
-    facts::{KEEP, StateId},
+    facts::StateId,
     index::ScopeIndex,
     protocol::{Step, Typestate, stale_versions},
 };
-use super::{Found, FunctionRun, calls_in};
+use super::{Effect, Found, FunctionRun, calls_in};
 
 /// A stage access in a function (or below it) whose stage pointer's offset comes from a state's
 /// index computed in function `home`, not yet checked against the state's value there.
@@ -129,25 +129,25 @@ impl FunctionRun<'_> {
         for access in self.foreign[callee].iter().filter(|access| access.home == self.function) {
             let Some(&i) = self.slots.of.get(&access.state) else { continue };
             let before = row[i];
+            if before.bits == 0 {
+                continue;
+            }
             // A callee that may advance the state (a loop helper running a closure that waits,
             // reads and advances) may read through the pointer after an advance: the pointer
             // then names an older stage than the one held (the first tile's stage read on every
             // tile). Which comes first below the call is not followed.
             let advances_below = self.summaries[callee].as_ref().is_none_or(|summary| {
-                summary.get(&access.state).is_some_and(|effects| {
-                    effects.iter().flatten().any(|effect| effect.out.current & !KEEP != 0)
-                })
+                summary
+                    .get(&access.state)
+                    .is_some_and(|effects| effects.iter().flatten().any(Effect::advances))
             });
-            if before.bits != 0 && advances_below {
+            if advances_below {
                 self.not_followed(n);
                 continue;
             }
             // The callee judged the access as the current value's (a summary starts from any
             // value): where the index was taken from a copy that is, or may be, the previous
             // value, the access reads another stage than the one it was judged on.
-            if before.bits == 0 {
-                continue;
-            }
             if !stale_versions(before.current, self.facts.versions(access.offset)) {
                 let source = self.copies.source_at_call(n, access.offset);
                 if source.may_be_previous(&before) {
