@@ -12,19 +12,21 @@
 //! assigned once (never borrowed, never a parameter) from constants by a copy, a comparison, a
 //! bitwise or wrapping arithmetic operation, a negation or an integer cast, or the
 //! discriminant of a local assigned once from a constant of an enum (a `match` on a `const`
-//! item selecting a variant of the code). Anything else keeps its branch.
+//! item selecting a variant of the code), or a field of a tuple or struct built once and never
+//! borrowed or changed in part (`let (rows, lanes) = if SPLIT { (1, warps) } else { (warps, 1) }`
+//! once the constant has cut one arm off). Anything else keeps its branch.
 
 use std::rc::Rc;
 
 use rustc_data_structures::fx::FxHashMap;
 use rustc_index::IndexVec;
 use rustc_middle::mir::{
-    BasicBlock, BinOp, Body, CastKind, Local, Operand, Rvalue, START_BLOCK, StatementKind, TerminatorKind,
-    UnOp,
+    AggregateKind, BasicBlock, BinOp, Body, CastKind, Local, Operand, ProjectionElem, Rvalue, START_BLOCK,
+    StatementKind, TerminatorKind, UnOp,
 };
 use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt, TypingEnv};
 
-use crate::single_assignment::{single_assignment_locals, unchanged_parameters};
+use crate::single_assignment::LocalUses;
 
 /// Folds the switches `body` decides and empties the blocks they cut off; returns how many
 /// blocks were emptied.
@@ -163,27 +165,41 @@ impl Scalar {
 pub(crate) struct Evaluator<'a, 'tcx> {
     tcx: TyCtxt<'tcx>,
     definitions: IndexVec<Local, Option<&'a Rvalue<'tcx>>>,
+    /// The fields of the tuples and structs assigned once as a whole, never borrowed or changed
+    /// in part: what that assignment put in each.
+    aggregates: FxHashMap<Local, &'a IndexVec<rustc_abi::FieldIdx, Operand<'tcx>>>,
     /// Locals evaluated so far; `None` also marks one being evaluated (a cycle gives up).
     values: FxHashMap<Local, Option<Scalar>>,
 }
 
 impl<'a, 'tcx> Evaluator<'a, 'tcx> {
     pub(crate) fn new(tcx: TyCtxt<'tcx>, body: &'a Body<'tcx>, arguments: &FxHashMap<Local, Scalar>) -> Self {
-        let single = single_assignment_locals(body);
+        let uses = LocalUses::of(body);
+        let single = uses.single_assignment_locals();
+        let whole_once = uses.single_assignment_aggregates();
         let mut definitions = IndexVec::from_elem(None, &body.local_decls);
+        let mut aggregates = FxHashMap::default();
         for statement in body.basic_blocks.iter().flat_map(|data| &data.statements) {
-            if let StatementKind::Assign(assign) = &statement.kind
-                && assign.0.projection.is_empty()
-                && single[assign.0.local]
+            let StatementKind::Assign(assign) = &statement.kind else { continue };
+            let (place, rvalue) = &**assign;
+            if !place.projection.is_empty() {
+                continue;
+            }
+            if single[place.local] {
+                definitions[place.local] = Some(rvalue);
+            } else if whole_once[place.local]
+                && let Rvalue::Aggregate(kind, fields) = rvalue
+                && is_tuple_or_struct(tcx, kind)
             {
-                definitions[assign.0.local] = Some(&assign.1);
+                aggregates.insert(place.local, fields);
             }
         }
-        let values = unchanged_parameters(body)
+        let values = uses
+            .unchanged_parameters()
             .into_iter()
             .filter_map(|parameter| arguments.get(&parameter).map(|value| (parameter, Some(*value))))
             .collect();
-        Evaluator { tcx, definitions, values }
+        Evaluator { tcx, definitions, aggregates, values }
     }
 
     pub(crate) fn operand(&mut self, operand: &Operand<'tcx>) -> Option<Scalar> {
@@ -193,9 +209,14 @@ impl<'a, 'tcx> Evaluator<'a, 'tcx> {
                 let bits = constant.const_.try_eval_bits(self.tcx, TypingEnv::fully_monomorphized())?;
                 Some(Scalar::of(bits, width, signed))
             }
-            Operand::Copy(place) | Operand::Move(place) if place.projection.is_empty() => {
-                self.local(place.local)
-            }
+            Operand::Copy(place) | Operand::Move(place) => match place.projection.as_slice() {
+                [] => self.local(place.local),
+                [ProjectionElem::Field(field, _)] => {
+                    let fields = *self.aggregates.get(&place.local)?;
+                    self.operand(fields.get(*field)?)
+                }
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -263,6 +284,18 @@ impl<'a, 'tcx> Evaluator<'a, 'tcx> {
             ty::Uint(uint) => Some((uint.bit_width().map_or(pointer, |bits| bits as u32), false)),
             _ => None,
         }
+    }
+}
+
+/// Whether an aggregate is a tuple or a struct: its operands are its fields, in order (an
+/// enum's variant or a union's active field is not).
+fn is_tuple_or_struct(tcx: TyCtxt<'_>, kind: &AggregateKind<'_>) -> bool {
+    match kind {
+        AggregateKind::Tuple => true,
+        AggregateKind::Adt(def, _, _, _, active_field) => {
+            active_field.is_none() && tcx.adt_def(*def).is_struct()
+        }
+        _ => false,
     }
 }
 

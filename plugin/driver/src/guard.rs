@@ -59,7 +59,16 @@ pub fn needs_import<'tcx>(tcx: TyCtxt<'tcx>, scope: &KernelScope<'tcx>, shared: 
     false
 }
 
-/// Basic blocks of a scope's MIR: the size a skipped scope is reported with.
+/// Basic blocks of a scope's MIR that some path may run: the size a skipped scope is reported
+/// with. The blocks the pruning of decided branches emptied (no statements, `unreachable`) are
+/// not counted: no execution reaches them.
 pub fn mir_blocks(scope: &KernelScope<'_>) -> usize {
-    scope.functions.iter().map(|function| function.body.basic_blocks.len()).sum()
+    scope
+        .functions
+        .iter()
+        .flat_map(|function| function.body.basic_blocks.iter())
+        .filter(|block| {
+            !(block.statements.is_empty() && matches!(block.terminator().kind, TerminatorKind::Unreachable))
+        })
+        .count()
 }

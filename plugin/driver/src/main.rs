@@ -49,6 +49,7 @@ mod settings;
 mod single_assignment;
 mod spaces;
 mod threaded_dispatch;
+mod unused_device_reads;
 
 use std::path::Path;
 use std::process::ExitCode;

@@ -35,6 +35,7 @@ use crate::constant_arguments::prune_by_agreed_arguments;
 use crate::decided_branches::prune_decided_branches;
 use crate::device_api::{CUDA_DEVICE_CRATE, DeviceOp};
 use crate::threaded_dispatch::thread_dispatches;
+use crate::unused_device_reads::drop_unused_device_reads;
 
 /// Crates whose functions are never followed into: their bodies are the toolchain's, and
 /// calls to them stay ordinary calls in the imported IR.
@@ -109,6 +110,8 @@ fn prepare<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Prepared
     if thread_dispatches(tcx, &mut body) > 0 {
         emptied += prune_decided_branches(tcx, &mut body);
     }
+    // What the folded branches held may have been the only use of a shared-memory base.
+    drop_unused_device_reads(tcx, &mut body, &|func_ty| resolve_callee(tcx, func_ty));
     let callees = followed_callees(tcx, &body);
     Some(Prepared { body: Rc::new(body), emptied, callees })
 }

@@ -8,31 +8,68 @@ use rustc_middle::mir::{self, Body, Local, Place, ProjectionElem};
 /// never borrows, projects into or reads through anything but a deref; parameters and the
 /// return place are not among them.
 pub(crate) fn single_assignment_locals(body: &Body<'_>) -> IndexVec<Local, bool> {
-    let uses = Uses::of(body);
-    body.local_decls
-        .indices()
-        .map(|local| {
-            !is_parameter_or_return(body, local) && uses.assignments[local] == 1 && !uses.disqualified[local]
-        })
-        .collect()
+    LocalUses::of(body).single_assignment_locals()
 }
 
-/// The parameters the body never assigns, borrows or projects into: each holds, wherever it is
-/// read, the argument its call handed it.
-pub(crate) fn unchanged_parameters(body: &Body<'_>) -> Vec<Local> {
-    let uses = Uses::of(body);
-    body.args_iter().filter(|local| uses.assignments[*local] == 0 && !uses.disqualified[*local]).collect()
+/// How a body uses its locals, read once for the questions below.
+pub(crate) struct LocalUses<'a, 'tcx> {
+    body: &'a Body<'tcx>,
+    uses: Uses,
+}
+
+impl<'a, 'tcx> LocalUses<'a, 'tcx> {
+    pub(crate) fn of(body: &'a Body<'tcx>) -> Self {
+        LocalUses { body, uses: Uses::of(body) }
+    }
+
+    /// See [`single_assignment_locals`].
+    pub(crate) fn single_assignment_locals(&self) -> IndexVec<Local, bool> {
+        let uses = &self.uses;
+        self.body
+            .local_decls
+            .indices()
+            .map(|local| self.assigned_once(local) && !uses.fields_read[local])
+            .collect()
+    }
+
+    /// The locals MIR assigns exactly once, as a whole, and never borrows or changes in part,
+    /// whose fields may be read (`let (a, b) = if C { (x, 1) } else { (y, 2) }`, once the
+    /// constant `C` has cut one arm off): each field holds, wherever it is read, what that one
+    /// assignment put there.
+    pub(crate) fn single_assignment_aggregates(&self) -> IndexVec<Local, bool> {
+        self.body.local_decls.indices().map(|local| self.assigned_once(local)).collect()
+    }
+
+    /// The parameters the body never assigns, borrows or projects into: each holds, wherever
+    /// it is read, the argument its call handed it.
+    pub(crate) fn unchanged_parameters(&self) -> Vec<Local> {
+        let uses = &self.uses;
+        self.body
+            .args_iter()
+            .filter(|local| {
+                uses.assignments[*local] == 0 && !uses.disqualified[*local] && !uses.fields_read[*local]
+            })
+            .collect()
+    }
+
+    fn assigned_once(&self, local: Local) -> bool {
+        !is_parameter_or_return(self.body, local)
+            && self.uses.assignments[local] == 1
+            && !self.uses.disqualified[local]
+    }
 }
 
 fn is_parameter_or_return(body: &Body<'_>, local: Local) -> bool {
     local.as_usize() <= body.arg_count
 }
 
-/// How each local of a body is used: its whole assignments, and whether it is ever borrowed or
-/// reached through a projection other than a deref.
+/// How each local of a body is used: its whole assignments, whether it is ever borrowed, changed
+/// in part or reached through a projection other than a deref or a field read, and whether a
+/// field of it is read.
 struct Uses {
     assignments: IndexVec<Local, u32>,
     disqualified: IndexVec<Local, bool>,
+    fields_read: IndexVec<Local, bool>,
 }
 
 impl Uses {
@@ -41,6 +78,7 @@ impl Uses {
         let mut uses = Uses {
             assignments: IndexVec::from_elem(0, &body.local_decls),
             disqualified: IndexVec::from_elem(false, &body.local_decls),
+            fields_read: IndexVec::from_elem(false, &body.local_decls),
         };
         uses.visit_body(body);
         uses
@@ -66,9 +104,16 @@ impl<'tcx> mir::visit::Visitor<'tcx> for Uses {
         if context.is_borrow() || context.is_address_of() {
             self.disqualified[local] = true;
         }
-        let first = place.projection.first();
-        if first.is_some() && first != Some(&ProjectionElem::Deref) {
-            self.disqualified[local] = true;
+        match place.projection.first() {
+            None | Some(ProjectionElem::Deref) => {}
+            // A read of a field (a copy, a move or a debugger's view; not a borrow of it, nor
+            // a write into it).
+            Some(ProjectionElem::Field(..))
+                if !context.is_mutating_use() && !context.is_borrow() && !context.is_address_of() =>
+            {
+                self.fields_read[local] = true;
+            }
+            Some(_) => self.disqualified[local] = true,
         }
         self.super_place(place, context, location);
     }
