@@ -15,7 +15,7 @@ use super::{
     Gap, GapKind, Rejection, Rule, ScopeAnalysis, ScopeReport, ScopeStatus, accounting, dataflow,
     facts::{DISTINCT_VERSIONS, FactStore, FactTable},
     index::{OpClass, ScopeIndex, is_semantic},
-    init_order, layout, operands, races, roles,
+    init_order, layout, operands, races, recursion, roles,
     rules::{self, Reporter},
     thread_model::SharedThreadModel,
     threads, typestate, wgmma,
@@ -261,6 +261,7 @@ pub(crate) fn analyze_with(
     super::phases::end("layout");
     report.gaps = operation_gaps;
     report.gaps.extend(accounting::call_gaps(ctx, &index, &*store, &locals, &returns));
+    report.gaps.extend(recursion::recursion_gaps(ctx, &index));
     let memory = accounting::memory_gaps(ctx, &index, &*store, &locals, &returns);
     report.gaps.extend(races::shared_order_gaps(&mut reporter, &locals, &memory.shared, &thread_model));
     let (beside_gaps, beside_layout) =

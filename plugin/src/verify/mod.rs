@@ -43,6 +43,7 @@ pub(crate) mod pipeline_calls;
 pub(crate) mod progression;
 pub(crate) mod protocol;
 pub(crate) mod races;
+pub(crate) mod recursion;
 pub(crate) mod roles;
 pub(crate) mod rules;
 pub(crate) mod store_table;
