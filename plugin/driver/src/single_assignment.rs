@@ -118,3 +118,40 @@ impl<'tcx> mir::visit::Visitor<'tcx> for Uses {
         self.super_place(place, context, location);
     }
 }
+
+/// Per local: how many times the body mentions it (any use but a storage marker: a write, a
+/// read, a borrow, a drop, a debugger's view), how many of those mentions run (the debugger's
+/// views and drop hints aside), and whether it is ever borrowed.
+pub(crate) struct LocalMentions {
+    pub count: IndexVec<Local, usize>,
+    pub running: IndexVec<Local, usize>,
+    pub borrowed: IndexVec<Local, bool>,
+}
+
+impl LocalMentions {
+    pub(crate) fn of(body: &Body<'_>) -> LocalMentions {
+        use rustc_middle::mir::visit::Visitor;
+        let mut mentions = LocalMentions {
+            count: IndexVec::from_elem(0, &body.local_decls),
+            running: IndexVec::from_elem(0, &body.local_decls),
+            borrowed: IndexVec::from_elem(false, &body.local_decls),
+        };
+        mentions.visit_body(body);
+        mentions
+    }
+}
+
+impl<'tcx> mir::visit::Visitor<'tcx> for LocalMentions {
+    fn visit_local(&mut self, local: Local, context: mir::visit::PlaceContext, _: mir::Location) {
+        if context.is_storage_marker() {
+            return;
+        }
+        self.count[local] += 1;
+        if context.is_use() {
+            self.running[local] += 1;
+        }
+        if context.is_borrow() || context.is_address_of() {
+            self.borrowed[local] = true;
+        }
+    }
+}

@@ -21,7 +21,6 @@
 //! at most [`MAX_HOPS`] short blocks.
 
 use rustc_data_structures::fx::FxHashMap;
-use rustc_index::IndexVec;
 use rustc_middle::mir::visit::{PlaceContext, Visitor};
 use rustc_middle::mir::{
     AggregateKind, BasicBlock, Body, Local, Location, Operand, Rvalue, StatementKind, TerminatorKind,
@@ -29,6 +28,7 @@ use rustc_middle::mir::{
 use rustc_middle::ty::{TyCtxt, TypingEnv};
 
 use crate::decided_branches::empty_unreached_blocks;
+use crate::single_assignment::LocalMentions;
 
 /// Blocks passed on the way from a store to its dispatch.
 const MAX_HOPS: usize = 8;
@@ -78,7 +78,7 @@ struct Dispatch {
 /// The blocks of `body` whose only work is `d = discriminant(s); switchInt(d)`, `s` a local
 /// never borrowed and `d` used by that switch alone.
 fn dispatch_blocks(body: &Body<'_>) -> FxHashMap<BasicBlock, Dispatch> {
-    let uses = Uses::of(body);
+    let uses = LocalMentions::of(body);
     let mut found = FxHashMap::default();
     for (block, data) in body.basic_blocks.iter_enumerated() {
         let TerminatorKind::SwitchInt { discr: Operand::Copy(read) | Operand::Move(read), .. } =
@@ -198,35 +198,6 @@ fn variant_of<'tcx>(tcx: TyCtxt<'tcx>, ty: rustc_middle::ty::Ty<'tcx>, value: &R
         _ => return None,
     };
     ty.discriminant_for_variant(tcx, variant).map(|discriminant| discriminant.val)
-}
-
-/// Per local: how many times the body mentions it, and whether it is ever borrowed.
-struct Uses {
-    count: IndexVec<Local, usize>,
-    borrowed: IndexVec<Local, bool>,
-}
-
-impl Uses {
-    fn of(body: &Body<'_>) -> Uses {
-        let mut uses = Uses {
-            count: IndexVec::from_elem(0, &body.local_decls),
-            borrowed: IndexVec::from_elem(false, &body.local_decls),
-        };
-        uses.visit_body(body);
-        uses
-    }
-}
-
-impl<'tcx> Visitor<'tcx> for Uses {
-    fn visit_local(&mut self, local: Local, context: PlaceContext, _: Location) {
-        if context.is_storage_marker() {
-            return;
-        }
-        self.count[local] += 1;
-        if context.is_borrow() || context.is_address_of() {
-            self.borrowed[local] = true;
-        }
-    }
 }
 
 /// The locals a statement writes (any part of them).

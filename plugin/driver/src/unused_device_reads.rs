@@ -6,12 +6,11 @@
 //! scope with nothing else tied to the protocol is skipped before it is imported, as any scope
 //! without shared memory is. A read whose value is used anywhere, even only stored, stays.
 
-use rustc_index::IndexVec;
-use rustc_middle::mir::visit::{PlaceContext, Visitor};
-use rustc_middle::mir::{Body, Local, Location, TerminatorKind};
+use rustc_middle::mir::{Body, TerminatorKind};
 use rustc_middle::ty::{Instance, Ty, TyCtxt};
 
 use crate::device_api::DeviceOp;
+use crate::single_assignment::LocalMentions;
 
 /// Replaces each call of a device-API read whose result no statement or terminator uses by a
 /// jump to its return block; returns how many it dropped. `resolve` gives the instance a call
@@ -21,7 +20,7 @@ pub fn drop_unused_device_reads<'tcx>(
     body: &mut Body<'tcx>,
     resolve: &dyn Fn(Ty<'tcx>) -> Option<Instance<'tcx>>,
 ) -> usize {
-    let uses = UseCounts::of(body);
+    let mentions = LocalMentions::of(body);
     let mut unused = Vec::new();
     for (block, data) in body.basic_blocks.iter_enumerated() {
         let TerminatorKind::Call { func, destination, target: Some(target), .. } = &data.terminator().kind
@@ -35,8 +34,9 @@ pub fn drop_unused_device_reads<'tcx>(
                 Some(DeviceOp::DynamicSharedBase | DeviceOp::DynamicSharedWindow)
             )
         });
-        // The call's destination is the local's one use: nothing reads what it wrote.
-        if is_read && uses.0[local] == 1 && local.as_usize() > body.arg_count {
+        // The call's destination is the local's one mention that runs: nothing reads what it
+        // wrote (a debugger's view of it reads nothing at run time).
+        if is_read && mentions.running[local] == 1 && local.as_usize() > body.arg_count {
             unused.push((block, *target));
         }
     }
@@ -44,24 +44,4 @@ pub fn drop_unused_device_reads<'tcx>(
         body.basic_blocks_mut()[*block].terminator_mut().kind = TerminatorKind::Goto { target: *target };
     }
     unused.len()
-}
-
-/// How many times each local is used (written, read, borrowed or dropped), storage markers and
-/// debugger views aside.
-struct UseCounts(IndexVec<Local, u32>);
-
-impl UseCounts {
-    fn of(body: &Body<'_>) -> UseCounts {
-        let mut counts = UseCounts(IndexVec::from_elem(0, &body.local_decls));
-        counts.visit_body(body);
-        counts
-    }
-}
-
-impl<'tcx> Visitor<'tcx> for UseCounts {
-    fn visit_local(&mut self, local: Local, context: PlaceContext, _: Location) {
-        if context.is_use() {
-            self.0[local] += 1;
-        }
-    }
 }
