@@ -80,30 +80,48 @@ pub(crate) fn check_init_order(reporter: &mut Reporter, thread_model: &SharedThr
     if let Some(gap) = check_init_runs(reporter, thread_model) {
         return Some(gap);
     }
-    // Callee-first summaries; a function in a call cycle is summarised as "anything may hold".
-    let mut summaries: Vec<Option<Summary>> = vec![None; index.functions.len()];
-    let (order, _) = callee_first(index);
-    for &f in &order {
-        let summary = Bits::ALL
-            .into_iter()
-            .map(|entry| (entry, run(ctx, index, f, entry, &summaries, None).0))
-            .collect();
-        summaries[f] = Some(summary);
+    // Callee-first summaries. Every summary starts at "no path returns" and grows: where calls
+    // form a cycle (a recursion), the functions are summarised again until nothing moves, the
+    // least fixpoint, which is the join over every depth the recursion can end at. Without a
+    // cycle, the first pass is final.
+    let (order, cycles) = callee_first(index);
+    let unreached: Summary = Bits::ALL.into_iter().map(|entry| (entry, Bits::UNREACHED)).collect();
+    let mut summaries: Vec<Summary> = vec![unreached; index.functions.len()];
+    loop {
+        let mut moved = false;
+        for &f in &order {
+            let summary: Summary = Bits::ALL
+                .into_iter()
+                .map(|entry| (entry, run(ctx, index, f, entry, &summaries, None).0))
+                .collect();
+            moved |= summary != summaries[f];
+            summaries[f] = summary;
+        }
+        if !moved || cycles.is_empty() {
+            break;
+        }
     }
     // Caller-first entry bits: the kernel, and any function no call of the scope reaches (a
-    // closure run by a standard-library function), start with nothing initialised.
+    // closure run by a standard-library function), start with nothing initialised. A recursive
+    // call joins into a function already walked: the walk repeats until no entry moves.
     let mut entry: Vec<Bits> = (0..index.functions.len())
         .map(|f| if f == 0 || index.callers[f].is_empty() { Bits::ENTRY } else { Bits::UNREACHED })
         .collect();
-    let mut found = Vec::new();
-    for &f in order.iter().rev() {
-        let mut at_calls = Vec::new();
-        let (_, uses) = run(ctx, index, f, entry[f], &summaries, Some(&mut at_calls));
-        for (callee, bits) in at_calls {
-            entry[callee] = entry[callee].join(bits);
+    let found = loop {
+        let mut found = Vec::new();
+        let before = entry.clone();
+        for &f in order.iter().rev() {
+            let mut at_calls = Vec::new();
+            let (_, uses) = run(ctx, index, f, entry[f], &summaries, Some(&mut at_calls));
+            for (callee, bits) in at_calls {
+                entry[callee] = entry[callee].join(bits);
+            }
+            found.extend(uses);
         }
-        found.extend(uses);
-    }
+        if entry == before {
+            break found;
+        }
+    };
     for op in found {
         reporter.reject(
             Rule::PipelineInit,
@@ -170,7 +188,7 @@ fn run(
     index: &ScopeIndex,
     f: usize,
     entry: Bits,
-    summaries: &[Option<Summary>],
+    summaries: &[Summary],
     mut at_calls: Option<&mut Vec<(usize, Bits)>>,
 ) -> (Bits, Vec<Ptr<Operation>>) {
     let Some(first) = index.entry_block(f) else { return (entry, Vec::new()) };
@@ -224,7 +242,7 @@ fn transfer(
     index: &ScopeIndex,
     b: usize,
     mut bits: Bits,
-    summaries: &[Option<Summary>],
+    summaries: &[Summary],
     mut uses: Option<&mut Vec<Ptr<Operation>>>,
     mut at_calls: Option<&mut Vec<(usize, Bits)>>,
 ) -> Bits {
@@ -245,11 +263,7 @@ fn transfer(
             if let Some(calls) = at_calls.as_deref_mut() {
                 calls.push((callee, bits));
             }
-            bits = match &summaries[callee] {
-                Some(summary) => summary[&bits],
-                // A call closing a cycle: nothing is known after it.
-                None => Bits { may_init: true, published: false },
-            };
+            bits = summaries[callee][&bits];
         } else if PipelineKind::of(ctx, op).is_some_and(|kind| kind != PipelineKind::Advance)
             && !bits.published
             && let Some(uses) = uses.as_deref_mut()

@@ -44,7 +44,7 @@ use super::{
 };
 use crate::ir::mir::{
     arith::{BinOp, BinOpKind, CastKind, CastOp, CmpOp, CmpPredicate},
-    control::{CallOp, CondBrOp},
+    control::CallOp,
     memory::{LoadOp, StoreOp, counted},
 };
 use crate::verify::locals::{loads_place, local_slot};
@@ -52,8 +52,12 @@ use crate::verify::locals::{loads_place, local_slot};
 pub(crate) use super::store_table::Place;
 
 mod carry_free;
+mod loop_tests;
+mod table;
 pub(crate) use carry_free::reduction_modulus;
 use carry_free::{disjoint_bits_sum, divided};
+pub(crate) use table::CounterId;
+use table::{Table, summed_tables, tabulated};
 
 /// Uniform variables read as given values (`crate::verify::symbols`): the value each of their
 /// loads reads (for a variable known only modulo a power of two, the residue, with the modulus
@@ -91,28 +95,55 @@ pub(crate) enum Count {
 pub(crate) struct Term {
     pub stride: i64,
     pub count: Count,
+    /// Terms of one counter take one value together (`r · 32 + r` is `33 · r`, never `32 · r +
+    /// r'`).
+    pub counter: CounterId,
 }
 
-/// A value per thread: `base + Σ kᵢ · strideᵢ`.
+impl Term {
+    /// A term of a counter no other term reads.
+    pub(crate) fn fresh(stride: i64, count: Count) -> Term {
+        Term { stride, count, counter: CounterId::fresh() }
+    }
+}
+
+/// A value per thread: `base + Σ kᵢ · strideᵢ`, plus, where an operation was no sum of steps,
+/// a table of its values at each joint value of the counters it read ([`table`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Progression {
     /// A constant or one value per thread.
     pub base: Val,
     pub terms: Vec<Term>,
+    pub table: Option<Rc<Table>>,
 }
 
 impl Progression {
     /// A value known per thread (a constant or one value per thread), with no counter.
     pub(crate) fn known(base: Val) -> Option<Progression> {
-        matches!(base, Val::Const(_) | Val::Threads(_)).then_some(Progression { base, terms: Vec::new() })
+        matches!(base, Val::Const(_) | Val::Threads(_)).then_some(Progression {
+            base,
+            terms: Vec::new(),
+            table: None,
+        })
+    }
+
+    /// Whether the value is one per thread: no counter moves it.
+    pub(crate) fn per_thread(&self) -> bool {
+        self.terms.is_empty() && self.table.is_none()
     }
 
     /// `self + other`.
     pub(crate) fn plus(self, other: Progression) -> Option<Progression> {
+        let table = match (&self.table, &other.table) {
+            (Some(_), Some(_)) => summed_tables(&self, &other)?.table,
+            (Some(table), None) | (None, Some(table)) => Some(table.clone()),
+            (None, None) => None,
+        };
         let base = map2(self.base, other.base, |a, b| a.checked_add(b));
         let mut sum = Progression::known(base)?;
         sum.terms = self.terms;
         sum.terms.extend(other.terms);
+        sum.table = table;
         Some(sum)
     }
 
@@ -120,7 +151,20 @@ impl Progression {
         let base = map2(self.base, Val::Const(factor), |a, b| a.checked_mul(b));
         let mut product = Progression::known(base)?;
         for term in self.terms {
-            product.terms.push(Term { stride: term.stride.checked_mul(factor)?, count: term.count });
+            product.terms.push(Term { stride: term.stride.checked_mul(factor)?, ..term });
+        }
+        if let Some(table) = self.table {
+            let values = table
+                .values
+                .iter()
+                .map(|row| match row {
+                    Some(row) => {
+                        row.iter().map(|v| v.checked_mul(factor)).collect::<Option<Vec<i64>>>().map(Some)
+                    }
+                    None => Some(None),
+                })
+                .collect::<Option<Vec<_>>>()?;
+            product.table = Some(Rc::new(Table { counters: table.counters.clone(), values }));
         }
         Some(product)
     }
@@ -128,7 +172,7 @@ impl Progression {
     /// The value, if it is one constant.
     pub(crate) fn constant(&self) -> Option<i64> {
         match self.base {
-            Val::Const(c) if self.terms.is_empty() => Some(c),
+            Val::Const(c) if self.per_thread() => Some(c),
             _ => None,
         }
     }
@@ -140,38 +184,28 @@ impl Progression {
     }
 
     /// The values thread `t` may take, below `limit` for unbounded counters (whose strides must
-    /// be positive); `None` when there are more than `cap`.
+    /// be positive); `None` when there are more than `cap`. Terms of one counter move together.
     pub(crate) fn values(&self, t: usize, limit: i64, cap: usize) -> Option<Vec<i64>> {
-        let base = match &self.base {
-            Val::Const(c) => *c,
-            Val::Threads(values) => *values.get(t)?,
-            _ => return None,
-        };
-        let mut values = vec![base];
-        for term in &self.terms {
-            let count = match &term.count {
-                Count::Threads(counts) => *counts.get(t)?,
-                Count::Unbounded if term.stride > 0 => {
-                    let lowest = values.iter().copied().min().unwrap_or(base);
-                    ((limit - lowest).max(0) + term.stride - 1) / term.stride
-                }
-                Count::Unbounded => return None,
-            };
+        let counters = self.own_counters()?;
+        let mut values = self.joint_values(t, &counters, cap)?;
+        for term in self.terms.iter().filter(|term| matches!(term.count, Count::Unbounded)) {
+            if values.is_empty() {
+                break;
+            }
+            if term.stride <= 0 {
+                return None;
+            }
+            let lowest = values.iter().copied().min()?;
+            let count = ((limit - lowest).max(0) + term.stride - 1) / term.stride;
             if count <= 0 {
                 return Some(Vec::new());
             }
             if values.len().saturating_mul(count as usize) > cap {
                 return None;
             }
-            let bounded = matches!(term.count, Count::Threads(_));
             let mut next = Vec::with_capacity(values.len() * count as usize);
             for value in &values {
-                for k in 0..count {
-                    let v = value + k * term.stride;
-                    if bounded || v < limit {
-                        next.push(v);
-                    }
-                }
+                next.extend((0..count).map(|k| value + k * term.stride).filter(|v| *v < limit));
             }
             values = next;
         }
@@ -230,6 +264,8 @@ impl Progressions<'_> {
                 Val::Const(c) => Some(c),
                 _ => self.eval(v, depth - 1).and_then(|p| p.constant()),
             };
+            let int = IntType::of(ctx, value.get_type(ctx)).unwrap_or(IntType::unsigned(64));
+            let both = || Some((self.eval(operands[0], depth - 1)?, self.eval(operands[1], depth - 1)?));
             return match binop.kind(ctx)? {
                 BinOpKind::Add => self.eval(operands[0], depth - 1)?.plus(self.eval(operands[1], depth - 1)?),
                 BinOpKind::Sub => match constant(operands[1]) {
@@ -243,19 +279,21 @@ impl Progressions<'_> {
                 BinOpKind::Mul => match (constant(operands[0]), constant(operands[1])) {
                     (_, Some(c)) => self.eval(operands[0], depth - 1)?.scaled(c),
                     (Some(c), _) => self.eval(operands[1], depth - 1)?.scaled(c),
-                    _ => None,
+                    _ => both().and_then(|(a, b)| self.tabulate(BinOpKind::Mul, int, &a, &b)),
                 },
-                BinOpKind::Shl => {
-                    let by = u32::try_from(constant(operands[1])?).ok().filter(|by| *by < 32)?;
-                    self.eval(operands[0], depth - 1)?.scaled(1 << by)
-                }
-                // Anything else only on values known per thread (a variable read as one value),
-                // but for bits combined where they cannot overlap (`(row << 5) | lane`).
+                BinOpKind::Shl => match constant(operands[1]).and_then(|by| u32::try_from(by).ok()) {
+                    Some(by) if by < 32 => self.eval(operands[0], depth - 1)?.scaled(1 << by),
+                    _ => both().and_then(|(a, b)| self.tabulate(BinOpKind::Shl, int, &a, &b)),
+                },
+                // Anything else directly on values known per thread (a variable read as one
+                // value); through counters as a sum where the bits cannot overlap (`(row << 5) |
+                // lane`) or no counter carries, else tabulated where every counter is bounded.
                 kind => {
                     let read_before = self.assumed.unbounded.borrow().len();
-                    let (a, b) = (self.eval(operands[0], depth - 1)?, self.eval(operands[1], depth - 1)?);
-                    if !a.terms.is_empty() || !b.terms.is_empty() {
-                        let result = self.carry_free(kind, &a, &b);
+                    let (a, b) = both()?;
+                    if !a.per_thread() || !b.per_thread() {
+                        let result =
+                            self.carry_free(kind, &a, &b).or_else(|| self.tabulate(kind, int, &a, &b));
                         if result.is_none() && matches!(kind, BinOpKind::Rem | BinOpKind::BitAnd) {
                             let read = self.assumed.unbounded.borrow()[read_before..].to_vec();
                             let mut blocked = self.assumed.blocked.borrow_mut();
@@ -265,7 +303,6 @@ impl Progressions<'_> {
                         }
                         return result;
                     }
-                    let int = IntType::of(ctx, value.get_type(ctx)).unwrap_or(IntType::unsigned(64));
                     Progression::known(map2(a.base, b.base, |x, y| apply_int(kind, int, x, y)))
                 }
             };
@@ -280,7 +317,7 @@ impl Progressions<'_> {
             self.assumed.used.borrow_mut().insert(value);
             let mut read = Progression::known(Val::Const(*x))?;
             if let Some(modulus) = self.assumed.moduli.get(&value) {
-                read.terms.push(Term { stride: *modulus, count: Count::Unbounded });
+                read.terms.push(Term::fresh(*modulus, Count::Unbounded));
             }
             return Some(read);
         }
@@ -293,17 +330,30 @@ impl Progressions<'_> {
         }
         if let [(only, _)] = stored.as_slice() {
             // An item of a counted iterator: its one store is the iterator's `start`.
-            let item =
-                local_slot(ctx, slot).is_some_and(|(_, path)| path.last() == Some(&counted::ITEM_PAYLOAD));
-            if item && let Some(handed_out) = self.counter(*only, true) {
-                return Some(handed_out);
-            }
-            if item && let Some(handed_out) = self.taken_from_end(*only) {
-                return Some(handed_out);
+            let item = place.as_ref().filter(|(_, path)| path.last() == Some(&counted::ITEM_PAYLOAD));
+            if let Some(item) = item {
+                let id = CounterId::Item(item.clone());
+                // An inclusive range counts in 64 bits and casts its items back to their type:
+                // they are below its `b + 1`, so the cast keeps them.
+                let counted = match only.defining_op() {
+                    Some(cast)
+                        if Operation::get_op::<CastOp>(cast, ctx)
+                            .is_some_and(|cast| cast.kind(ctx) == Some(CastKind::IntToInt)) =>
+                    {
+                        cast.deref(ctx).get_operand(0)
+                    }
+                    _ => *only,
+                };
+                if let Some(handed_out) = self.counter(counted, Some(id.clone())) {
+                    return Some(handed_out);
+                }
+                if let Some(handed_out) = self.taken_from_end(counted, id) {
+                    return Some(handed_out);
+                }
             }
             return self.eval(*only, depth - 1);
         }
-        let counter = self.counter(value, false);
+        let counter = self.counter(value, None);
         if let Some(place) = place
             && uniform()
         {
@@ -325,6 +375,9 @@ impl Progressions<'_> {
     /// operation cuts (`carry_free`): bits that cannot overlap, or a quotient, remainder, shift
     /// or low-bit mask by a constant.
     fn carry_free(&self, kind: BinOpKind, a: &Progression, b: &Progression) -> Option<Progression> {
+        if a.table.is_some() || b.table.is_some() {
+            return None;
+        }
         let relevant = self.relevant;
         match kind {
             BinOpKind::BitOr | BinOpKind::BitXor => {
@@ -346,6 +399,21 @@ impl Progressions<'_> {
                 divided(value, reduction_modulus(kind, mask)?, false, relevant)
             }
             _ => None,
+        }
+    }
+
+    /// `a kind b` tabulated over their counters ([`table`]) in the relevant threads.
+    fn tabulate(
+        &self,
+        kind: BinOpKind,
+        int: IntType,
+        a: &Progression,
+        b: &Progression,
+    ) -> Option<Progression> {
+        let block_threads = self.model.block_threads;
+        match self.relevant {
+            Some(threads) => tabulated(kind, int, (a, b), threads.members(), block_threads),
+            None => tabulated(kind, int, (a, b), 0..block_threads, block_threads),
         }
     }
 
@@ -382,9 +450,10 @@ impl Progressions<'_> {
         returned
     }
 
-    /// `value`, a load of a counter (module doc), as the progression of its values; `handed_out`
-    /// when it is read as an item `next` handed out (then `start < end` held).
-    fn counter(&self, value: Value, handed_out: bool) -> Option<Progression> {
+    /// `value`, a load of a counter (module doc), as the progression of its values; `item` when
+    /// it is read as the item `next` handed out (then `start < end` held), the item's identity.
+    fn counter(&self, value: Value, item: Option<CounterId>) -> Option<Progression> {
+        let handed_out = item.is_some();
         let ctx = self.ctx;
         let def = value.defining_op()?;
         Operation::get_op::<LoadOp>(def, ctx)?;
@@ -445,7 +514,7 @@ impl Progressions<'_> {
             _ => Count::Unbounded,
         };
         let mut progression = Progression::known(start)?;
-        progression.terms.push(Term { stride: step, count });
+        progression.terms.push(Term { stride: step, count, counter: item.unwrap_or(CounterId::Read(value)) });
         Some(progression)
     }
 
@@ -478,7 +547,7 @@ impl Progressions<'_> {
     /// `value`, a `rev()` range's item (`end − (start < end) · 1`, module doc), as the
     /// progression of the items handed out: the counter's values where `start < end` held,
     /// less one.
-    fn taken_from_end(&self, value: Value) -> Option<Progression> {
+    fn taken_from_end(&self, value: Value, item: CounterId) -> Option<Progression> {
         let ctx = self.ctx;
         let def = value.defining_op()?;
         if Operation::get_op::<BinOp>(def, ctx)?.kind(ctx)? != BinOpKind::Sub {
@@ -493,114 +562,9 @@ impl Progressions<'_> {
         if place(end).is_none() || place(end) != place(compared) {
             return None;
         }
-        let counter = self.counter(end, true)?;
+        let counter = self.counter(end, Some(item))?;
         let stride = counter.terms.last()?.stride;
         counter.plus(Progression::known(Val::Const(stride))?)
-    }
-
-    /// The `end` of a loop test `counter < end` (or `end > counter`; `counter > end` for a
-    /// count-down, where `down`) that guards the read `load` of a `while` counter: every path to `load` passes the test's true edge after the
-    /// counter's last store (and after the last store of any variable assumed to hold one
-    /// value, which `end` may read), so the value read is one the test let through.
-    fn guarded_end(
-        &self,
-        load: pliron::context::Ptr<Operation>,
-        place: &Place,
-        down: bool,
-    ) -> Option<LoopTest> {
-        let index = self.index;
-        let n = *index.op_number.get(&load)?;
-        let l = index.op_block[n];
-        let f = index.block_function[l];
-        let sites = &self.model.counter_sites;
-        let mut stores: Vec<usize> = sites.stores(self.ctx, index, f, place).to_vec();
-        for assumed in &self.assumed.places {
-            if assumed != place {
-                stores.extend_from_slice(&sites.stores(self.ctx, index, f, assumed));
-            }
-        }
-        let store_blocks: FxHashSet<usize> = stores.iter().map(|s| index.op_block[*s]).collect();
-        let tests =
-            sites.tests(self.ctx, index, (f, place, down), |t| self.loop_test(t, place, down).is_some());
-        for &t in tests.iter() {
-            let Some(test) = self.loop_test(t, place, down) else { continue };
-            let LoopTest { taken, skipped, .. } = test;
-            if t == l || store_blocks.contains(&t) {
-                continue;
-            }
-            let starts: Vec<(usize, Option<usize>)> =
-                stores.iter().map(|s| (index.op_block[*s], Some(*s))).chain([(skipped, None)]).collect();
-            if taken != skipped && !reaches_avoiding(index, &starts, n, t) {
-                return Some(test);
-            }
-        }
-        None
-    }
-
-    /// If block `t` ends in a branch on `counter < end` or `counter <= end` (`>` or `>=` where
-    /// `down`: a count-down's test), or on `counter != end` or `counter == end` (the loop
-    /// continuing while they differ), the counter a load of `place` in `t`: the test.
-    fn loop_test(&self, t: usize, place: &Place, down: bool) -> Option<LoopTest> {
-        let (ctx, index) = (self.ctx, self.index);
-        let branch = index.ops[index.ops_of_block[t].end.checked_sub(1)?];
-        Operation::get_op::<CondBrOp>(branch, ctx)?;
-        let (condition, taken, skipped) = {
-            let operation = branch.deref(ctx);
-            (operation.get_operand(0), operation.get_successor(0), operation.get_successor(1))
-        };
-        let compare = condition.defining_op()?;
-        if index.op_number.get(&compare).map(|m| index.op_block[*m]) != Some(t) {
-            return None;
-        }
-        let predicate = Operation::get_op::<CmpOp>(compare, ctx)?.get_attr_cmp_predicate(ctx).map(|p| *p)?;
-        let (a, b) = {
-            let operation = compare.deref(ctx);
-            (operation.get_operand(0), operation.get_operand(1))
-        };
-        // `counter != end` continues like `counter < end` (`>` for a count-down) only for a
-        // counter that meets `end` exactly (the caller checks its step and start).
-        let (counter, end, inclusive) = match (predicate, down) {
-            (CmpPredicate::Lt, false) | (CmpPredicate::Gt, true) => (a, b, false),
-            (CmpPredicate::Gt, false) | (CmpPredicate::Lt, true) => (b, a, false),
-            (CmpPredicate::Le, false) | (CmpPredicate::Ge, true) => (a, b, true),
-            (CmpPredicate::Ge, false) | (CmpPredicate::Le, true) => (b, a, true),
-            (CmpPredicate::Ne | CmpPredicate::Eq, _) => (a, b, false),
-        };
-        let exact = matches!(predicate, CmpPredicate::Eq | CmpPredicate::Ne);
-        // A loop left on `counter == end` continues on the branch's false edge.
-        let (taken, skipped) =
-            if predicate == CmpPredicate::Eq { (skipped, taken) } else { (taken, skipped) };
-        // `end == counter` is the same test as `counter == end`.
-        let (counter, end) =
-            if exact && !loads_place(ctx, counter, place) { (end, counter) } else { (counter, end) };
-        // A loop left when the test holds (`if i >= end { break }`) goes on along the false edge,
-        // where its negation holds: `i < end` (`i <= end` where it leaves on `i > end`).
-        let (counter, end, inclusive, taken, skipped) =
-            if !exact && !loads_place(ctx, counter, place) && loads_place(ctx, end, place) {
-                (end, counter, !inclusive, skipped, taken)
-            } else {
-                (counter, end, inclusive, taken, skipped)
-            };
-        let read = *index.op_number.get(&counter.defining_op()?)?;
-        // The counter is read in the test's block, or in its one predecessor with no store to it
-        // after the read (a division by a constant in the bound, `step < TILE / STEP`, puts the
-        // divisor's zero check between the read and the test).
-        let read_block = index.op_block[read];
-        let stored_after_read = || {
-            (read + 1..index.ops_of_block[read_block].end).any(|m| {
-                let op = index.ops[m];
-                Operation::get_op::<StoreOp>(op, ctx).is_some()
-                    && local_slot(ctx, op.deref(ctx).get_operand(1)).is_none_or(|p| p == *place)
-            })
-        };
-        let in_test = read_block == t || (index.preds[t] == [read_block] && !stored_after_read());
-        (in_test && loads_place(ctx, counter, place)).then(|| LoopTest {
-            end,
-            inclusive,
-            exact,
-            taken: index.block_number.number(&taken),
-            skipped: index.block_number.number(&skipped),
-        })
     }
 
     /// If `value` is a counter's advance, `counter + c` (`c ≠ 0`), `counter + (counter < end) ·
@@ -655,36 +619,6 @@ impl Progressions<'_> {
     }
 }
 
-/// Whether operation `target` can be reached, within its function, from any of `starts` (a
-/// block, entered after operation `after` of it or at its top) without entering block `avoid`.
-fn reaches_avoiding(
-    index: &ScopeIndex,
-    starts: &[(usize, Option<usize>)],
-    target: usize,
-    avoid: usize,
-) -> bool {
-    let goal = index.op_block[target];
-    let mut seen = vec![false; index.blocks.len()];
-    let mut stack: Vec<usize> = Vec::new();
-    for (block, after) in starts {
-        match after {
-            Some(after) if *block == goal && *after < target => return true,
-            Some(_) => stack.extend(index.succs[*block].iter().copied()),
-            None => stack.push(*block),
-        }
-    }
-    while let Some(b) = stack.pop() {
-        if b == avoid || std::mem::replace(&mut seen[b], true) {
-            continue;
-        }
-        if b == goal {
-            return true;
-        }
-        stack.extend(index.succs[b].iter().copied());
-    }
-    false
-}
-
 /// `(counter < end) as T * step`, the delta of a counted `next`: its counter, end and step.
 fn counted_delta(ctx: &Context, delta: Value) -> Option<(Value, Value, Value)> {
     let product = delta.defining_op()?;
@@ -729,16 +663,4 @@ pub(crate) fn counted_advance(ctx: &Context, value: Value) -> Option<(Value, Val
     };
     let same = place(a).is_some() && place(a) == place(compared);
     same.then_some((a, step, sign))
-}
-
-/// A loop test on a counter ([`Progressions::loop_test`]): `counter < end` (`<=` where
-/// `inclusive`; `>`, `>=` for a count-down), or, where `exact`, `counter != end`; and the blocks
-/// the branch takes when the loop continues and when it leaves.
-#[derive(Clone, Copy)]
-struct LoopTest {
-    end: Value,
-    inclusive: bool,
-    exact: bool,
-    taken: usize,
-    skipped: usize,
 }

@@ -49,7 +49,7 @@ pub(super) fn disjoint_bits_sum(
     low: &Progression,
     relevant: Option<&Threads>,
 ) -> Option<Progression> {
-    if !low.terms.is_empty() {
+    if !low.per_thread() || high.table.is_some() {
         return None;
     }
     let lows = taken(&low.base, relevant)?;
@@ -105,6 +105,7 @@ pub(super) fn divided(
         .map(|term| Term {
             stride: if quotient { term.stride / m } else { term.stride },
             count: term.count.clone(),
+            counter: term.counter.clone(),
         })
         .chain(dropped.into_iter().filter_map(emptiness))
         .collect();
@@ -116,12 +117,10 @@ pub(super) fn divided(
 /// (a loop that does not run there).
 fn emptiness(term: &Term) -> Option<Term> {
     match &term.count {
-        Count::Threads(counts) if counts.iter().any(|count| *count <= 0) => Some(Term {
-            stride: 0,
-            count: Count::Threads(std::rc::Rc::new(
-                counts.iter().map(|count| (*count).clamp(0, 1)).collect(),
-            )),
-        }),
+        Count::Threads(counts) if counts.iter().any(|count| *count <= 0) => Some(Term::fresh(
+            0,
+            Count::Threads(std::rc::Rc::new(counts.iter().map(|count| (*count).clamp(0, 1)).collect())),
+        )),
         // An unbounded counter takes at least its start.
         _ => None,
     }
@@ -137,7 +136,8 @@ mod tests {
     fn rows(threads: usize) -> Progression {
         Progression {
             base: Val::Const(0),
-            terms: vec![Term { stride: 32, count: Count::Threads(Rc::new(vec![8; threads])) }],
+            terms: vec![Term::fresh(32, Count::Threads(Rc::new(vec![8; threads])))],
+            table: None,
         }
     }
 
@@ -151,7 +151,8 @@ mod tests {
     fn staged() -> Progression {
         Progression {
             base: Val::Threads(Rc::new((0..64).collect())),
-            terms: vec![Term { stride: 64, count: Count::Threads(Rc::new(vec![4; 64])) }],
+            terms: vec![Term::fresh(64, Count::Threads(Rc::new(vec![4; 64])))],
+            table: None,
         }
     }
 
@@ -218,7 +219,8 @@ mod tests {
         // `8 · tid + k` for `k < 8`, modulo 8: every thread's eight stay inside one multiple.
         let rows = Progression {
             base: Val::Threads(Rc::new((0..64).map(|t| 8 * t).collect())),
-            terms: vec![Term { stride: 1, count: Count::Threads(Rc::new(vec![8; 64])) }],
+            terms: vec![Term::fresh(1, Count::Threads(Rc::new(vec![8; 64])))],
+            table: None,
         };
         assert_eq!(
             divided(&rows, 8, false, None).unwrap().values(5, i64::MAX, 64).unwrap(),
@@ -236,7 +238,7 @@ mod tests {
         // `j = 1 + 2 · n` (a uniform counter known to be odd): `(j + 1) % 2` is 0, `j / 2`
         // is not one value.
         let odd =
-            Progression { base: Val::Const(1), terms: vec![Term { stride: 2, count: Count::Unbounded }] };
+            Progression { base: Val::Const(1), terms: vec![Term::fresh(2, Count::Unbounded)], table: None };
         let next = odd.clone().plus(Progression::known(Val::Const(1)).unwrap()).unwrap();
         assert_eq!(divided(&next, 2, false, None).unwrap().constant(), Some(0));
         assert_eq!(divided(&odd, 2, false, None).unwrap().constant(), Some(1));

@@ -134,7 +134,7 @@ fn returned_offset(
     for (parameter, argument) in bound.parameters.iter().zip(&bound.arguments) {
         if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {
             let offset = shared_offset(flow, model, binding, assumed, *argument, depth)
-                .filter(|offset| offset.terms.is_empty());
+                .filter(Progression::per_thread);
             if let Some(offset) = offset {
                 inner.shared.insert(*parameter, offset.base);
             }

@@ -12,7 +12,7 @@ use super::{ADDRESS_DEPTH, points_elsewhere, shared_offset};
 use crate::ir::mir::pointer_type_of;
 use crate::verify::{
     flow::Flow,
-    progression::{Assumed, Place, Progressions},
+    progression::{Assumed, Place, Progression, Progressions},
     thread_model::{ThreadModel, Val},
 };
 
@@ -127,7 +127,7 @@ impl<'f, 'a> Contexts<'f, 'a> {
             if pointer_type_of(ctx, parameter.get_type(ctx)).is_some() {
                 // A pointer indexed by the caller's loop counter is not one offset per thread.
                 let offset = shared_offset(flow, model, outer, self.assumed, *argument, ADDRESS_DEPTH)
-                    .filter(|offset| offset.terms.is_empty());
+                    .filter(Progression::per_thread);
                 if let Some(offset) = offset {
                     binding.shared.insert(*parameter, offset.base);
                 } else if points_elsewhere(flow, outer, *argument, ADDRESS_DEPTH) {
@@ -139,7 +139,7 @@ impl<'f, 'a> Contexts<'f, 'a> {
                     known @ (Val::Const(_) | Val::Threads(_)) => known,
                     unknown => progressions
                         .of(*argument)
-                        .filter(|progression| progression.terms.is_empty())
+                        .filter(Progression::per_thread)
                         .map_or(unknown, |progression| progression.base),
                 };
                 binding.integers.insert(*parameter, value);

@@ -102,7 +102,7 @@ fn branch_threads(
     };
     let per_thread = |value: Value| {
         let progression = progressions.of(value)?;
-        if !progression.terms.is_empty() {
+        if !progression.per_thread() {
             return None;
         }
         match progression.base {
