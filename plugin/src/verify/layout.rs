@@ -25,7 +25,7 @@ mod stage_accesses;
 mod stage_parts;
 mod wgmma_reads;
 
-use affine::{Affine, add, agreed, bitwise_constant, disjoint_sum, divide_exactly, scale};
+use affine::{Affine, add, agreed, bitwise_constant, disjoint_sum, divide_exactly, masked_index, scale};
 use stage_parts::{inside_a_part, spilled_stage, stage_parts};
 
 use std::cell::{Cell, RefCell};
@@ -280,7 +280,9 @@ impl Evaluator<'_, '_> {
             BinOpKind::Shr if b.is_constant() && b.lo == b.hi && (0..32).contains(&b.lo) => {
                 divide_exactly(a, 1 << b.lo)
             }
-            BinOpKind::BitAnd => self.rounded_up_window(value, a, b),
+            BinOpKind::BitAnd => {
+                masked_index(a, b, |state| self.stages(state)).or_else(|| self.rounded_up_window(value, a, b))
+            }
             _ => None,
         }
     }

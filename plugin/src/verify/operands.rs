@@ -547,6 +547,14 @@ fn shape(
             Ok(Index)
         }
         (Some(Rem), ..) => other("the index is wrapped (`% n`) after a change: that is another stage"),
+        // `index & m` keeping every bit of every stage index (`index & (STAGES - 1)` on a ring of
+        // a power of two, an index mask against speculation) is the index itself.
+        (Some(BitAnd), Index, Free) | (Some(BitAnd), Free, Index)
+            if constant_value(ctx, if a == Free { lhs } else { rhs }, 4)
+                .is_some_and(|m| (0..i64::from(stages.max(1))).all(|i| i & m == i)) =>
+        {
+            Ok(Index)
+        }
         (Some(Sub), Free, _) => other("the index is subtracted from a value (`n - index`)"),
         (Some(Div | Shr), ..) => other("the index is divided"),
         (Some(BitAnd | BitOr | BitXor), ..) => other("the index is masked or combined bitwise"),

@@ -11,6 +11,9 @@
 //! and arithmetic with the library's exact meaning:
 //!
 //! - `a..b` (an aggregate or field writes): `start = a`, `end = b`;
+//! - `a..=b` (`RangeInclusive::new(a, b)`): `start = a`, `end = b + 1`, the parts in 64 bits so
+//!   that `b + 1` cannot wrap (a 64-bit `b` only where it is a constant below the largest value);
+//!   `next` hands out its items cast back to the element type;
 //! - `into_iter(it)` and a move of one iterator local into another: the parts copied;
 //! - `range.step_by(s)`: the range's parts and `step = s`; `range.rev()`: the range's parts;
 //! - `next(&mut it)`: `more = start < end`, the item is `(more, start)`, and `start` becomes
@@ -45,7 +48,7 @@ use rustc_span::{Spanned, Symbol};
 use crate::scope::resolve_callee;
 
 use super::analysis::{Assignments, ReferenceOrigin, core_item_name, reference_chain};
-use super::iterators::{Consumer, Counted, consumer_of, counted_kind, element, mapped_range};
+use super::iterators::{Consumer, Counted, consumer_of, counted_kind, element, is_inclusive, mapped_range};
 use super::types::int_type;
 use super::{FunctionImport, Importer, Slot};
 
@@ -81,6 +84,30 @@ fn core_call<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, func: &Operand<'tcx>) -
     core_item_name(tcx, callee.def_id())
 }
 
+/// Whether `func` is `RangeInclusive::new` (`a..=b`).
+fn inclusive_new<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, func: &Operand<'tcx>) -> bool {
+    resolve_callee(tcx, func.ty(body, tcx))
+        .is_some_and(|callee| tcx.is_lang_item(callee.def_id(), LangItem::RangeInclusiveNew))
+}
+
+/// Whether `b + 1` is sure to fit the type the import counts `a..=b` in: always for an element
+/// of at most 32 bits (counted in 64), and for a 64-bit element only where `b` is a constant
+/// below the largest value. `0..=n` with a runtime 64-bit `n` stays unmodelled: at `n = MAX`
+/// it hands out every value, which `0..n + 1` would not.
+fn end_has_a_successor<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, end: &Operand<'tcx>) -> bool {
+    let ty = end.ty(body, tcx);
+    if matches!(ty.kind(), ty::Uint(ty::UintTy::U8 | ty::UintTy::U16 | ty::UintTy::U32)) {
+        return true;
+    }
+    match end {
+        Operand::Constant(constant) => constant
+            .const_
+            .try_eval_bits(tcx, ty::TypingEnv::fully_monomorphized())
+            .is_some_and(|bits| bits < u128::from(u64::MAX)),
+        _ => false,
+    }
+}
+
 /// What one recognised form links: the locals it accounts a use of, and the modelled locals
 /// that must all be modelled for it to be imported as its meaning (a copy needs both sides).
 struct Form {
@@ -98,6 +125,10 @@ impl CountedLocals {
         in_scope: &dyn Fn(Instance<'tcx>) -> bool,
     ) -> CountedLocals {
         let kind_of = |local: Local| counted_kind(tcx, body.local_decls[local].ty);
+        // `RangeInclusive` is built by `new` alone: its fields are the library's.
+        let exclusive_range = |local: Local| {
+            kind_of(local) == Some(Counted::Range) && !is_inclusive(tcx, body.local_decls[local].ty)
+        };
         let is_map = |local: Local| mapped_range(tcx, body.local_decls[local].ty, in_scope).is_some();
         let candidates: FxHashSet<Local> = body
             .local_decls
@@ -125,8 +156,7 @@ impl CountedLocals {
                 if let Some(to) = whole(place) {
                     match rvalue {
                         Rvalue::Aggregate(kind, _)
-                            if kind_of(to) == Some(Counted::Range)
-                                && matches!(**kind, AggregateKind::Adt(..)) =>
+                            if exclusive_range(to) && matches!(**kind, AggregateKind::Adt(..)) =>
                         {
                             forms.push(Form { uses: vec![to], linked: vec![to] });
                         }
@@ -152,7 +182,7 @@ impl CountedLocals {
                 // `range.0 = a`, `range.1 = b`.
                 if let [ProjectionElem::Field(field, _)] = place.projection.as_slice()
                     && candidates.contains(&place.local)
-                    && kind_of(place.local) == Some(Counted::Range)
+                    && exclusive_range(place.local)
                     && field.as_u32() <= END
                 {
                     forms.push(Form { uses: vec![place.local], linked: vec![place.local] });
@@ -176,7 +206,7 @@ impl CountedLocals {
                     // A range's bound read back (`range.end`).
                     Rvalue::Use(Operand::Copy(range) | Operand::Move(range), ..)
                         if candidates.contains(&range.local)
-                            && kind_of(range.local) == Some(Counted::Range)
+                            && exclusive_range(range.local)
                             && matches!(range.projection.as_slice(), [ProjectionElem::Field(field, _)]
                                 if field.as_u32() <= END) =>
                     {
@@ -188,6 +218,15 @@ impl CountedLocals {
             let TerminatorKind::Call { func, args, destination, .. } = &block.terminator().kind else {
                 continue;
             };
+            if inclusive_new(tcx, body, func) {
+                if let Some(to) = whole(destination)
+                    && kind_of(to) == Some(Counted::Range)
+                    && args.get(1).is_some_and(|end| end_has_a_successor(tcx, body, &end.node))
+                {
+                    forms.push(Form { uses: vec![to], linked: vec![to] });
+                }
+                continue;
+            }
             let Some(name) = core_call(tcx, body, func) else { continue };
             let receiver = args.first().and_then(|arg| arg.node.place()).as_ref().and_then(whole);
             if let Some(receiver) = receiver
@@ -351,6 +390,49 @@ impl<'tcx> Importer<'_, 'tcx> {
         Some(self.ir_type(element, None))
     }
 
+    /// The IR type of the parts of the counted iterator `local`: its element type, or, for an
+    /// inclusive range (counted as `a..b + 1`), 64 bits, where `b + 1` always fits (see
+    /// [`end_has_a_successor`]).
+    fn part_type(&mut self, function: &FunctionImport<'_, 'tcx>, local: Local) -> Option<TypeHandle> {
+        if is_inclusive(self.tcx, function.body.local_decls[local].ty) {
+            Some(self.ir_type(self.tcx.types.u64, None))
+        } else {
+            self.element_type(function, local)
+        }
+    }
+
+    /// `to = RangeInclusive::new(a, b)`: `start = a`, `end = b + 1`, both widened to the parts'
+    /// type.
+    fn inclusive_range(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        to: Local,
+        args: &[Spanned<Operand<'tcx>>],
+        at: &SourceLoc,
+    ) -> Option<()> {
+        let ty = self.part_type(function, to)?;
+        let int = int_type(self.ctx, ty)?;
+        let [start, end] = args else { return None };
+        let start = self.operand(function, builder, &start.node, at)?;
+        let end = self.operand(function, builder, &end.node, at)?;
+        let widen = |importer: &mut Self, v: Value| {
+            if v.get_type(importer.ctx) == ty {
+                v
+            } else {
+                builder.cast(importer.ctx, IrCast::IntToInt, v, ty, at)
+            }
+        };
+        let (start, end) = (widen(self, start), widen(self, end));
+        let one = builder.const_int(self.ctx, int, 1, at);
+        let past = builder.binop(self.ctx, BinOpKind::Add, end, one, at);
+        let start_at = self.part(function, builder, to, START, ty, at)?;
+        builder.store(self.ctx, start, start_at, at);
+        let end_at = self.part(function, builder, to, END, ty, at)?;
+        builder.store(self.ctx, past, end_at, at);
+        Some(())
+    }
+
     /// The parts a counted iterator of this kind has.
     fn parts(kind: Counted) -> &'static [u32] {
         match kind {
@@ -368,7 +450,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         parts: &[u32],
         at: &SourceLoc,
     ) -> Option<()> {
-        let ty = self.element_type(function, to)?;
+        let ty = self.part_type(function, to)?;
         for part in parts {
             let source = self.part(function, builder, from, *part, ty, at)?;
             let value = builder.load(self.ctx, source, at);
@@ -447,8 +529,12 @@ impl<'tcx> Importer<'_, 'tcx> {
         at: &SourceLoc,
     ) -> bool {
         let Some(to) = destination.as_local() else { return false };
-        let Some(name) = core_item_name(self.tcx, callee.def_id()) else { return false };
         let counted = &function.counted;
+        if self.tcx.is_lang_item(callee.def_id(), LangItem::RangeInclusiveNew) {
+            return counted.iterators.contains_key(&to)
+                && self.inclusive_range(function, builder, to, args, at).is_some();
+        }
+        let Some(name) = core_item_name(self.tcx, callee.def_id()) else { return false };
         let from = |arg: Option<&Spanned<Operand<'tcx>>>| {
             arg.and_then(|arg| arg.node.place()).and_then(|place| place.as_local())
         };
@@ -470,7 +556,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                     return false;
                 }
                 let copied = self.copy_parts(function, builder, (to, from), &[START, END], at);
-                let Some(ty) = self.element_type(function, to) else { return false };
+                let Some(ty) = self.part_type(function, to) else { return false };
                 let Some(step) = self.operand(function, builder, &step.node, at) else { return false };
                 // `step_by` takes a `usize`; the library converts it to the element type (saturating,
                 // which differs from this truncation only for a step the element type cannot hold).
@@ -522,7 +608,7 @@ impl<'tcx> Importer<'_, 'tcx> {
         (item, item_ty): (Value, Ty<'tcx>),
         at: &SourceLoc,
     ) -> Option<()> {
-        let ty = self.element_type(function, iterator)?;
+        let ty = self.part_type(function, iterator)?;
         let int = int_type(self.ctx, ty)?;
         let start_at = self.part(function, builder, iterator, START, ty, at)?;
         let end_at = self.part(function, builder, iterator, END, ty, at)?;
@@ -552,7 +638,14 @@ impl<'tcx> Importer<'_, 'tcx> {
         let discriminant = builder.cast(self.ctx, IrCast::IntToInt, more, discriminant_ty, at);
         let discriminant_at = builder.field_addr(self.ctx, item, DISCRIMINANT, discriminant_ty, at);
         builder.store(self.ctx, discriminant, discriminant_at, at);
-        let payload_at = builder.field_addr(self.ctx, item, PAYLOAD, ty, at);
+        // An inclusive range's item, counted in 64 bits, is below `b + 1`: it fits its type.
+        let element = self.element_type(function, iterator)?;
+        let handed_out = if element == ty {
+            handed_out
+        } else {
+            builder.cast(self.ctx, IrCast::IntToInt, handed_out, element, at)
+        };
+        let payload_at = builder.field_addr(self.ctx, item, PAYLOAD, element, at);
         builder.store(self.ctx, handed_out, payload_at, at);
         Some(())
     }

@@ -64,6 +64,7 @@ use crate::spaces::{PlacePath, SharedPaths};
 mod analysis;
 mod barrier_params;
 mod closure_loops;
+mod constant_memory;
 mod counted;
 mod device_ops;
 mod function;

@@ -145,6 +145,9 @@ impl<'tcx> Importer<'_, 'tcx> {
                 if let Some(value) = field_path(place).and_then(|path| function.aggregate_fields.get(&path)) {
                     return Some(*value);
                 }
+                if let Some(constant) = self.constant_field(function, builder, *place, at) {
+                    return Some(constant);
+                }
                 if let Some(address) = self.address(function, builder, *place, at) {
                     return Some(builder.load(self.ctx, address, at));
                 }
@@ -181,7 +184,7 @@ impl<'tcx> Importer<'_, 'tcx> {
                     }
                     _ => None,
                 };
-                value.or_else(|| {
+                value.or_else(|| self.constant_in_memory(builder, constant, ir_ty, at)).or_else(|| {
                     Some(self.opaque(builder, &format!("constant {constant:?}"), &[], &[ir_ty], at)[0])
                 })
             }

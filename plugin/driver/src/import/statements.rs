@@ -119,6 +119,14 @@ impl<'tcx> Importer<'_, 'tcx> {
         {
             return;
         }
+        // A constant aggregate copied into memory, field by field (`constant_memory`).
+        if let Rvalue::Use(Operand::Constant(constant), ..) = rvalue
+            && matches!(function.slots[place.local], Slot::Whole(_))
+            && let Some(address) = self.address(function, builder, place, at)
+            && self.constant_aggregate(builder, constant, address, at).is_some()
+        {
+            return;
+        }
         // A reference to a pipeline state is followed statically: after `_7 = &mut _5`, `_7`
         // names `_5`'s index and phase; a reference to an aggregate holding states names them
         // below it (`(*_7).0`), and is imported as a pointer too.

@@ -120,6 +120,19 @@ pub(super) fn divide_exactly(a: Affine, k: i64) -> Option<Affine> {
     })
 }
 
+/// `index & m` (the mask on either side) where `m` keeps every bit of every stage index below
+/// the state's stage count (`index & (STAGES - 1)` on a ring of a power of two): the index.
+pub(super) fn masked_index(a: Affine, b: Affine, stages: impl Fn(StateId) -> Option<i64>) -> Option<Affine> {
+    let (index, mask) = if b.is_constant() { (a, b) } else { (b, a) };
+    let m = (mask.is_constant() && mask.lo == mask.hi).then_some(mask.lo)?;
+    let (state, coefficient) = index.index?;
+    if coefficient != 1 || index.window != 0 || index.lo != 0 || index.hi != 0 {
+        return None;
+    }
+    let count = stages(state)?;
+    (0..count.max(1)).all(|i| i & m == i).then_some(index)
+}
+
 /// Value pairs [`disjoint_sum`] compares for one stage index at most.
 const DISJOINT_PAIRS: i64 = 4096;
 

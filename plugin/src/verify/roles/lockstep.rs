@@ -648,9 +648,11 @@ impl Walk<'_, '_> {
         if Operation::get_op::<LoadOp>(op, ctx).is_some()
             && let Some(slot) = self.tracked(operands[0])
         {
-            return match state.load(&slot) {
-                Some(term) => term,
-                None => self.terms.unknown(),
+            // A field of an aggregate stored whole (`let range = tile_range(); range.first`).
+            return match (state.load(&slot), state.load_around(&slot)) {
+                (Some(term), _) => term,
+                (None, Some((aggregate, path))) => self.terms.intern(Term::Part(aggregate, path)),
+                (None, None) => self.terms.unknown(),
             };
         }
         if let Some(callee) = self.pure_callee(op)

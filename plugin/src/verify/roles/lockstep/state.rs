@@ -32,6 +32,18 @@ impl RoleState {
         self.locals.get(local)?.iter().find(|(stored, _)| stored == path).map(|(_, term)| *term)
     }
 
+    /// The term of the aggregate stored around `slot` (a local, or a part of it, stored whole
+    /// since `slot` or anything overlapping it was last stored), with the path from it down to
+    /// `slot`.
+    pub(super) fn load_around(&self, (local, path): &Slot) -> Option<(TermId, Vec<u32>)> {
+        let parts = self.locals.get(local)?;
+        let (stored, term) = parts
+            .iter()
+            .filter(|(stored, _)| stored.len() < path.len() && path.starts_with(stored))
+            .max_by_key(|(stored, _)| stored.len())?;
+        Some((*term, path[stored.len()..].to_vec()))
+    }
+
     /// Every (key, term) pair, for comparing states.
     pub(super) fn entries(&self) -> Vec<(Key, TermId)> {
         self.locals

@@ -35,6 +35,8 @@ pub(super) enum Term {
     /// block's coordinates at most): the same in every thread, at every call, for equal
     /// arguments.
     Apply(String, Vec<TermId>),
+    /// A part (this path of fields) of an aggregate: equal where the aggregates are.
+    Part(TermId, Vec<u32>),
 }
 
 /// Hash-consed terms: equal terms have equal ids.
@@ -94,6 +96,9 @@ impl Terms {
                     args.into_iter().zip(args2).map(|(x, y)| self.generalise(x, y, variables)).collect();
                 Some(Term::Apply(f, args))
             }
+            (Term::Part(x, path), Term::Part(y, path2)) if path == path2 => {
+                Some(Term::Part(self.generalise(x, y, variables), path))
+            }
             _ => None,
         };
         match node {
@@ -131,6 +136,10 @@ impl Terms {
             (Term::Apply(f, args), Term::Apply(f2, args2)) if f == f2 && args.len() == args2.len() => {
                 let pairs: Vec<(TermId, TermId)> = args.iter().copied().zip(args2.iter().copied()).collect();
                 pairs.into_iter().all(|(a, a2)| self.matches(a, a2, binding))
+            }
+            (Term::Part(a, path), Term::Part(a2, path2)) if path == path2 => {
+                let (a, a2) = (*a, *a2);
+                self.matches(a, a2, binding)
             }
             _ => false,
         }
