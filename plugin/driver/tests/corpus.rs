@@ -30,7 +30,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 /// The blind rounds held by the ratchet.
-const BLIND_ROUNDS: [&str; 48] = [
+const BLIND_ROUNDS: [&str; 49] = [
     "round-3", "round-4", "round-5", "round-6", "round-7", "round-8", "round-9", "round-10", "round-11",
     "round-12", "round-13", "round-14", "round-15", "round-16", "round-17", "round-18", "round-19",
     "round-20", "round-21", "round-22", "round-23", "round-24", "round-25", "round-26", "round-27",
