@@ -36,7 +36,7 @@ const BLIND_ROUNDS: [&str; 49] = [
     "round-20", "round-21", "round-22", "round-23", "round-24", "round-25", "round-26", "round-27",
     "round-28", "round-29", "round-30", "round-31", "round-32", "round-33", "round-34", "round-35",
     "round-36", "round-37", "round-38", "round-39", "round-40", "round-41", "round-42", "round-43",
-    "round-44", "round-45", "round-46", "round-47", "round-48", "round-49", "round-50",
+    "round-44", "round-45", "round-46", "round-47", "round-48", "round-49", "round-50", "round-51",
 ];
 
 fn blind_dir(round: &str) -> PathBuf {
