@@ -316,7 +316,7 @@ fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance
 }
 
 /// The body of a scope function, uninstantiated, or `None` when its crate encoded no MIR.
-fn body_of<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Body<'tcx>> {
+pub(crate) fn body_of<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Body<'tcx>> {
     let def_id = instance.def_id();
     if let Some(local) = def_id.as_local() {
         let steal = tcx.mir_drops_elaborated_and_const_checked(local);
