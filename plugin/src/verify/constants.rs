@@ -15,6 +15,12 @@ use crate::ir::mir::{
     control::CallOp,
     int_width,
 };
+/// Whether `index & mask` is `index` for every stage index below `stages` (`index & (STAGES -
+/// 1)` on a ring of a power of two): the mask keeps every bit any of them sets.
+pub(crate) fn mask_keeps_every_index(mask: i64, stages: i64) -> bool {
+    (0..stages.max(1)).all(|index| index & mask == index)
+}
+
 /// The value of a `mir.const_int`, or of arithmetic on constants up to `depth` operations
 /// deep (`2 * TILE_BYTES` and `TILE_BYTES / 2` reach MIR as operations on two constants).
 pub(crate) fn constant_value(ctx: &Context, value: Value, depth: u32) -> Option<i64> {

@@ -31,6 +31,7 @@ use pliron::{
 
 use super::{
     Rule,
+    constants::mask_keeps_every_index,
     dataflow::{function_returns, returned_by},
     facts::{Fact, FactStore, StateId, is_tracked},
     flow::Flow,
@@ -551,7 +552,7 @@ fn shape(
         // a power of two, an index mask against speculation) is the index itself.
         (Some(BitAnd), Index, Free) | (Some(BitAnd), Free, Index)
             if constant_value(ctx, if a == Free { lhs } else { rhs }, 4)
-                .is_some_and(|m| (0..i64::from(stages.max(1))).all(|i| i & m == i)) =>
+                .is_some_and(|mask| mask_keeps_every_index(mask, i64::from(stages))) =>
         {
             Ok(Index)
         }

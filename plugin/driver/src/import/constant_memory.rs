@@ -27,6 +27,16 @@ use super::{FunctionImport, Importer};
 /// Scalars one constant may be written as at most: a larger one keeps the opaque import.
 const MAX_SCALARS: usize = 64;
 
+/// Whether a constant of type `ty` is one scalar the import writes as an IR constant.
+fn is_scalar(ty: Ty<'_>) -> bool {
+    matches!(ty.kind(), ty::Bool | ty::Uint(_) | ty::Int(_) | ty::Float(ty::FloatTy::F32 | ty::FloatTy::F64))
+}
+
+/// Whether `ty` is an aggregate whose fields the import writes one by one: a struct or a tuple.
+fn is_aggregate(ty: Ty<'_>) -> bool {
+    matches!(ty.kind(), ty::Tuple(_)) || matches!(ty.kind(), ty::Adt(adt, _) if adt.is_struct())
+}
+
 impl<'tcx> Importer<'_, 'tcx> {
     /// `&CONST` as a local holding the constant (module doc), of IR type `ir_ty` (the
     /// reference's); `None` where the constant is not of that form.
@@ -66,14 +76,23 @@ impl<'tcx> Importer<'_, 'tcx> {
         at: &SourceLoc,
     ) -> Option<()> {
         let ty = constant.ty();
-        if !matches!(ty.kind(), ty::Adt(adt, _) if adt.is_struct()) && !matches!(ty.kind(), ty::Tuple(_)) {
+        if !is_aggregate(ty) {
             return None;
         }
-        let typing_env = TypingEnv::fully_monomorphized();
-        let value = constant.const_.eval(self.tcx, typing_env, constant.span).ok()?;
-        let ConstValue::Indirect { alloc_id, offset } = value else { return None };
-        let GlobalAlloc::Memory(allocation) = self.tcx.global_alloc(alloc_id) else { return None };
+        let (allocation, offset) = self.held_by_value(constant)?;
         self.store_constant(builder, (allocation, offset, ty), address, at)
+    }
+
+    /// The memory holding a constant aggregate passed by value, and its offset there.
+    fn held_by_value(&self, constant: &ConstOperand<'tcx>) -> Option<(ConstAllocation<'tcx>, Size)> {
+        let typing_env = TypingEnv::fully_monomorphized();
+        let ConstValue::Indirect { alloc_id, offset } =
+            constant.const_.eval(self.tcx, typing_env, constant.span).ok()?
+        else {
+            return None;
+        };
+        let GlobalAlloc::Memory(allocation) = self.tcx.global_alloc(alloc_id) else { return None };
+        Some((allocation, offset))
     }
 
     /// Stores the scalar fields of the constant of type `ty` at `offset` of `allocation` into
@@ -113,14 +132,13 @@ impl<'tcx> Importer<'_, 'tcx> {
         path: Vec<u32>,
         found: &mut Vec<(Vec<u32>, Ty<'tcx>, Size)>,
     ) -> Option<()> {
-        match ty.kind() {
-            ty::Bool | ty::Uint(_) | ty::Int(_) | ty::Float(ty::FloatTy::F32 | ty::FloatTy::F64) => {
-                found.push((path, ty, offset));
-                (found.len() <= MAX_SCALARS).then_some(())
-            }
-            ty::Adt(adt, _) if adt.is_struct() => self.fields_of(ty, offset, path, found),
-            ty::Tuple(_) => self.fields_of(ty, offset, path, found),
-            _ => None,
+        if is_scalar(ty) {
+            found.push((path, ty, offset));
+            (found.len() <= MAX_SCALARS).then_some(())
+        } else if is_aggregate(ty) {
+            self.fields_of(ty, offset, path, found)
+        } else {
+            None
         }
     }
 
@@ -161,15 +179,27 @@ impl<'tcx> Importer<'_, 'tcx> {
         let inner: &Allocation = allocation.inner();
         let scalar = inner.read_scalar(&self.tcx, alloc_range(offset, size), false).ok()?;
         let bits = scalar.try_to_scalar_int().ok()?.to_bits(size);
+        self.scalar_of_bits(builder, ty, bits, at)
+    }
+
+    /// The IR constant of type `ty` (a boolean, a character, an integer, an `f32` or `f64`)
+    /// whose bits are `bits`: shared by constants in operands and constants read from memory.
+    pub(super) fn scalar_of_bits(
+        &mut self,
+        builder: &FunctionBuilder,
+        ty: Ty<'tcx>,
+        bits: u128,
+        at: &SourceLoc,
+    ) -> Option<Value> {
         let ir_ty = self.ir_type(ty, None);
         match ty.kind() {
-            ty::Bool | ty::Uint(_) => {
+            ty::Bool | ty::Char | ty::Uint(_) => {
                 let int = int_type(self.ctx, ir_ty)?;
                 Some(builder.const_int(self.ctx, int, bits as i128, at))
             }
             ty::Int(_) => {
                 let int = int_type(self.ctx, ir_ty)?;
-                let width = size.bits();
+                let width = int.deref(self.ctx).width();
                 let signed = ((bits << (128 - width)) as i128) >> (128 - width);
                 Some(builder.const_int(self.ctx, int, signed, at))
             }
@@ -182,9 +212,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             _ => None,
         }
     }
-}
 
-impl<'tcx> Importer<'_, 'tcx> {
     /// A read of a field (a path of fields) of a local assigned a constant aggregate once, never
     /// changed after (not assigned in parts, not borrowed mutably): the field's constant, as IR.
     pub(super) fn constant_field(
@@ -202,28 +230,19 @@ impl<'tcx> Importer<'_, 'tcx> {
         else {
             return None;
         };
+        let (allocation, mut offset) = self.held_by_value(constant)?;
         let typing_env = TypingEnv::fully_monomorphized();
-        let ConstValue::Indirect { alloc_id, mut offset } =
-            constant.const_.eval(self.tcx, typing_env, constant.span).ok()?
-        else {
-            return None;
-        };
-        let GlobalAlloc::Memory(allocation) = self.tcx.global_alloc(alloc_id) else { return None };
         let mut ty = constant.ty();
         for element in place.projection {
             let ProjectionElem::Field(field, _) = element else { return None };
-            if !matches!(ty.kind(), ty::Tuple(_)) && !matches!(ty.kind(), ty::Adt(adt, _) if adt.is_struct())
-            {
+            if !is_aggregate(ty) {
                 return None;
             }
             let layout = self.tcx.layout_of(typing_env.as_query_input(ty)).ok()?;
             offset += layout.fields.offset(field.as_usize());
             ty = field_type(self.tcx, ty, field.as_u32())?;
         }
-        if !matches!(
-            ty.kind(),
-            ty::Bool | ty::Uint(_) | ty::Int(_) | ty::Float(ty::FloatTy::F32 | ty::FloatTy::F64)
-        ) {
+        if !is_scalar(ty) {
             return None;
         }
         self.scalar_constant(builder, allocation, ty, offset, at)

@@ -47,7 +47,7 @@ use rustc_middle::mir::{
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
 use rustc_span::{Spanned, Symbol};
 
-use crate::scope::{body_of, resolve_callee};
+use crate::scope::{body_of, is_followed, resolve_callee};
 
 use super::analysis::{Assignments, ReferenceOrigin, core_item_name, reference_chain};
 use super::iterators::{Consumer, Counted, consumer_of, counted_kind, element, is_inclusive, mapped_range};
@@ -98,7 +98,9 @@ enum Bound {
 /// it (`fn until(self, end: u32) -> Range<u32> { self..end }`, an extension method): its start
 /// and end. A call of it is then the range built from the call's arguments.
 fn range_built_by<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> Option<[Bound; 2]> {
-    if !matches!(callee.def, ty::InstanceKind::Item(_)) {
+    // Only the scope's own helpers: a `core` function (`into_iter`, `step_by`) handing back a
+    // range has a form of its own, and its body is not worth cloning at every call.
+    if !matches!(callee.def, ty::InstanceKind::Item(_)) || !is_followed(tcx, callee.def_id()) {
         return None;
     }
     let body = body_of(tcx, callee)?;
@@ -509,10 +511,23 @@ impl<'tcx> Importer<'_, 'tcx> {
         let (start, end) = (widen(self, start), widen(self, end));
         let one = builder.const_int(self.ctx, int, 1, at);
         let past = builder.binop(self.ctx, BinOpKind::Add, end, one, at);
-        let start_at = self.part(function, builder, to, START, ty, at)?;
-        builder.store(self.ctx, start, start_at, at);
-        let end_at = self.part(function, builder, to, END, ty, at)?;
-        builder.store(self.ctx, past, end_at, at);
+        self.set_bounds(function, builder, to, [start, past], at)
+    }
+
+    /// Stores `start` and `end` (of the parts' type) into the counted range `to`.
+    fn set_bounds(
+        &mut self,
+        function: &FunctionImport<'_, 'tcx>,
+        builder: &FunctionBuilder,
+        to: Local,
+        bounds: [Value; 2],
+        at: &SourceLoc,
+    ) -> Option<()> {
+        let ty = self.part_type(function, to)?;
+        for (part, value) in [START, END].into_iter().zip(bounds) {
+            let address = self.part(function, builder, to, part, ty, at)?;
+            builder.store(self.ctx, value, address, at);
+        }
         Some(())
     }
 
@@ -542,11 +557,7 @@ impl<'tcx> Importer<'_, 'tcx> {
             }
             values.push(value);
         }
-        for (part, value) in [START, END].into_iter().zip(values) {
-            let address = self.part(function, builder, to, part, ty, at)?;
-            builder.store(self.ctx, value, address, at);
-        }
-        Some(())
+        self.set_bounds(function, builder, to, [values[0], values[1]], at)
     }
 
     /// The parts a counted iterator of this kind has.

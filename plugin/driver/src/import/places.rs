@@ -166,24 +166,11 @@ impl<'tcx> Importer<'_, 'tcx> {
                     return None;
                 }
                 let typing_env = TypingEnv::fully_monomorphized();
-                let bits = constant.const_.try_eval_bits(self.tcx, typing_env);
                 let ir_ty = self.ir_type(ty, None);
-                let value = match (ty.kind(), bits) {
-                    (ty::Bool | ty::Char | ty::Uint(_), Some(bits)) => int_type(self.ctx, ir_ty)
-                        .map(|int| builder.const_int(self.ctx, int, bits as i128, at)),
-                    (ty::Int(_), Some(bits)) => int_type(self.ctx, ir_ty).map(|int| {
-                        let width = int.deref(self.ctx).width();
-                        let signed = ((bits << (128 - width)) as i128) >> (128 - width);
-                        builder.const_int(self.ctx, int, signed, at)
-                    }),
-                    (ty::Float(ty::FloatTy::F32), Some(bits)) => {
-                        Some(builder.const_float(self.ctx, ir_ty, f32::from_bits(bits as u32) as f64, at))
-                    }
-                    (ty::Float(ty::FloatTy::F64), Some(bits)) => {
-                        Some(builder.const_float(self.ctx, ir_ty, f64::from_bits(bits as u64), at))
-                    }
-                    _ => None,
-                };
+                let value = constant
+                    .const_
+                    .try_eval_bits(self.tcx, typing_env)
+                    .and_then(|bits| self.scalar_of_bits(builder, ty, bits, at));
                 value.or_else(|| self.constant_in_memory(builder, constant, ir_ty, at)).or_else(|| {
                     Some(self.opaque(builder, &format!("constant {constant:?}"), &[], &[ir_ty], at)[0])
                 })

@@ -8,6 +8,7 @@ use super::super::{
     thread_values::{apply_binop, wrap_to},
 };
 use crate::ir::mir::{arith::BinOpKind, int_width};
+use crate::verify::constants::mask_keeps_every_index;
 
 /// `window·w + coefficient·index(state) + [lo, hi]`, where `window` is the window's address
 /// rounded up to a multiple of `rounding` (1: the address itself; a ring aligned for a swizzle
@@ -129,8 +130,7 @@ pub(super) fn masked_index(a: Affine, b: Affine, stages: impl Fn(StateId) -> Opt
     if coefficient != 1 || index.window != 0 || index.lo != 0 || index.hi != 0 {
         return None;
     }
-    let count = stages(state)?;
-    (0..count.max(1)).all(|i| i & m == i).then_some(index)
+    mask_keeps_every_index(m, stages(state)?).then_some(index)
 }
 
 /// Value pairs [`disjoint_sum`] compares for one stage index at most.
