@@ -19,12 +19,12 @@
 use std::rc::Rc;
 
 use rustc_data_structures::fx::FxHashMap;
-use rustc_index::IndexVec;
+use rustc_index::{IndexSlice, IndexVec};
 use rustc_middle::mir::{
     AggregateKind, BasicBlock, BinOp, Body, CastKind, Local, Operand, ProjectionElem, Rvalue, START_BLOCK,
     StatementKind, TerminatorKind, UnOp,
 };
-use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt, TypingEnv};
+use rustc_middle::ty::{self, EarlyBinder, Instance, Ty, TyCtxt, TypeFoldable, TypeVisitableExt, TypingEnv};
 
 use crate::single_assignment::LocalUses;
 
@@ -70,7 +70,14 @@ fn decided_switches<'tcx>(
     body: &Body<'tcx>,
     arguments: &FxHashMap<Local, Scalar>,
 ) -> Vec<(BasicBlock, BasicBlock)> {
-    let mut evaluator = Evaluator::new(tcx, body, arguments);
+    switches_decided_by(&mut Evaluator::new(tcx, body, arguments), body)
+}
+
+/// Each switch of `body` whose discriminant `evaluator` evaluates, with the arm it takes.
+fn switches_decided_by<'tcx>(
+    evaluator: &mut Evaluator<'_, 'tcx>,
+    body: &Body<'tcx>,
+) -> Vec<(BasicBlock, BasicBlock)> {
     body.basic_blocks
         .iter_enumerated()
         .filter_map(|(block, data)| {
@@ -115,13 +122,58 @@ pub(crate) fn empty_unreached_blocks(
 
 /// The blocks a path from the entry reaches.
 fn reached_blocks(
-    blocks: &IndexVec<BasicBlock, rustc_middle::mir::BasicBlockData<'_>>,
+    blocks: &IndexSlice<BasicBlock, rustc_middle::mir::BasicBlockData<'_>>,
+) -> IndexVec<BasicBlock, bool> {
+    reached_taking(blocks, &FxHashMap::default())
+}
+
+/// The blocks of `instance`'s body as written (uninstantiated) that a path from the entry
+/// reaches once each switch the instance decides takes its arm: what [`prune_decided_branches`]
+/// on the instantiated body leaves (round by round, each reading only the blocks the last one
+/// left), without copying the body. A body with no switch is not evaluated at all.
+pub fn reached_as_instantiated<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &Body<'tcx>,
+    instance: Instance<'tcx>,
+) -> IndexVec<BasicBlock, bool> {
+    let mut reached = reached_blocks(&body.basic_blocks);
+    let has_switch = body
+        .basic_blocks
+        .iter()
+        .any(|data| matches!(data.terminator().kind, TerminatorKind::SwitchInt { .. }));
+    if !has_switch {
+        return reached;
+    }
+    loop {
+        let mut evaluator = Evaluator::of_blocks(tcx, body, Some(&reached), &FxHashMap::default());
+        evaluator.instance = Some(instance);
+        let decided: FxHashMap<BasicBlock, BasicBlock> = switches_decided_by(&mut evaluator, body)
+            .into_iter()
+            .filter(|(block, _)| reached[*block])
+            .collect();
+        let next = reached_taking(&body.basic_blocks, &decided);
+        if next == reached {
+            return reached;
+        }
+        reached = next;
+    }
+}
+
+/// The blocks a path from the entry reaches, where each switch in `decided` goes only to its
+/// arm there.
+fn reached_taking(
+    blocks: &IndexSlice<BasicBlock, rustc_middle::mir::BasicBlockData<'_>>,
+    decided: &FxHashMap<BasicBlock, BasicBlock>,
 ) -> IndexVec<BasicBlock, bool> {
     let mut reached = IndexVec::from_elem(false, blocks);
     let mut stack = vec![START_BLOCK];
     reached[START_BLOCK] = true;
     while let Some(block) = stack.pop() {
-        for successor in blocks[block].terminator().successors() {
+        let successors: Vec<BasicBlock> = match decided.get(&block) {
+            Some(&arm) => vec![arm],
+            None => blocks[block].terminator().successors().collect(),
+        };
+        for successor in successors {
             if !reached[successor] {
                 reached[successor] = true;
                 stack.push(successor);
@@ -170,16 +222,38 @@ pub(crate) struct Evaluator<'a, 'tcx> {
     aggregates: FxHashMap<Local, &'a IndexVec<rustc_abi::FieldIdx, Operand<'tcx>>>,
     /// Locals evaluated so far; `None` also marks one being evaluated (a cycle gives up).
     values: FxHashMap<Local, Option<Scalar>>,
+    /// The instance whose generic arguments a body as written is read with (`None`: the body
+    /// is already instantiated).
+    instance: Option<Instance<'tcx>>,
 }
 
 impl<'a, 'tcx> Evaluator<'a, 'tcx> {
     pub(crate) fn new(tcx: TyCtxt<'tcx>, body: &'a Body<'tcx>, arguments: &FxHashMap<Local, Scalar>) -> Self {
-        let uses = LocalUses::of(body);
+        Self::of_blocks(tcx, body, None, arguments)
+    }
+
+    /// An evaluator that reads only the blocks `reached` marks (every block where it is
+    /// `None`): the body as it would be with every other block emptied.
+    fn of_blocks(
+        tcx: TyCtxt<'tcx>,
+        body: &'a Body<'tcx>,
+        reached: Option<&IndexSlice<BasicBlock, bool>>,
+        arguments: &FxHashMap<Local, Scalar>,
+    ) -> Self {
+        let uses = match reached {
+            Some(reached) => LocalUses::of_reached(body, reached),
+            None => LocalUses::of(body),
+        };
         let single = uses.single_assignment_locals();
         let whole_once = uses.single_assignment_aggregates();
         let mut definitions = IndexVec::from_elem(None, &body.local_decls);
         let mut aggregates = FxHashMap::default();
-        for statement in body.basic_blocks.iter().flat_map(|data| &data.statements) {
+        let statements = body
+            .basic_blocks
+            .iter_enumerated()
+            .filter(|(block, _)| reached.is_none_or(|reached| reached[*block]))
+            .flat_map(|(_, data)| &data.statements);
+        for statement in statements {
             let StatementKind::Assign(assign) = &statement.kind else { continue };
             let (place, rvalue) = &**assign;
             if !place.projection.is_empty() {
@@ -199,14 +273,27 @@ impl<'a, 'tcx> Evaluator<'a, 'tcx> {
             .into_iter()
             .filter_map(|parameter| arguments.get(&parameter).map(|value| (parameter, Some(*value))))
             .collect();
-        Evaluator { tcx, definitions, aggregates, values }
+        Evaluator { tcx, definitions, aggregates, values, instance: None }
+    }
+
+    /// `value` as the instance sees it.
+    fn instantiated<T: TypeFoldable<TyCtxt<'tcx>>>(&self, value: T) -> T {
+        match self.instance {
+            Some(instance) => instance.instantiate_mir_and_normalize_erasing_regions(
+                self.tcx,
+                TypingEnv::fully_monomorphized(),
+                EarlyBinder::bind(self.tcx, value),
+            ),
+            None => value,
+        }
     }
 
     pub(crate) fn operand(&mut self, operand: &Operand<'tcx>) -> Option<Scalar> {
         match operand {
             Operand::Constant(constant) => {
+                let constant = self.instantiated(constant.const_);
                 let (width, signed) = self.shape(constant.ty())?;
-                let bits = constant.const_.try_eval_bits(self.tcx, TypingEnv::fully_monomorphized())?;
+                let bits = constant.try_eval_bits(self.tcx, TypingEnv::fully_monomorphized())?;
                 Some(Scalar::of(bits, width, signed))
             }
             Operand::Copy(place) | Operand::Move(place) => match place.projection.as_slice() {
@@ -245,7 +332,7 @@ impl<'a, 'tcx> Evaluator<'a, 'tcx> {
             }
             Rvalue::Cast(CastKind::IntToInt, operand, ty) => {
                 let value = self.operand(operand)?;
-                let (width, signed) = self.shape(*ty)?;
+                let (width, signed) = self.shape(self.instantiated(*ty))?;
                 Some(Scalar::of(value.integer() as u128, width, signed))
             }
             Rvalue::BinaryOp(op, operands) => {
@@ -264,11 +351,13 @@ impl<'a, 'tcx> Evaluator<'a, 'tcx> {
     /// the switch on it compares.
     fn constant_discriminant(&mut self, local: Local) -> Option<Scalar> {
         let Some(Rvalue::Use(Operand::Constant(constant), ..)) = self.definitions[local] else { return None };
+        let span = constant.span;
+        let constant = self.instantiated(constant.const_);
         let ty = constant.ty();
         if !ty.is_enum() || ty.has_non_region_param() {
             return None;
         }
-        let value = constant.const_.eval(self.tcx, TypingEnv::fully_monomorphized(), constant.span).ok()?;
+        let value = constant.eval(self.tcx, TypingEnv::fully_monomorphized(), span).ok()?;
         let variant = self.tcx.try_destructure_mir_constant_for_user_output(value, ty)?.variant?;
         let discriminant = ty.discriminant_for_variant(self.tcx, variant)?;
         let (width, signed) = self.shape(ty.discriminant_ty(self.tcx))?;

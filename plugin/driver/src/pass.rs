@@ -38,28 +38,47 @@ pub fn verify_crate(
     let mut prepared = scope::PreparedBodies::default();
     for kernel in scope::kernel_entries(tcx) {
         let started = Instant::now();
-        let collected = scope::collect(tcx, kernel, &mut prepared);
-        for (instance, span) in &collected.without_mir {
-            tcx.dcx().span_warn(
-                *span,
-                format!(
-                    "kernel verifier: the body of `{}` is not available (its crate encoded no MIR), so the \
-                     scope of `{}` is verified without it; build that crate through kernels-rustc",
-                    crate::import::readable_path(tcx, *instance),
-                    collected.name
-                ),
-            );
+        let prescan = guard::prescan(tcx, kernel);
+        // Where the structure is checked (debug builds, the corpus builds), a scope the prescan
+        // skips is collected anyway, so that the guard on the collected scope, and the
+        // verifier's own, are asked too.
+        if !prescan.needs_import && structure != Structure::Check {
+            warn_without_mir(tcx, &prescan.without_mir, &prescan.name);
+            report.push(skipped_before_import(
+                &prescan.name,
+                (prescan.functions, prescan.blocks),
+                started.elapsed().as_secs_f64(),
+            ));
+            continue;
         }
+        let collected = scope::collect(tcx, kernel, &mut prepared);
+        warn_without_mir(tcx, &collected.without_mir, &collected.name);
         let shared = SharedPaths::infer(tcx, &collected);
         if !guard::needs_import(tcx, &collected, &shared) {
-            report.push(skipped_before_import(&collected, started.elapsed().as_secs_f64()));
-            // Where the structure is checked (debug builds, the corpus builds), the guard on MIR
-            // is held to the verifier's own guard: the scope is imported anyway and must be
-            // skipped there too.
+            report.push(skipped_before_import(
+                &collected.name,
+                (collected.functions.len(), guard::mir_blocks(&collected)),
+                started.elapsed().as_secs_f64(),
+            ));
+            // Where the structure is checked, the guard on MIR is held to the verifier's own
+            // guard: the scope is imported anyway and must be skipped there too.
             if structure == Structure::Check {
                 rejected |= !skipped_by_verifier(tcx, kernel, &collected, &shared);
             }
             continue;
+        }
+        if !prescan.needs_import {
+            // Only in checked builds: folding removes calls, never adds them.
+            tcx.dcx().span_err(
+                tcx.def_span(kernel),
+                format!(
+                    "kernel verifier: the prescan on MIR as written skipped the scope of `{}`, but the guard on \
+                     its collected bodies does not: a bug of the verifier (plugin/driver/src/guard.rs), please \
+                     report it",
+                    collected.name
+                ),
+            );
+            rejected = true;
         }
         let imported = match import_scope(tcx, &collected, &shared) {
             Ok(imported) => imported,
@@ -178,13 +197,13 @@ fn skipped_by_verifier<'tcx>(
     skipped
 }
 
-/// A scope the guard on MIR skipped: nothing was imported or verified, so its size is its MIR's
-/// and it has no IR to dump.
-fn skipped_before_import(collected: &scope::KernelScope<'_>, seconds: f64) -> ScopeReport {
+/// A scope the guard on MIR skipped: nothing was imported or verified, so its size (functions,
+/// blocks) is its MIR's and it has no IR to dump.
+fn skipped_before_import(kernel: &str, (functions, blocks): (usize, usize), seconds: f64) -> ScopeReport {
     ScopeReport {
-        kernel: collected.name.clone(),
-        functions: collected.functions.len(),
-        blocks: guard::mir_blocks(collected),
+        kernel: kernel.to_string(),
+        functions,
+        blocks,
         operations: 0,
         opaque_operations: 0,
         verdict: Verdict::Skipped,
@@ -195,6 +214,24 @@ fn skipped_before_import(collected: &scope::KernelScope<'_>, seconds: f64) -> Sc
         verify_seconds: 0.0,
         gaps: Vec::new(),
         opt_out: None,
+    }
+}
+
+/// Warns of each function of `kernel`'s scope whose body is not available.
+fn warn_without_mir<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    without_mir: &[(rustc_middle::ty::Instance<'tcx>, rustc_span::Span)],
+    kernel: &str,
+) {
+    for (instance, span) in without_mir {
+        tcx.dcx().span_warn(
+            *span,
+            format!(
+                "kernel verifier: the body of `{}` is not available (its crate encoded no MIR), so the scope of \
+                 `{kernel}` is verified without it; build that crate through kernels-rustc",
+                crate::import::readable_path(tcx, *instance),
+            ),
+        );
     }
 }
 

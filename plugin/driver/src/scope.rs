@@ -27,7 +27,7 @@ use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_abi::ExternAbi;
 use rustc_hir::def::DefKind;
 use rustc_hir::def_id::{DefId, LocalDefId};
-use rustc_middle::mir::{Body, TerminatorKind};
+use rustc_middle::mir::{Body, Terminator, TerminatorKind};
 use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, ShimKind, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
@@ -142,6 +142,12 @@ fn cuda_oxide_entry(tcx: TyCtxt<'_>, owner: LocalDefId) -> Option<String> {
     symbol.strip_prefix(CUDA_OXIDE_KERNEL_PREFIX).map(str::to_string)
 }
 
+/// A kernel's name: its PTX entry name (kernels are `#[no_mangle]`; a cuda-oxide `#[kernel]`'s
+/// is its symbol without the reserved prefix).
+pub fn kernel_name(tcx: TyCtxt<'_>, kernel: LocalDefId) -> String {
+    cuda_oxide_entry(tcx, kernel).unwrap_or_else(|| tcx.item_name(kernel.to_def_id()).to_string())
+}
+
 /// Collects the scope of one kernel, its bodies from (and prepared into) `prepared`.
 pub fn collect<'tcx>(
     tcx: TyCtxt<'tcx>,
@@ -150,7 +156,7 @@ pub fn collect<'tcx>(
 ) -> KernelScope<'tcx> {
     let root = Instance::mono(tcx, kernel.to_def_id());
     let mut scope = KernelScope {
-        name: cuda_oxide_entry(tcx, kernel).unwrap_or_else(|| tcx.item_name(kernel.to_def_id()).to_string()),
+        name: kernel_name(tcx, kernel),
         functions: Vec::new(),
         without_mir: Vec::new(),
         pruned_blocks: 0,
@@ -301,29 +307,51 @@ fn followed_callees<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>) -> Vec<(Instance
     let mut callees = Vec::new();
     for block in body.basic_blocks.iter() {
         let terminator = block.terminator();
-        let TerminatorKind::Call { func, .. } = &terminator.kind else { continue };
-        let Some(callee) = resolve_callee(tcx, func.ty(body, tcx)) else { continue };
-        let callee = fn_item_behind_trait_call(tcx, callee).unwrap_or(callee);
-        let TerminatorKind::Call { args, .. } = &terminator.kind else { continue };
-        let handed = Handed::of(tcx, args.iter().map(|arg| arg.node.ty(body, tcx)));
-        if matches!(callee.def, InstanceKind::Item(_))
-            && (is_followed(tcx, callee.def_id()) || is_followed_standard(tcx, callee.def_id(), handed))
-        {
+        if let Some(callee) = followed_callee(tcx, body, terminator, &|ty| ty) {
             callees.push((callee, terminator.source_info.span));
         }
     }
     callees
 }
 
+/// The function a call terminator of `body` hands control to, where the scope follows it.
+/// `instantiate` gives a type of the body as the calling instance sees it: the identity for an
+/// instantiated body, the instance's generic arguments for a body as written
+/// ([`crate::guard::prescan`]).
+pub(crate) fn followed_callee<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &Body<'tcx>,
+    terminator: &Terminator<'tcx>,
+    instantiate: &dyn Fn(ty::Ty<'tcx>) -> ty::Ty<'tcx>,
+) -> Option<Instance<'tcx>> {
+    let TerminatorKind::Call { func, args, .. } = &terminator.kind else { return None };
+    let callee = resolve_callee(tcx, instantiate(func.ty(body, tcx)))?;
+    let callee = fn_item_behind_trait_call(tcx, callee).unwrap_or(callee);
+    let handed = Handed::of(tcx, args.iter().map(|arg| instantiate(arg.node.ty(body, tcx))));
+    (matches!(callee.def, InstanceKind::Item(_))
+        && (is_followed(tcx, callee.def_id()) || is_followed_standard(tcx, callee.def_id(), handed)))
+    .then_some(callee)
+}
+
 /// The body of a scope function, uninstantiated, or `None` when its crate encoded no MIR.
 pub(crate) fn body_of<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Body<'tcx>> {
+    with_body_as_written(tcx, instance, |body| body.clone())
+}
+
+/// `read` applied to the body of a scope function as written (uninstantiated, borrowed from
+/// rustc), or `None` when its crate encoded no MIR.
+pub(crate) fn with_body_as_written<'tcx, R>(
+    tcx: TyCtxt<'tcx>,
+    instance: Instance<'tcx>,
+    read: impl FnOnce(&Body<'tcx>) -> R,
+) -> Option<R> {
     let def_id = instance.def_id();
     if let Some(local) = def_id.as_local() {
         let steal = tcx.mir_drops_elaborated_and_const_checked(local);
-        return Some(steal.borrow().clone());
+        return Some(read(&steal.borrow()));
     }
     if !tcx.is_mir_available(def_id) {
         return None;
     }
-    Some(tcx.instance_mir(instance.def).clone())
+    Some(read(tcx.instance_mir(instance.def)))
 }

@@ -1,8 +1,8 @@
 //! The locals of a MIR body that hold one value for their whole life: the pre-pass both the
 //! scope's pruning of decided branches and the import's slot choice start from.
 
-use rustc_index::IndexVec;
-use rustc_middle::mir::{self, Body, Local, Place, ProjectionElem};
+use rustc_index::{IndexSlice, IndexVec};
+use rustc_middle::mir::{self, BasicBlock, Body, Local, Place, ProjectionElem};
 
 /// The locals MIR assigns exactly once, as a whole (a statement or a call's destination), and
 /// never borrows, projects into or reads through anything but a deref; parameters and the
@@ -19,7 +19,13 @@ pub(crate) struct LocalUses<'a, 'tcx> {
 
 impl<'a, 'tcx> LocalUses<'a, 'tcx> {
     pub(crate) fn of(body: &'a Body<'tcx>) -> Self {
-        LocalUses { body, uses: Uses::of(body) }
+        LocalUses { body, uses: Uses::of(body, None) }
+    }
+
+    /// The uses in the blocks `reached` marks (and the debugger's views) only: the body as it
+    /// would be with every other block emptied.
+    pub(crate) fn of_reached(body: &'a Body<'tcx>, reached: &IndexSlice<BasicBlock, bool>) -> Self {
+        LocalUses { body, uses: Uses::of(body, Some(reached)) }
     }
 
     /// See [`single_assignment_locals`].
@@ -73,15 +79,35 @@ struct Uses {
 }
 
 impl Uses {
-    fn of(body: &Body<'_>) -> Uses {
-        use rustc_middle::mir::visit::Visitor;
+    fn of(body: &Body<'_>, reached: Option<&IndexSlice<BasicBlock, bool>>) -> Uses {
         let mut uses = Uses {
             assignments: IndexVec::from_elem(0, &body.local_decls),
             disqualified: IndexVec::from_elem(false, &body.local_decls),
             fields_read: IndexVec::from_elem(false, &body.local_decls),
         };
-        uses.visit_body(body);
+        visit_reached(&mut uses, body, reached);
         uses
+    }
+}
+
+/// Runs `visitor` over the blocks `reached` marks (every block where it is `None`) and the
+/// debugger's views: everything of a body that mentions its locals.
+fn visit_reached<'tcx>(
+    visitor: &mut impl mir::visit::Visitor<'tcx>,
+    body: &Body<'tcx>,
+    reached: Option<&IndexSlice<BasicBlock, bool>>,
+) {
+    let Some(reached) = reached else {
+        visitor.visit_body(body);
+        return;
+    };
+    for (block, data) in body.basic_blocks.iter_enumerated() {
+        if reached[block] {
+            visitor.visit_basic_block_data(block, data);
+        }
+    }
+    for info in &body.var_debug_info {
+        visitor.visit_var_debug_info(info);
     }
 }
 
@@ -130,13 +156,21 @@ pub(crate) struct LocalMentions {
 
 impl LocalMentions {
     pub(crate) fn of(body: &Body<'_>) -> LocalMentions {
-        use rustc_middle::mir::visit::Visitor;
+        Self::of_blocks(body, None)
+    }
+
+    /// The mentions in the blocks `reached` marks (every block where it is `None`) and the
+    /// debugger's views.
+    pub(crate) fn of_blocks(
+        body: &Body<'_>,
+        reached: Option<&IndexSlice<BasicBlock, bool>>,
+    ) -> LocalMentions {
         let mut mentions = LocalMentions {
             count: IndexVec::from_elem(0, &body.local_decls),
             running: IndexVec::from_elem(0, &body.local_decls),
             borrowed: IndexVec::from_elem(false, &body.local_decls),
         };
-        mentions.visit_body(body);
+        visit_reached(&mut mentions, body, reached);
         mentions
     }
 }

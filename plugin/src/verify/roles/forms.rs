@@ -76,6 +76,22 @@ fn written_once(ctx: &Context, stores: &Stores, value: Value, address: Value) ->
     {
         return Some(form);
     }
+    // A field of what a helper computing from its arguments returned (`let job =
+    // TileJob::of_block(tiles)`, its `count` chosen on two paths inside it): the same at every
+    // call with equal arguments, in every thread.
+    if !inside.is_empty()
+        && let Some(call_op) = stored.defining_op()
+        && let Some(call) = Operation::get_op::<CallOp>(call_op, ctx)
+    {
+        let operands: Vec<Value> = call_op.deref(ctx).operands().collect();
+        let mut budget = MAX_READS;
+        let read = (stored, operands.as_slice());
+        let form =
+            applied(ctx, stores, (call, call_op), read, &inside, &mut Induction::default(), &mut budget);
+        if form.is_some() {
+            return form;
+        }
+    }
     match model.eval(value, &FxHashMap::default()) {
         Val::Const(constant) => Some(Linear { constant, ..Linear::default() }),
         Val::Uniform => {
@@ -243,7 +259,7 @@ pub(super) fn linear(
     }
     if let Some(call) = Operation::get_op::<CallOp>(def, ctx) {
         if !operands.is_empty() {
-            return applied(ctx, stores, (call, def), value, &operands, iv, budget)
+            return applied(ctx, stores, (call, def), (value, &operands), &[], iv, budget)
                 .or_else(|| opaque_result(stores, value, def));
         }
         // Both roles' loops read the atom, in different threads: equal bounds mean equal
@@ -314,14 +330,16 @@ pub(super) fn linear(
     None
 }
 
-/// The result `value` of call `call` (operation `def`) with `operands`, as [`Atom::Applied`] (a helper computing
-/// from its arguments) or [`Atom::Pure`] (a standard-library integer method).
+/// The result `value` of call `call` (operation `def`) with `operands`, as [`Atom::Applied`] (a
+/// helper computing from its arguments; `field`, the fields read out of its aggregate result)
+/// or [`Atom::Pure`] (a standard-library integer method, whose result is an integer). No
+/// argument may hold the induction variable.
 fn applied(
     ctx: &Context,
     stores: &Stores,
     (call, def): (CallOp, Ptr<Operation>),
-    value: Value,
-    operands: &[Value],
+    (value, operands): (Value, &[Value]),
+    field: &[u32],
     iv: &mut Induction,
     budget: &mut u32,
 ) -> Option<Linear> {
@@ -360,8 +378,10 @@ fn applied(
         arguments.push(argument);
     }
     match function {
-        Some(function) => computes.then(|| Linear::atom(Atom::Applied { function, arguments })),
-        None => Some(Linear::atom(Atom::Pure { operation: name, operands: arguments })),
+        Some(function) => {
+            computes.then(|| Linear::atom(Atom::Applied { function, arguments, field: field.to_vec() }))
+        }
+        None => field.is_empty().then(|| Linear::atom(Atom::Pure { operation: name, operands: arguments })),
     }
 }
 

@@ -22,8 +22,9 @@ pub(super) enum Atom {
     /// coordinates and fixed values read through the references it is handed
     /// (`uniform::computes_from_arguments_reading`; those references take no part, as an empty
     /// form): the same value in every thread of the block, and at every call with equal
-    /// arguments (`owned_tiles(tiles)`, `source.end()`).
-    Applied { function: usize, arguments: Vec<Linear> },
+    /// arguments (`owned_tiles(tiles)`, `source.end()`). `field`: the path of fields read out
+    /// of an aggregate result (`TileJob::of_block(tiles).count`), empty for the whole result.
+    Applied { function: usize, arguments: Vec<Linear>, field: Vec<u32> },
     /// An operation other than `+`, `−` and a product by a constant (`(tiles - b + g - 1) / g`),
     /// or a call of the standard library's integer methods (`div_ceil`, `min`), on forms without
     /// the induction variable, keyed by the operation and its result type (division and shifts
@@ -124,9 +125,11 @@ impl Linear {
                 | Atom::HelperPlace { .. }
                 | Atom::Result { .. }
                 | Atom::Chosen { .. } => Linear::atom(atom.clone()),
-                Atom::Applied { function, arguments: inner } => {
-                    Linear::atom(Atom::Applied { function: *function, arguments: each(inner)? })
-                }
+                Atom::Applied { function, arguments: inner, field } => Linear::atom(Atom::Applied {
+                    function: *function,
+                    arguments: each(inner)?,
+                    field: field.clone(),
+                }),
                 Atom::Pure { operation, operands } => {
                     Linear::atom(Atom::Pure { operation: operation.clone(), operands: each(operands)? })
                 }
