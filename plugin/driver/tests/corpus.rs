@@ -30,13 +30,14 @@ fn corpus_dir() -> PathBuf {
 }
 
 /// The blind rounds held by the ratchet.
-const BLIND_ROUNDS: [&str; 49] = [
+const BLIND_ROUNDS: [&str; 50] = [
     "round-3", "round-4", "round-5", "round-6", "round-7", "round-8", "round-9", "round-10", "round-11",
     "round-12", "round-13", "round-14", "round-15", "round-16", "round-17", "round-18", "round-19",
     "round-20", "round-21", "round-22", "round-23", "round-24", "round-25", "round-26", "round-27",
     "round-28", "round-29", "round-30", "round-31", "round-32", "round-33", "round-34", "round-35",
     "round-36", "round-37", "round-38", "round-39", "round-40", "round-41", "round-42", "round-43",
     "round-44", "round-45", "round-46", "round-47", "round-48", "round-49", "round-50", "round-51",
+    "round-52",
 ];
 
 fn blind_dir(round: &str) -> PathBuf {
