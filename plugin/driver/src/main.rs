@@ -36,11 +36,13 @@ extern crate rustc_middle;
 extern crate rustc_span;
 
 mod constant_arguments;
+mod counted_types;
 mod decided_branches;
 mod device_api;
 mod diagnostics;
 mod guard;
 mod import;
+mod iterator_helpers;
 mod naming;
 mod opt_out;
 mod pass;

@@ -226,12 +226,4 @@ pub(super) fn constant_locals<'tcx>(
     constants
 }
 
-/// The name of `def_id` when it is an item of `core`, `None` for another crate's: the callees
-/// the import reads by name (pointer methods, `mem::replace`, range constructors and
-/// `contains`) are all `core`'s, and a user's function of the same name is an ordinary call.
-pub(super) fn core_item_name(
-    tcx: TyCtxt<'_>,
-    def_id: rustc_span::def_id::DefId,
-) -> Option<rustc_span::Symbol> {
-    (tcx.crate_name(def_id.krate).as_str() == "core").then(|| tcx.opt_item_name(def_id)).flatten()
-}
+pub(super) use crate::naming::core_item_name;

@@ -11,8 +11,9 @@
 //! and arithmetic with the library's exact meaning:
 //!
 //! - `a..b` (an aggregate or field writes): `start = a`, `end = b`;
-//! - a call of a helper that only builds `a..b` from its arguments and constants and returns it
-//!   (`0.until(ROWS)`): the range built from the call's arguments;
+//! - a helper that builds and returns one of these (`0.until(ROWS)`, `(b..n).step_by(g)` in a
+//!   `my_tiles(n)`): written into its caller before the import (`crate::iterator_helpers`), so
+//!   its range and adapters are counted where it is called;
 //! - `a..=b` (`RangeInclusive::new(a, b)`): `start = a`, `end = b + 1`, the parts in 64 bits so
 //!   that `b + 1` cannot wrap (a 64-bit `b` only where it is a constant below the largest value);
 //!   `next` hands out its items cast back to the element type;
@@ -47,7 +48,7 @@ use rustc_middle::mir::{
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
 use rustc_span::{Spanned, Symbol};
 
-use crate::scope::{body_of, is_followed, resolve_callee};
+use crate::scope::resolve_callee;
 
 use super::analysis::{Assignments, ReferenceOrigin, core_item_name, reference_chain};
 use super::iterators::{Consumer, Counted, consumer_of, counted_kind, element, is_inclusive, mapped_range};
@@ -84,80 +85,6 @@ fn is_integer_option<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
 fn core_call<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, func: &Operand<'tcx>) -> Option<Symbol> {
     let callee = resolve_callee(tcx, func.ty(body, tcx))?;
     core_item_name(tcx, callee.def_id())
-}
-
-/// One bound of a range a helper builds ([`range_built_by`]): the helper's argument at this
-/// position, or a constant.
-#[derive(Clone, Copy)]
-enum Bound {
-    Argument(usize),
-    Constant(u128),
-}
-
-/// Where `callee` does nothing but build a range from its arguments and constants and return
-/// it (`fn until(self, end: u32) -> Range<u32> { self..end }`, an extension method): its start
-/// and end. A call of it is then the range built from the call's arguments.
-fn range_built_by<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> Option<[Bound; 2]> {
-    // Only the scope's own helpers: a `core` function (`into_iter`, `step_by`) handing back a
-    // range has a form of its own, and its body is not worth cloning at every call.
-    if !matches!(callee.def, ty::InstanceKind::Item(_)) || !is_followed(tcx, callee.def_id()) {
-        return None;
-    }
-    let body = body_of(tcx, callee)?;
-    if body.basic_blocks.len() != 1 {
-        return None;
-    }
-    let only = &body.basic_blocks[rustc_middle::mir::START_BLOCK];
-    if !matches!(only.terminator().kind, TerminatorKind::Return) {
-        return None;
-    }
-    // Temporaries the body copies an argument or a constant into before building the range.
-    let mut temporaries: FxHashMap<Local, Bound> = FxHashMap::default();
-    let bound = |operand: &Operand<'tcx>, temporaries: &FxHashMap<Local, Bound>| match operand {
-        Operand::Copy(place) | Operand::Move(place) if place.projection.is_empty() => {
-            let local = place.local.as_usize();
-            if (1..=body.arg_count).contains(&local) {
-                Some(Bound::Argument(local - 1))
-            } else {
-                temporaries.get(&place.local).copied()
-            }
-        }
-        Operand::Constant(constant) => {
-            constant.const_.try_eval_bits(tcx, ty::TypingEnv::fully_monomorphized()).map(Bound::Constant)
-        }
-        _ => None,
-    };
-    let mut built = None;
-    for statement in &only.statements {
-        match &statement.kind {
-            StatementKind::Assign(assign) => {
-                let (place, rvalue) = &**assign;
-                if !place.projection.is_empty() || built.is_some() {
-                    return None;
-                }
-                match rvalue {
-                    Rvalue::Use(operand, ..) if place.local.as_usize() > body.arg_count => {
-                        let copied = bound(operand, &temporaries)?;
-                        if temporaries.insert(place.local, copied).is_some() {
-                            return None;
-                        }
-                    }
-                    Rvalue::Aggregate(kind, operands) if place.local.as_usize() == 0 => {
-                        let AggregateKind::Adt(range, ..) = **kind else { return None };
-                        if !tcx.is_lang_item(range, LangItem::Range) {
-                            return None;
-                        }
-                        let [start, end] = operands.raw.as_slice() else { return None };
-                        built = Some([bound(start, &temporaries)?, bound(end, &temporaries)?]);
-                    }
-                    _ => return None,
-                }
-            }
-            StatementKind::StorageLive(_) | StatementKind::StorageDead(_) | StatementKind::Nop => {}
-            _ => return None,
-        }
-    }
-    built
 }
 
 /// Whether `func` is `RangeInclusive::new` (`a..=b`).
@@ -301,15 +228,6 @@ impl CountedLocals {
                 {
                     forms.push(Form { uses: vec![to], linked: vec![to] });
                 }
-                continue;
-            }
-            if let Some(to) = whole(destination)
-                && exclusive_range(to)
-                && resolve_callee(tcx, func.ty(body, tcx))
-                    .and_then(|callee| range_built_by(tcx, callee))
-                    .is_some()
-            {
-                forms.push(Form { uses: vec![to], linked: vec![to] });
                 continue;
             }
             let Some(name) = core_call(tcx, body, func) else { continue };
@@ -531,35 +449,6 @@ impl<'tcx> Importer<'_, 'tcx> {
         Some(())
     }
 
-    /// `to = helper(args…)` for a helper that builds a range ([`range_built_by`]): the range's
-    /// parts from the call's arguments and the helper's constants.
-    fn range_from_call(
-        &mut self,
-        function: &FunctionImport<'_, 'tcx>,
-        builder: &FunctionBuilder,
-        to: Local,
-        args: &[Spanned<Operand<'tcx>>],
-        bounds: [Bound; 2],
-        at: &SourceLoc,
-    ) -> Option<()> {
-        let ty = self.part_type(function, to)?;
-        let int = int_type(self.ctx, ty)?;
-        let mut values = Vec::with_capacity(2);
-        for bound in bounds {
-            let value = match bound {
-                Bound::Argument(position) => {
-                    self.operand(function, builder, &args.get(position)?.node, at)?
-                }
-                Bound::Constant(bits) => builder.const_int(self.ctx, int, i128::try_from(bits).ok()?, at),
-            };
-            if value.get_type(self.ctx) != ty {
-                return None;
-            }
-            values.push(value);
-        }
-        self.set_bounds(function, builder, to, [values[0], values[1]], at)
-    }
-
     /// The parts a counted iterator of this kind has.
     fn parts(kind: Counted) -> &'static [u32] {
         match kind {
@@ -660,11 +549,6 @@ impl<'tcx> Importer<'_, 'tcx> {
         if self.tcx.is_lang_item(callee.def_id(), LangItem::RangeInclusiveNew) {
             return counted.iterators.contains_key(&to)
                 && self.inclusive_range(function, builder, to, args, at).is_some();
-        }
-        if counted.iterators.get(&to) == Some(&Counted::Range)
-            && let Some(bounds) = range_built_by(self.tcx, callee)
-        {
-            return self.range_from_call(function, builder, to, args, bounds, at).is_some();
         }
         let Some(name) = core_item_name(self.tcx, callee.def_id()) else { return false };
         let from = |arg: Option<&Spanned<Operand<'tcx>>>| {

@@ -1,0 +1,208 @@
+//! Helpers that hand back an iterator the import counts, written into their callers. A tile loop
+//! is often `for t in my_tiles(tiles)`, with `fn my_tiles(tiles: u32) -> StepBy<Range<u32>> {
+//! (block_idx_x()..tiles).step_by(grid_dim_x() as usize) }` (written so by two blind rounds'
+//! authors independently). The import counts a range, a `step_by` or a `rev` of one built in the
+//! loop's function (`crate::import::counted`), but an iterator that crosses a return is an
+//! opaque aggregate: the loop's items, its trip count and every access they index were unknown.
+//!
+//! So each call of such a helper is replaced by the helper's body before anything reads the
+//! caller: its locals appended to the caller's, its arguments assigned to its parameters, its
+//! returns turned into a move of its return place into the call's destination and a jump to the
+//! call's return block. This is MIR inlining, which changes no execution, restricted to what the
+//! import then counts: a helper of the scope (not the standard library) whose result type is a
+//! counted iterator ([`is_counted_iterator`]), whose body is small, runs no block twice, calls nothing
+//! that calls it back, holds no assembly and needs no unwinding.
+
+use rustc_index::IndexVec;
+use rustc_middle::mir::visit::MutVisitor;
+use rustc_middle::mir::{
+    BasicBlock, BasicBlockData, Body, Local, Location, Operand, Place, RETURN_PLACE, Rvalue, SourceInfo,
+    SourceScope, Statement, StatementKind, TerminatorKind, UnwindAction, WithRetag,
+};
+use rustc_middle::ty::{EarlyBinder, Instance, InstanceKind, Ty, TyCtxt, TypingEnv};
+
+use crate::counted_types::is_counted_iterator;
+use crate::decided_branches::prune_decided_branches;
+
+/// The most blocks a helper written into its caller may have.
+const MAX_HELPER_BLOCKS: usize = 32;
+/// How many calls of such helpers one body may have written into it (a helper's body may itself
+/// call one: each written-in call is looked at again).
+const MAX_INLINED: usize = 16;
+
+/// What the scope knows of calls (`crate::scope`, which calls this while it prepares a body).
+pub struct Calls<'a, 'tcx> {
+    /// The instance a call of a function type runs.
+    pub resolve: &'a dyn Fn(Ty<'tcx>) -> Option<Instance<'tcx>>,
+    /// The body, as written, of a function the scope follows calls into (`None` for a function
+    /// of the standard library or of the device API, or one whose crate encoded no MIR).
+    pub followed_body: &'a dyn Fn(Instance<'tcx>) -> Option<Body<'tcx>>,
+}
+
+/// Writes each call of an iterator helper in `body` into it (module doc); returns how many.
+pub fn inline_iterator_helpers<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &mut Body<'tcx>,
+    calls: &Calls<'_, 'tcx>,
+) -> usize {
+    let mut inlined = 0;
+    while inlined < MAX_INLINED {
+        let Some((block, helper)) = next_candidate(tcx, body, calls) else { break };
+        write_in(tcx, body, block, helper);
+        inlined += 1;
+    }
+    inlined
+}
+
+/// The first call of `body` to a helper that hands back a counted iterator and may be written
+/// in, with the helper's body.
+fn next_candidate<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &Body<'tcx>,
+    calls: &Calls<'_, 'tcx>,
+) -> Option<(BasicBlock, Body<'tcx>)> {
+    body.basic_blocks.iter_enumerated().find_map(|(block, data)| {
+        let TerminatorKind::Call { func, args, destination, target: Some(_), .. } = &data.terminator().kind
+        else {
+            return None;
+        };
+        if !is_counted_iterator(tcx, destination.ty(body, tcx).ty) {
+            return None;
+        }
+        let callee = (calls.resolve)(func.ty(body, tcx))?;
+        // A closure is called through the `Fn` traits with its arguments in a tuple, which
+        // its body takes apart: not a call whose arguments are its parameters.
+        if !matches!(callee.def, InstanceKind::Item(_)) || tcx.is_closure_like(callee.def_id()) {
+            return None;
+        }
+        let helper = helper_body(tcx, callee, (calls.followed_body)(callee)?, calls)?;
+        (helper.arg_count == args.len()).then_some((block, helper))
+    })
+}
+
+/// The helper's body (`body`, as written), instantiated and with its decided branches folded,
+/// where it may be written into a caller (module doc).
+fn helper_body<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    callee: Instance<'tcx>,
+    body: Body<'tcx>,
+    calls: &Calls<'_, 'tcx>,
+) -> Option<Body<'tcx>> {
+    if body.basic_blocks.len() > MAX_HELPER_BLOCKS
+        || body.spread_arg.is_some()
+        || rustc_data_structures::graph::is_cyclic(&body.basic_blocks)
+    {
+        return None;
+    }
+    let mut body = callee.instantiate_mir_and_normalize_erasing_regions(
+        tcx,
+        TypingEnv::fully_monomorphized(),
+        EarlyBinder::bind(tcx, body),
+    );
+    prune_decided_branches(tcx, &mut body);
+    let plain = body.basic_blocks.iter().all(|data| {
+        !data.is_cleanup
+            && match &data.terminator().kind {
+                TerminatorKind::Goto { .. }
+                | TerminatorKind::SwitchInt { .. }
+                | TerminatorKind::Return
+                | TerminatorKind::Unreachable
+                | TerminatorKind::Assert { .. } => true,
+                // Nothing it calls may lead back to it.
+                TerminatorKind::Call { func, .. } => {
+                    (calls.resolve)(func.ty(&body, tcx)).is_some_and(|called| called != callee)
+                }
+                _ => false,
+            }
+    });
+    plain.then_some(body)
+}
+
+/// Replaces the call that ends `block` by `helper`'s body (module doc).
+fn write_in<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>, block: BasicBlock, helper: Body<'tcx>) {
+    let call = body.basic_blocks[block].terminator().clone();
+    let TerminatorKind::Call { args, destination, target: Some(target), .. } = call.kind else {
+        unreachable!("a candidate ends in a returning call")
+    };
+    let scope = call.source_info.scope;
+    let first_local = body.local_decls.len();
+    let first_block = body.basic_blocks.len();
+    for decl in helper.local_decls.iter() {
+        let mut decl = decl.clone();
+        decl.source_info.scope = scope;
+        body.local_decls.push(decl);
+    }
+    let mut renumber = Renumber { tcx, first_local, first_block, scope };
+    let mut helper = helper;
+    let mut blocks: IndexVec<BasicBlock, BasicBlockData<'tcx>> = std::mem::take(helper.basic_blocks_mut());
+    for (helper_block, data) in blocks.iter_enumerated_mut() {
+        // A return names the return place, which a visitor may not renumber: it is made a
+        // jump below, once the rest is renumbered.
+        let returns = matches!(data.terminator().kind, TerminatorKind::Return);
+        if returns {
+            data.terminator_mut().kind = TerminatorKind::Unreachable;
+        }
+        renumber.visit_basic_block_data(helper_block, data);
+        let terminator = data.terminator_mut();
+        if returns {
+            let result = Operand::Move(Place::from(renumber.local(RETURN_PLACE)));
+            let source_info = SourceInfo { span: terminator.source_info.span, scope };
+            data.statements.push(Statement::new(
+                source_info,
+                StatementKind::Assign(Box::new((destination, Rvalue::Use(result, WithRetag::Yes)))),
+            ));
+            data.terminator_mut().kind = TerminatorKind::Goto { target };
+        }
+    }
+    let source_info = call.source_info;
+    let calling = &mut body.basic_blocks_mut()[block];
+    for (position, argument) in args.iter().enumerate() {
+        let parameter = Place::from(renumber.local(Local::from_usize(position + 1)));
+        calling.statements.push(Statement::new(
+            source_info,
+            StatementKind::Assign(Box::new((parameter, Rvalue::Use(argument.node.clone(), WithRetag::Yes)))),
+        ));
+    }
+    calling.terminator_mut().kind = TerminatorKind::Goto { target: BasicBlock::from_usize(first_block) };
+    body.basic_blocks_mut().extend(blocks);
+}
+
+/// Moves a helper's locals and blocks past the caller's, and its code into the call's scope.
+struct Renumber<'tcx> {
+    tcx: TyCtxt<'tcx>,
+    first_local: usize,
+    first_block: usize,
+    scope: SourceScope,
+}
+
+impl Renumber<'_> {
+    fn local(&self, local: Local) -> Local {
+        Local::from_usize(self.first_local + local.as_usize())
+    }
+}
+
+impl<'tcx> MutVisitor<'tcx> for Renumber<'tcx> {
+    fn tcx(&self) -> TyCtxt<'tcx> {
+        self.tcx
+    }
+
+    fn visit_local(&mut self, local: &mut Local, _: rustc_middle::mir::visit::PlaceContext, _: Location) {
+        *local = self.local(*local);
+    }
+
+    fn visit_source_scope(&mut self, scope: &mut SourceScope) {
+        *scope = self.scope;
+    }
+
+    fn visit_terminator(&mut self, terminator: &mut rustc_middle::mir::Terminator<'tcx>, location: Location) {
+        self.super_terminator(terminator, location);
+        let first_block = self.first_block;
+        terminator.kind.successors_mut(|successor| {
+            *successor = BasicBlock::from_usize(first_block + successor.as_usize());
+        });
+        // Panics abort on the GPU: nothing unwinds.
+        if let Some(unwind) = terminator.kind.unwind_mut() {
+            *unwind = UnwindAction::Unreachable;
+        }
+    }
+}
