@@ -1,6 +1,6 @@
 //! The iterator types the import counts (`crate::import`'s `counted` writes them out as
 //! arithmetic): a range of an unsigned integer, `a..b` or `a..=b`, and a `step_by` or `rev` of
-//! one. Read by the import and by `crate::iterator_helpers`, which writes into their callers the
+//! one. Read by the import and by `crate::inlined_helpers`, which writes into their callers the
 //! helpers that return one; kept below both.
 
 use rustc_hir::attrs::lang_items::LangItem;

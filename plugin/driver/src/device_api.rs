@@ -246,6 +246,16 @@ impl DeviceOp {
     }
 }
 
+/// Whether `ty` is the device API's `PipelineState`.
+pub fn is_pipeline_state<'tcx>(tcx: TyCtxt<'tcx>, ty: ty::Ty<'tcx>) -> bool {
+    match ty.kind() {
+        ty::Adt(adt, _) => {
+            path_below_crate_root(tcx, adt.did()).join("::") == "device::pipeline::PipelineState"
+        }
+        _ => false,
+    }
+}
+
 /// The names on the way from the crate root to `def_id`; an impl's items (inherent or of a
 /// trait) are named by the impl's self type (`device::pipeline::Pipeline::consumer_wait`,
 /// `device::pipeline::PipelineState::default`).

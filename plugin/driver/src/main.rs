@@ -42,7 +42,7 @@ mod device_api;
 mod diagnostics;
 mod guard;
 mod import;
-mod iterator_helpers;
+mod inlined_helpers;
 mod naming;
 mod opt_out;
 mod pass;

@@ -34,7 +34,7 @@ use rustc_span::Span;
 use crate::constant_arguments::prune_by_agreed_arguments;
 use crate::decided_branches::prune_decided_branches;
 use crate::device_api::{CUDA_DEVICE_CRATE, DeviceOp};
-use crate::iterator_helpers::{Calls, inline_iterator_helpers};
+use crate::inlined_helpers::{Calls, inline_helpers};
 use crate::threaded_dispatch::thread_dispatches;
 use crate::unused_device_reads::drop_unused_device_reads;
 
@@ -111,7 +111,7 @@ fn prepare<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Prepared
         resolve: &|func_ty| resolve_callee(tcx, func_ty),
         followed_body: &|callee| is_followed(tcx, callee.def_id()).then(|| body_of(tcx, callee)).flatten(),
     };
-    if inline_iterator_helpers(tcx, &mut body, &calls) > 0 {
+    if inline_helpers(tcx, &mut body, &calls) > 0 {
         emptied += prune_decided_branches(tcx, &mut body);
     }
     // A state machine's jumps threaded, then what its arms' constants decide folded (a

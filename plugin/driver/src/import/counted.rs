@@ -12,7 +12,7 @@
 //!
 //! - `a..b` (an aggregate or field writes): `start = a`, `end = b`;
 //! - a helper that builds and returns one of these (`0.until(ROWS)`, `(b..n).step_by(g)` in a
-//!   `my_tiles(n)`): written into its caller before the import (`crate::iterator_helpers`), so
+//!   `my_tiles(n)`): written into its caller before the import (`crate::inlined_helpers`), so
 //!   its range and adapters are counted where it is called;
 //! - `a..=b` (`RangeInclusive::new(a, b)`): `start = a`, `end = b + 1`, the parts in 64 bits so
 //!   that `b + 1` cannot wrap (a 64-bit `b` only where it is a constant below the largest value);

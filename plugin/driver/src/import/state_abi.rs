@@ -10,8 +10,6 @@ use rustc_middle::mir::{Local, Operand, Place};
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt};
 use rustc_span::Spanned;
 
-use crate::device_api::path_below_crate_root;
-
 use super::analysis::core_item_name;
 use super::{FunctionImport, Importer, MAX_ENUM_FIELDS, MAX_ENUM_VARIANTS, StatePath, enum_field};
 
@@ -568,11 +566,4 @@ pub(super) fn nested_states<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Vec<Vec<u3
     out
 }
 
-pub(super) fn is_pipeline_state<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
-    match ty.kind() {
-        ty::Adt(adt, _) => {
-            path_below_crate_root(tcx, adt.did()).join("::") == "device::pipeline::PipelineState"
-        }
-        _ => false,
-    }
-}
+pub(super) use crate::device_api::is_pipeline_state;

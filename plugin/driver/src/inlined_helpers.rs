@@ -1,17 +1,24 @@
-//! Helpers that hand back an iterator the import counts, written into their callers. A tile loop
-//! is often `for t in my_tiles(tiles)`, with `fn my_tiles(tiles: u32) -> StepBy<Range<u32>> {
-//! (block_idx_x()..tiles).step_by(grid_dim_x() as usize) }` (written so by two blind rounds'
-//! authors independently). The import counts a range, a `step_by` or a `rev` of one built in the
-//! loop's function (`crate::import::counted`), but an iterator that crosses a return is an
-//! opaque aggregate: the loop's items, its trip count and every access they index were unknown.
+//! Helpers written into their callers before anything reads the callers (MIR inlining), where
+//! a call hides from the rules what the same code written in the caller shows them:
 //!
-//! So each call of such a helper is replaced by the helper's body before anything reads the
-//! caller: its locals appended to the caller's, its arguments assigned to its parameters, its
-//! returns turned into a move of its return place into the call's destination and a jump to the
-//! call's return block. This is MIR inlining, which changes no execution, restricted to what the
-//! import then counts: a helper of the scope (not the standard library) whose result type is a
-//! counted iterator ([`is_counted_iterator`]), whose body is small, runs no block twice, calls nothing
-//! that calls it back, holds no assembly and needs no unwinding.
+//! - a helper that hands back an iterator the import counts. A tile loop is often `for t in
+//!   my_tiles(tiles)`, with `fn my_tiles(tiles: u32) -> StepBy<Range<u32>> {
+//!   (block_idx_x()..tiles).step_by(grid_dim_x() as usize) }` (written so by two blind rounds'
+//!   authors independently). The import counts a range, a `step_by` or a `rev` of one built in
+//!   the loop's function (`crate::import::counted`), but an iterator that crosses a return is an
+//!   opaque aggregate: the loop's items, its trip count and every access they index were unknown;
+//! - a step of the protocol handed a pipeline state by reference (`copy_rows(&pipe, &state, src,
+//!   0, 4)` and again with rows 4 to 8). A helper's copy destination, byte count or stage access
+//!   is one value per call site when the helper is summarised, so two calls with different
+//!   arguments, or with different states, left the kernel unverified; written in, each call's
+//!   arguments and state are the caller's own values.
+//!
+//! Each call is replaced by the helper's body: its locals appended to the caller's, its arguments
+//! assigned to its parameters, its returns turned into a move of its return place into the call's
+//! destination and a jump to the call's return block. This changes no execution. Only a helper
+//! of the scope (not the standard library or the device API) is written in, not a closure (whose
+//! `Fn` calls pass their arguments in a tuple), and only one whose body is small, runs no block
+//! twice, calls nothing that calls it back, holds no assembly and needs no unwinding.
 
 use rustc_index::IndexVec;
 use rustc_middle::mir::visit::MutVisitor;
@@ -19,10 +26,11 @@ use rustc_middle::mir::{
     BasicBlock, BasicBlockData, Body, Local, Location, Operand, Place, RETURN_PLACE, Rvalue, SourceInfo,
     SourceScope, Statement, StatementKind, TerminatorKind, UnwindAction, WithRetag,
 };
-use rustc_middle::ty::{EarlyBinder, Instance, InstanceKind, Ty, TyCtxt, TypingEnv};
+use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, Ty, TyCtxt, TypingEnv};
 
 use crate::counted_types::is_counted_iterator;
 use crate::decided_branches::prune_decided_branches;
+use crate::device_api::is_pipeline_state;
 
 /// The most blocks a helper written into its caller may have.
 const MAX_HELPER_BLOCKS: usize = 32;
@@ -39,12 +47,8 @@ pub struct Calls<'a, 'tcx> {
     pub followed_body: &'a dyn Fn(Instance<'tcx>) -> Option<Body<'tcx>>,
 }
 
-/// Writes each call of an iterator helper in `body` into it (module doc); returns how many.
-pub fn inline_iterator_helpers<'tcx>(
-    tcx: TyCtxt<'tcx>,
-    body: &mut Body<'tcx>,
-    calls: &Calls<'_, 'tcx>,
-) -> usize {
+/// Writes each call of such a helper in `body` into it (module doc); returns how many.
+pub fn inline_helpers<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>, calls: &Calls<'_, 'tcx>) -> usize {
     let mut inlined = 0;
     while inlined < MAX_INLINED {
         let Some((block, helper)) = next_candidate(tcx, body, calls) else { break };
@@ -54,8 +58,8 @@ pub fn inline_iterator_helpers<'tcx>(
     inlined
 }
 
-/// The first call of `body` to a helper that hands back a counted iterator and may be written
-/// in, with the helper's body.
+/// The first call of `body` to a helper that hands back a counted iterator or steps a state
+/// handed to it by reference, and may be written in, with the helper's body.
 fn next_candidate<'tcx>(
     tcx: TyCtxt<'tcx>,
     body: &Body<'tcx>,
@@ -66,7 +70,13 @@ fn next_candidate<'tcx>(
         else {
             return None;
         };
-        if !is_counted_iterator(tcx, destination.ty(body, tcx).ty) {
+        // A step of the protocol handed a state by reference (`produce(&pipe, &mut state, …)`):
+        // written in, each call's state is the caller's own variable.
+        let steps_a_state = args.iter().any(|arg| match arg.node.ty(body, tcx).kind() {
+            ty::Ref(_, pointee, _) => is_pipeline_state(tcx, *pointee),
+            _ => false,
+        });
+        if !is_counted_iterator(tcx, destination.ty(body, tcx).ty) && !steps_a_state {
             return None;
         }
         let callee = (calls.resolve)(func.ty(body, tcx))?;
