@@ -70,7 +70,10 @@ pub(super) fn spilled_stage(
     let part =
         *parts.iter().find(|part| part.stride == stride && part.first <= copy.lo && copy.hi <= part.end)?;
     let at = |part: &StagePart, k: i64| (part.first + k * part.stride, part.end + k * part.stride);
-    if part.end - part.first > stride.abs() {
+    // A part longer than the stride spills; of its copies, those that end past the stride are
+    // the ones that write into the next stage (the first half of a stage filled by two copies
+    // stays in its own).
+    if part.end - part.first > stride.abs() && copy.hi - part.first > stride.abs() {
         return Some(format!(
             "this bulk copy writes bytes {}..{} of its stage, but stages are {} bytes apart: it spills into the \
              next stage, which consumers may still be reading",
