@@ -147,10 +147,8 @@ pub fn reached_as_instantiated<'tcx>(
     loop {
         let mut evaluator = Evaluator::of_blocks(tcx, body, Some(&reached), &FxHashMap::default());
         evaluator.instance = Some(instance);
-        let decided: FxHashMap<BasicBlock, BasicBlock> = switches_decided_by(&mut evaluator, body)
-            .into_iter()
-            .filter(|(block, _)| reached[*block])
-            .collect();
+        let decided: FxHashMap<BasicBlock, BasicBlock> =
+            switches_decided_by(&mut evaluator, body).into_iter().collect();
         let next = reached_taking(&body.basic_blocks, &decided);
         if next == reached {
             return reached;
@@ -169,15 +167,15 @@ fn reached_taking(
     let mut stack = vec![START_BLOCK];
     reached[START_BLOCK] = true;
     while let Some(block) = stack.pop() {
-        let successors: Vec<BasicBlock> = match decided.get(&block) {
-            Some(&arm) => vec![arm],
-            None => blocks[block].terminator().successors().collect(),
-        };
-        for successor in successors {
+        let mut reach = |successor: BasicBlock| {
             if !reached[successor] {
                 reached[successor] = true;
                 stack.push(successor);
             }
+        };
+        match decided.get(&block) {
+            Some(&arm) => reach(arm),
+            None => blocks[block].terminator().successors().for_each(reach),
         }
     }
     reached

@@ -38,34 +38,44 @@ const MAX_HELPER_BLOCKS: usize = 32;
 /// call one: each written-in call is looked at again).
 const MAX_INLINED: usize = 16;
 
+/// A test a helper's body as written must pass before it is copied.
+pub type Wanted<'w, 'tcx> = &'w dyn Fn(&Body<'tcx>) -> bool;
+
 /// What the scope knows of calls (`crate::scope`, which calls this while it prepares a body).
 pub struct Calls<'a, 'tcx> {
     /// The instance a call of a function type runs.
     pub resolve: &'a dyn Fn(Ty<'tcx>) -> Option<Instance<'tcx>>,
-    /// The body, as written, of a function the scope follows calls into (`None` for a function
-    /// of the standard library or of the device API, or one whose crate encoded no MIR).
-    pub followed_body: &'a dyn Fn(Instance<'tcx>) -> Option<Body<'tcx>>,
+    /// The body, as written, of a function the scope follows calls into, copied only where
+    /// `wanted` holds of it (`None` for a function of the standard library or of the device
+    /// API, one whose crate encoded no MIR, or one `wanted` refuses).
+    pub followed_body: &'a dyn Fn(Instance<'tcx>, Wanted<'_, 'tcx>) -> Option<Body<'tcx>>,
 }
 
 /// Writes each call of such a helper in `body` into it (module doc); returns how many.
 pub fn inline_helpers<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>, calls: &Calls<'_, 'tcx>) -> usize {
     let mut inlined = 0;
+    // Writing a call in changes only its block and appends the helper's blocks, so the blocks
+    // before it, already looked at, are not looked at again.
+    let mut from = BasicBlock::from_usize(0);
     while inlined < MAX_INLINED {
-        let Some((block, helper)) = next_candidate(tcx, body, calls) else { break };
+        let Some((block, helper)) = next_candidate(tcx, body, calls, from) else { break };
         write_in(tcx, body, block, helper);
+        from = block + 1;
         inlined += 1;
     }
     inlined
 }
 
-/// The first call of `body` to a helper that hands back a counted iterator or steps a state
-/// handed to it by reference, and may be written in, with the helper's body.
+/// The first call of `body`, at block `from` or after, to a helper that hands back a counted
+/// iterator or steps a state handed to it by reference, and may be written in, with the
+/// helper's body.
 fn next_candidate<'tcx>(
     tcx: TyCtxt<'tcx>,
     body: &Body<'tcx>,
     calls: &Calls<'_, 'tcx>,
+    from: BasicBlock,
 ) -> Option<(BasicBlock, Body<'tcx>)> {
-    body.basic_blocks.iter_enumerated().find_map(|(block, data)| {
+    body.basic_blocks.iter_enumerated().skip(from.as_usize()).find_map(|(block, data)| {
         let TerminatorKind::Call { func, args, destination, target: Some(_), .. } = &data.terminator().kind
         else {
             return None;
@@ -85,25 +95,29 @@ fn next_candidate<'tcx>(
         if !matches!(callee.def, InstanceKind::Item(_)) || tcx.is_closure_like(callee.def_id()) {
             return None;
         }
-        let helper = helper_body(tcx, callee, (calls.followed_body)(callee)?, calls)?;
-        (helper.arg_count == args.len()).then_some((block, helper))
+        let written = (calls.followed_body)(callee, &|helper| small_and_straight(helper, args.len()))?;
+        Some((block, helper_body(tcx, callee, written, calls)?))
     })
 }
 
-/// The helper's body (`body`, as written), instantiated and with its decided branches folded,
-/// where it may be written into a caller (module doc).
+/// Whether a helper's body as written may be written into a call handing it `arguments`: as many
+/// parameters, its arguments not spread from a tuple, at most [`MAX_HELPER_BLOCKS`] blocks and no
+/// cycle. Asked before the body is copied.
+fn small_and_straight(body: &Body<'_>, arguments: usize) -> bool {
+    body.arg_count == arguments
+        && body.spread_arg.is_none()
+        && body.basic_blocks.len() <= MAX_HELPER_BLOCKS
+        && !rustc_data_structures::graph::is_cyclic(&body.basic_blocks)
+}
+
+/// The helper's body (`body`, as written, [`small_and_straight`]), instantiated and with its
+/// decided branches folded, where it may be written into a caller (module doc).
 fn helper_body<'tcx>(
     tcx: TyCtxt<'tcx>,
     callee: Instance<'tcx>,
     body: Body<'tcx>,
     calls: &Calls<'_, 'tcx>,
 ) -> Option<Body<'tcx>> {
-    if body.basic_blocks.len() > MAX_HELPER_BLOCKS
-        || body.spread_arg.is_some()
-        || rustc_data_structures::graph::is_cyclic(&body.basic_blocks)
-    {
-        return None;
-    }
     let mut body = callee.instantiate_mir_and_normalize_erasing_regions(
         tcx,
         TypingEnv::fully_monomorphized(),
@@ -129,7 +143,7 @@ fn helper_body<'tcx>(
 }
 
 /// Replaces the call that ends `block` by `helper`'s body (module doc).
-fn write_in<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>, block: BasicBlock, helper: Body<'tcx>) {
+fn write_in<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>, block: BasicBlock, mut helper: Body<'tcx>) {
     let call = body.basic_blocks[block].terminator().clone();
     let TerminatorKind::Call { args, destination, target: Some(target), .. } = call.kind else {
         unreachable!("a candidate ends in a returning call")
@@ -143,7 +157,6 @@ fn write_in<'tcx>(tcx: TyCtxt<'tcx>, body: &mut Body<'tcx>, block: BasicBlock, h
         body.local_decls.push(decl);
     }
     let mut renumber = Renumber { tcx, first_local, first_block, scope };
-    let mut helper = helper;
     let mut blocks: IndexVec<BasicBlock, BasicBlockData<'tcx>> = std::mem::take(helper.basic_blocks_mut());
     for (helper_block, data) in blocks.iter_enumerated_mut() {
         // A return names the return place, which a visitor may not renumber: it is made a

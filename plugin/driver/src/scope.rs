@@ -106,10 +106,16 @@ fn prepare<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Option<Prepared
         EarlyBinder::bind(tcx, body),
     );
     let mut emptied = prune_decided_branches(tcx, &mut body);
-    // A helper handing back an iterator the import counts, written in where it is called.
+    // Helpers handing back an iterator the import counts, or stepping a state handed to them,
+    // written in where they are called (`inlined_helpers`).
     let calls = Calls {
         resolve: &|func_ty| resolve_callee(tcx, func_ty),
-        followed_body: &|callee| is_followed(tcx, callee.def_id()).then(|| body_of(tcx, callee)).flatten(),
+        followed_body: &|callee, wanted| {
+            if !is_followed(tcx, callee.def_id()) {
+                return None;
+            }
+            with_body_as_written(tcx, callee, |body| wanted(body).then(|| body.clone())).flatten()
+        },
     };
     if inline_helpers(tcx, &mut body, &calls) > 0 {
         emptied += prune_decided_branches(tcx, &mut body);

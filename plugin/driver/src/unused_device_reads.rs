@@ -35,8 +35,8 @@ pub fn drop_unused_device_reads<'tcx>(
 }
 
 /// Where `terminator` is a call of a device-API read whose result nothing `mentions` counts
-/// reads, the block it returns to. `resolve` gives the type of a function as the call sees it
-/// (the instance's resolution of a body as written, `crate::guard::prescan`).
+/// reads, the block it returns to. `resolve` gives the instance a call of a function type runs
+/// (for a body as written, its type instantiated first: `crate::guard::prescan`).
 pub fn unused_device_read<'tcx>(
     tcx: TyCtxt<'tcx>,
     body: &Body<'tcx>,

@@ -86,10 +86,10 @@ fn written_once(ctx: &Context, stores: &Stores, value: Value, address: Value) ->
         let operands: Vec<Value> = call_op.deref(ctx).operands().collect();
         let mut budget = MAX_READS;
         let read = (stored, operands.as_slice());
-        let form =
-            applied(ctx, stores, (call, call_op), read, &inside, &mut Induction::default(), &mut budget);
-        if form.is_some() {
-            return form;
+        if let Some(form) =
+            applied(ctx, stores, (call, call_op), read, &inside, &mut Induction::default(), &mut budget)
+        {
+            return Some(form);
         }
     }
     match model.eval(value, &FxHashMap::default()) {
