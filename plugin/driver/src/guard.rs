@@ -16,7 +16,7 @@
 
 use std::collections::VecDeque;
 
-use rustc_data_structures::fx::FxHashSet;
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::def_id::{DefId, LocalDefId};
 use rustc_middle::mir::{Body, Terminator, TerminatorKind};
 use rustc_middle::ty::{self, EarlyBinder, Instance, TyCtxt, TypingEnv};
@@ -76,6 +76,25 @@ fn terminator_needs_import<'tcx>(
     }
 }
 
+/// What [`prescan`] read from each instance's body, kept for the scopes after: the kernels of
+/// one crate call the same helpers (the eight `gemv_f16_batched*` entries, the same generic
+/// bodies), and what a body holds does not depend on the scope reaching it.
+#[derive(Default)]
+pub struct PrescannedBodies<'tcx> {
+    by_instance: FxHashMap<Instance<'tcx>, BodyScan<'tcx>>,
+}
+
+/// What one body as written holds, for the guard.
+enum BodyScan<'tcx> {
+    /// Its crate encoded no MIR.
+    WithoutMir,
+    /// Something the protocol may reach: the scope is collected.
+    NeedsImport,
+    /// Nothing the protocol reaches: its live blocks, and the calls it makes that the scope
+    /// follows.
+    Skippable { blocks: usize, callees: Vec<(Instance<'tcx>, Span)> },
+}
+
 /// What the guard reads from a kernel's bodies as written, before any of them is instantiated,
 /// folded or imported ([`prescan`]).
 pub struct Prescan<'tcx> {
@@ -100,7 +119,11 @@ pub struct Prescan<'tcx> {
 /// a third of the kernels build's verifier time). Folding only removes calls, so a scope in
 /// which this finds nothing the protocol can reach is one the guard on the collected scope
 /// skips too; where it finds something, it stops at once, and the scope is collected.
-pub fn prescan<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> Prescan<'tcx> {
+pub fn prescan<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    kernel: LocalDefId,
+    scanned: &mut PrescannedBodies<'tcx>,
+) -> Prescan<'tcx> {
     let root = Instance::mono(tcx, kernel.to_def_id());
     let mut prescan = Prescan {
         name: crate::scope::kernel_name(tcx, kernel),
@@ -119,43 +142,46 @@ pub fn prescan<'tcx>(tcx: TyCtxt<'tcx>, kernel: LocalDefId) -> Prescan<'tcx> {
                 EarlyBinder::bind(tcx, ty),
             )
         };
-        let read = with_body_as_written(tcx, instance, |body| {
-            let reached = reached_as_instantiated(tcx, body, instance);
-            let mentions = LocalMentions::of_blocks(body, Some(&reached));
-            let resolve = |ty| resolve_callee(tcx, instantiate(ty));
-            let mut callees = Vec::new();
-            let mut blocks = 0;
-            for (block, data) in body.basic_blocks.iter_enumerated() {
-                if !reached[block] {
-                    continue;
+        let read = scanned.by_instance.entry(instance).or_insert_with(|| {
+            let read = with_body_as_written(tcx, instance, |body| {
+                let reached = reached_as_instantiated(tcx, body, instance);
+                let mentions = LocalMentions::of_blocks(body, Some(&reached));
+                let resolve = |ty| resolve_callee(tcx, instantiate(ty));
+                let mut callees = Vec::new();
+                let mut blocks = 0;
+                for (block, data) in body.basic_blocks.iter_enumerated() {
+                    if !reached[block] {
+                        continue;
+                    }
+                    blocks += 1;
+                    let terminator = data.terminator();
+                    // A read of the shared base nothing uses is dropped when the scope is
+                    // collected (`crate::unused_device_reads`).
+                    if terminator_needs_import(tcx, body, terminator, instance.def_id(), &instantiate)
+                        && unused_device_read(tcx, body, terminator, &mentions, &resolve).is_none()
+                    {
+                        return BodyScan::NeedsImport;
+                    }
+                    if let Some(callee) = followed_callee(tcx, body, terminator, &instantiate) {
+                        callees.push((callee, terminator.source_info.span));
+                    }
                 }
-                blocks += 1;
-                let terminator = data.terminator();
-                // A read of the shared base nothing uses is dropped when the scope is
-                // collected (`crate::unused_device_reads`).
-                if terminator_needs_import(tcx, body, terminator, instance.def_id(), &instantiate)
-                    && unused_device_read(tcx, body, terminator, &mentions, &resolve).is_none()
-                {
-                    return None;
-                }
-                if let Some(callee) = followed_callee(tcx, body, terminator, &instantiate) {
-                    callees.push((callee, terminator.source_info.span));
-                }
-            }
-            Some((blocks, callees))
+                BodyScan::Skippable { blocks, callees }
+            });
+            read.unwrap_or(BodyScan::WithoutMir)
         });
         match read {
-            None => prescan.without_mir.push((instance, reached_at)),
-            Some(None) => {
+            BodyScan::WithoutMir => prescan.without_mir.push((instance, reached_at)),
+            BodyScan::NeedsImport => {
                 prescan.needs_import = true;
                 return prescan;
             }
-            Some(Some((blocks, callees))) => {
+            BodyScan::Skippable { blocks, callees } => {
                 prescan.functions += 1;
-                prescan.blocks += blocks;
+                prescan.blocks += *blocks;
                 for (callee, span) in callees {
-                    if seen.insert(callee) {
-                        queue.push_back((callee, span));
+                    if seen.insert(*callee) {
+                        queue.push_back((*callee, *span));
                     }
                 }
             }

@@ -36,9 +36,10 @@ pub fn verify_crate(
     let mut rejected = false;
     let mut dump = dump_dir.map(|dir| Dump::new(dir, &crate_name));
     let mut prepared = scope::PreparedBodies::default();
+    let mut prescanned = guard::PrescannedBodies::default();
     for kernel in scope::kernel_entries(tcx) {
         let started = Instant::now();
-        let prescan = guard::prescan(tcx, kernel);
+        let prescan = guard::prescan(tcx, kernel, &mut prescanned);
         // Where the structure is checked (debug builds, the corpus builds), a scope the prescan
         // skips is collected anyway, so that the guard on the collected scope, and the
         // verifier's own, are asked too.

@@ -33,8 +33,7 @@
 //! [`MAX_INTERVAL_ACCESSES`] accesses, each compared with the interval's stores through one
 //! map of the bytes they touch, in `O(threads × bytes)`.
 
-use std::rc::Rc;
-
+use fixedbitset::FixedBitSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
@@ -56,10 +55,7 @@ use super::{
 };
 use crate::ir::{
     builder::SourceLoc,
-    mir::{
-        control::{CallOp, ReturnOp},
-        memory::StoreOp,
-    },
+    mir::{control::CallOp, memory::StoreOp},
     semantic::memory::BarrierOp,
 };
 
@@ -242,6 +238,7 @@ fn order_gaps(
             barriers.len()
         ));
     }
+    let barrier_set: OpSet = barriers.iter().copied().collect();
     let flow = Flow { ctx, index, locals, leaf: None };
     let unassumed = Assumed::default();
     let mut contexts = Contexts::new(&flow, model, &unassumed);
@@ -284,15 +281,15 @@ fn order_gaps(
         if per_call.is_empty() { vec![(*b, None)] } else { per_call }
     }));
     for (source, entered_by) in starts {
-        let Some(reached) = interval_from(ctx, index, &calls, source, entered_by) else {
+        let Some(reached) = interval_from(index, &calls, &barrier_set, source, entered_by) else {
             return gap_all(format!(
                 "the operations between two block barriers take more than {MAX_WALK} steps (or calls deeper than \
                  {MAX_CALL_DEPTH}) to walk"
             ));
         };
-        let mut interval: Vec<usize> =
-            reached.iter().copied().filter(|n| candidate_set.contains(n)).collect();
+        let mut interval: Vec<usize> = candidates.iter().copied().filter(|n| reached.contains(*n)).collect();
         interval.sort_unstable();
+        interval.dedup();
         seen_in_interval.extend(interval.iter().copied());
         // Only an interval starting in the kernel function, or in a helper the kernel's own call
         // entered, enters every helper through a call it reaches: one starting in a helper
@@ -373,6 +370,9 @@ fn at_source(ctx: &Context, index: &ScopeIndex, n: usize) -> String {
         .unwrap_or_default()
 }
 
+/// A set of operation numbers of the scope (what one walk between barriers reached).
+type OpSet = FixedBitSet;
+
 /// A thread and the store (operation number) it touches a byte with.
 type StoreBy = (usize, usize);
 
@@ -447,7 +447,7 @@ fn conflicts_reading_variables(
     flow: &Flow,
     model: &ThreadModel,
     holds_barrier: &[bool],
-    (source, reached): (usize, Option<&FxHashSet<usize>>),
+    (source, reached): (usize, Option<&OpSet>),
     interval: &[usize],
     instances: &FxHashMap<usize, Vec<Instance>>,
 ) -> Option<Vec<(usize, String)>> {
@@ -582,9 +582,9 @@ fn conflicts_reading_variables(
 /// interval that starts in the kernel function and whose walk `reached` these operations (`None`
 /// for an interval starting in a helper): the kernel's own accesses always, a helper's only if
 /// the walk passes the call that runs it.
-fn runs_in(site: Option<usize>, reached: Option<&FxHashSet<usize>>) -> bool {
+fn runs_in(site: Option<usize>, reached: Option<&OpSet>) -> bool {
     match (site, reached) {
-        (Some(site), Some(reached)) => reached.contains(&site),
+        (Some(site), Some(reached)) => reached.contains(site),
         _ => true,
     }
 }
@@ -639,21 +639,26 @@ fn reads_other_dimensions(ctx: &Context, index: &ScopeIndex) -> bool {
 /// itself in the result (the chains through it run here). `None` when the walk passes
 /// [`MAX_WALK`] steps.
 fn interval_from(
-    ctx: &Context,
     index: &ScopeIndex,
     calls: &BarrierFreeCalls,
+    barriers: &OpSet,
     source: usize,
     entered_by: Option<usize>,
-) -> Option<FxHashSet<usize>> {
-    type Chain = Option<Rc<CallLink>>;
-    let mut seen: FxHashSet<(usize, Chain)> = FxHashSet::default();
-    let mut found = FxHashSet::from_iter(entered_by);
-    let entered = entered_by.map(|call| Rc::new(CallLink { call, outer: None, depth: 1 }));
-    let mut stack: Vec<(usize, Chain)> = vec![(source, entered)];
+) -> Option<OpSet> {
+    let mut chains = CallChains::default();
+    // (operation, chain) pairs walked, as `chain << 32 | operation`: hashing two integers,
+    // where hashing a chain of `Rc` links walked the whole chain on every step.
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut found = OpSet::with_capacity(index.ops.len());
+    if let Some(call) = entered_by {
+        found.insert(call);
+    }
+    let entered = entered_by.map_or(CallChains::NONE, |call| chains.link(call, CallChains::NONE));
+    let mut stack: Vec<(usize, u32)> = vec![(source, entered)];
     let mut first = true;
     while let Some((n, chain)) = stack.pop() {
         let starting = std::mem::take(&mut first);
-        if !seen.insert((n, chain.clone())) {
+        if !seen.insert((u64::from(chain) << 32) | n as u64) {
             continue;
         }
         if seen.len() > MAX_WALK {
@@ -662,50 +667,85 @@ fn interval_from(
         found.insert(n);
         // The walk ends at the next barrier, the source itself included when the walk comes
         // back to it (through a loop, or through another call of the helper holding it).
-        if !starting && Operation::get_op::<BarrierOp>(index.ops[n], ctx).is_some() {
+        if !starting && barriers.contains(n) {
             continue;
         }
         // A call of a function that holds no barrier comes back to the operation after it,
         // having run (at most) the accesses of the functions it can call.
-        if let Some(accesses) = index.callee_of.get(&n).and_then(|callee| calls.accesses[*callee].as_ref()) {
+        let callee = index.callee_of.get(&n).copied();
+        if let Some(accesses) = callee.and_then(|callee| calls.accesses[callee].as_ref()) {
             found.extend(accesses.iter().copied());
-            for next in index.following(n) {
-                stack.push((next, chain.clone()));
-            }
+            push_following(index, n, chain, &mut stack);
             continue;
         }
-        let callee_entry = index.callee_of.get(&n).and_then(|callee| index.entry_block(*callee));
-        let recursive = chain.as_ref().is_some_and(|link| link.depth >= MAX_CALL_DEPTH);
-        if let (Some(entry), false) = (callee_entry, recursive) {
-            let depth = chain.as_ref().map_or(1, |link| link.depth + 1);
-            let link = Rc::new(CallLink { call: n, outer: chain.clone(), depth });
-            stack.push((index.ops_of_block[entry].start, Some(link)));
+        let callee_entry = callee.and_then(|callee| index.entry_block(callee));
+        let depth = chains.depth(chain);
+        if let (Some(entry), true) = (callee_entry, depth < MAX_CALL_DEPTH) {
+            stack.push((index.ops_of_block[entry].start, chains.link(n, chain)));
         } else if callee_entry.is_some() {
             // Deeper than the walk follows: the callee's operations as if run from anywhere.
             return None;
-        } else if Operation::get_op::<ReturnOp>(index.ops[n], ctx).is_some() {
-            match &chain {
-                Some(link) => {
-                    for next in index.following(link.call) {
-                        stack.push((next, link.outer.clone()));
-                    }
-                }
+        } else if index.op_class[n] == OpClass::Return {
+            match chains.call_and_outer(chain) {
+                Some((call, outer)) => push_following(index, call, outer, &mut stack),
                 None => {
                     let f = index.block_function[index.op_block[n]];
                     for call in &index.callers[f] {
-                        for next in index.following(*call) {
-                            stack.push((next, None));
-                        }
+                        push_following(index, *call, CallChains::NONE, &mut stack);
                     }
                 }
             }
         } else {
-            for next in index.following(n) {
-                stack.push((next, chain.clone()));
-            }
+            push_following(index, n, chain, &mut stack);
         }
     }
     Some(found)
+}
+
+/// Pushes the operations that run after `n` (the next one in its block, or the first of each
+/// successor), under `chain`.
+fn push_following(index: &ScopeIndex, n: usize, chain: u32, stack: &mut Vec<(usize, u32)>) {
+    let block = index.op_block[n];
+    if n + 1 < index.ops_of_block[block].end {
+        stack.push((n + 1, chain));
+    } else {
+        stack.extend(index.succs[block].iter().map(|s| (index.ops_of_block[*s].start, chain)));
+    }
+}
+
+/// The chains of calls one walk is under, interned: a chain is a number, its link the call
+/// made and the chain it was made in (equal chains, equal numbers).
+#[derive(Default)]
+struct CallChains {
+    /// Chain `k + 1`: (call, outer chain, depth).
+    links: Vec<(usize, u32, u32)>,
+    numbers: FxHashMap<(usize, u32), u32>,
+}
+
+impl CallChains {
+    /// The walk's own function, entered by no call it follows.
+    const NONE: u32 = 0;
+
+    /// The chain of `call` made under `outer`.
+    fn link(&mut self, call: usize, outer: u32) -> u32 {
+        let depth = self.depth(outer) + 1;
+        let links = &mut self.links;
+        *self.numbers.entry((call, outer)).or_insert_with(|| {
+            links.push((call, outer, depth));
+            u32::try_from(links.len()).expect("fewer chains than MAX_WALK")
+        })
+    }
+
+    /// How many calls `chain` is deep.
+    fn depth(&self, chain: u32) -> u32 {
+        chain.checked_sub(1).map_or(0, |k| self.links[k as usize].2)
+    }
+
+    /// The last call of `chain` and the chain it was made in.
+    fn call_and_outer(&self, chain: u32) -> Option<(usize, u32)> {
+        let (call, outer, _) = self.links[chain.checked_sub(1)? as usize];
+        Some((call, outer))
+    }
 }
 
 /// For each function holding no barrier (directly or through its calls), the candidate accesses
@@ -743,12 +783,4 @@ impl BarrierFreeCalls {
             .collect();
         BarrierFreeCalls { accesses }
     }
-}
-
-/// One call on the walk's chain: the call operation and the chain it was made in.
-#[derive(PartialEq, Eq, Hash)]
-struct CallLink {
-    call: usize,
-    outer: Option<Rc<CallLink>>,
-    depth: u32,
 }

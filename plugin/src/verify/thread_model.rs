@@ -94,7 +94,11 @@ struct Roles<'a> {
     /// Variables stored on thread-dependent paths whose value each thread reads is known: one
     /// value per thread index (see [`Roles::resolve_choices`]).
     chosen: FxHashMap<Value, Rc<Vec<i64>>>,
-    memo: FxHashMap<Value, Val>,
+    /// Values evaluated with no parameters bound, outside any loop counter's evaluation (so
+    /// not resting on its assumption): what a fresh evaluation gives, until the dead blocks,
+    /// the divergence or the chosen variables change (each clears it). A subexpression shared
+    /// by many branch conditions (`tid / 32`) is evaluated once a round.
+    memo: RefCell<FxHashMap<Value, Val>>,
     /// The variables whose loads are being evaluated (a loop counter reads itself).
     visiting: RefCell<FxHashSet<Value>>,
     /// The divergent blocks as far as known (module doc).
@@ -207,7 +211,7 @@ impl<'a> ThreadModel<'a> {
             declared,
             shape,
             chosen: FxHashMap::default(),
-            memo: FxHashMap::default(),
+            memo: RefCell::default(),
             visiting: RefCell::new(FxHashSet::default()),
             divergent: Divergent::default(),
             locals,
@@ -230,7 +234,7 @@ impl<'a> ThreadModel<'a> {
             if !reads_change {
                 break;
             }
-            roles.memo.clear();
+            roles.memo.get_mut().clear();
             reach = roles.reach_all();
         }
         // The sets stand unless the divergence changes what the conditions evaluate to.
@@ -241,7 +245,7 @@ impl<'a> ThreadModel<'a> {
         // one path and `false` on the other) is read per thread once the first pass knows which
         // threads run each store; then the sets are computed again with it.
         if roles.resolve_choices(&reach) {
-            roles.memo.clear();
+            roles.memo.get_mut().clear();
             reach = roles.reach_all();
         }
         ThreadModel {
@@ -301,14 +305,14 @@ impl Roles<'_> {
                 return changed;
             }
             self.divergent = found;
-            self.memo.clear();
+            self.memo.get_mut().clear();
             changed = true;
         }
         // Not settled: every block counts as divergent.
         let everything =
             (0..self.index.blocks.len()).map(|b| (b, vec![self.index.ops_of_block[b].start])).collect();
         self.divergent = Divergent(everything);
-        self.memo.clear();
+        self.memo.get_mut().clear();
         true
     }
 
@@ -476,17 +480,30 @@ impl Roles<'_> {
 
     /// A condition of the kernel, evaluated once.
     fn eval_top(&mut self, value: Value) -> Val {
-        if let Some(known) = self.memo.get(&value) {
+        if let Some(known) = self.memo.get_mut().get(&value) {
             return known.clone();
         }
         let mut budget = MAX_EVAL;
         let found = self.eval(value, &FxHashMap::default(), 0, &mut budget);
-        self.memo.insert(value, found.clone());
+        self.memo.get_mut().insert(value, found.clone());
         found
     }
 
     /// `value` per thread; `params` binds a helper's parameters to its call's arguments.
     fn eval(&self, value: Value, params: &FxHashMap<Value, Val>, depth: u32, budget: &mut u32) -> Val {
+        let memoized = depth == 0 && params.is_empty() && self.visiting.borrow().is_empty();
+        if memoized && let Some(known) = self.memo.borrow().get(&value) {
+            return known.clone();
+        }
+        let found = self.eval_once(value, params, depth, budget);
+        // An unknown value may only have run out of budget: a fresh evaluation may know it.
+        if memoized && !matches!(found, Val::Unknown) {
+            self.memo.borrow_mut().insert(value, found.clone());
+        }
+        found
+    }
+
+    fn eval_once(&self, value: Value, params: &FxHashMap<Value, Val>, depth: u32, budget: &mut u32) -> Val {
         let ctx = self.ctx;
         if *budget == 0 {
             return Val::Unknown;

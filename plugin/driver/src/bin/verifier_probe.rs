@@ -13,7 +13,7 @@
 //! - `verifier-probe timing-structure FOOTPRINT RUNS SIZE…`: the same for pliron's structural
 //!   verification alone, on `guard` scopes (where the carried pliron series shows).
 //! - `verifier-probe phases FAMILY BLOCKS RUNS`: where the time of one generated scope's
-//!   verification goes, phase by phase (ms a run, µs a block, share): the profile to start from
+//!   verification goes, phase by phase (ms and µs a block at the fastest of the runs, share): the profile to start from
 //!   when working on the verifier's per-block cost. `verifier-probe phases FILE RUNS`: the same
 //!   table for a real scope (a `KERNELS_VERIFY_DUMP` file), verified as `time-ir` does.
 //! - `verifier-probe time-ir FILE RUNS`: a real scope's cost, as the release driver pays it

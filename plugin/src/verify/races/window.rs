@@ -4,9 +4,9 @@
 //! window, is left unproven.
 
 use pliron::context::Context;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
-use super::{Instance, MAX_SHARED_BYTES, MAX_STARTS, runs_in};
+use super::{Instance, MAX_SHARED_BYTES, MAX_STARTS, OpSet, runs_in};
 use crate::verify::{
     Rule, index::ScopeIndex, layout::SHARED_BYTES_SYMBOL, memory::declared_constant, rules::Reporter,
 };
@@ -61,7 +61,7 @@ pub(super) fn reject_past_window(
 /// variables), the accesses left unknown or unbounded for want of a variable's value were read
 /// again with each value, bounded and inside the window: they are not listed.
 pub(super) fn outside_window_unproven(
-    (interval, reached): (&[usize], Option<&FxHashSet<usize>>),
+    (interval, reached): (&[usize], Option<&OpSet>),
     instances: &FxHashMap<usize, Vec<Instance>>,
     variables_read: bool,
 ) -> Vec<(usize, String)> {
