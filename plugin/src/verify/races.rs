@@ -33,7 +33,8 @@
 //! [`MAX_INTERVAL_ACCESSES`] accesses, each compared with the interval's stores through one
 //! map of the bytes they touch, in `O(threads × bytes)`.
 
-use fixedbitset::FixedBitSet;
+use std::rc::Rc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use pliron::{context::Context, operation::Operation, r#type::Typed, value::Value};
@@ -63,6 +64,7 @@ mod addresses;
 mod barriers;
 mod contexts;
 mod guards;
+mod intervals;
 mod window;
 
 use addresses::{points_elsewhere, shared_offset};
@@ -70,6 +72,7 @@ pub(crate) use barriers::divergent_barrier_gap;
 use barriers::{divergent_barrier, divergent_branch, functions_holding_barriers};
 use contexts::{Binding, Contexts};
 use guards::guarded_threads;
+use intervals::{BarrierFreeCalls, OpSet, interval_from};
 use window::{declared_window, outside_window_unproven, reject_past_window};
 
 /// Barriers a scope may hold for its intervals to be walked.
@@ -105,6 +108,9 @@ struct Instance {
     /// The call in the kernel function its chain starts with (`None` in the kernel itself): it
     /// runs only in the intervals that reach that call.
     site: Option<usize>,
+    /// The byte offsets each thread may start the access at (indexed by thread), enumerated once
+    /// where `offsets` is known: every rule of the check asks them, for every thread, often.
+    starts_by_thread: Option<Rc<[Vec<i64>]>>,
     /// The uniform variables (with one load) whose values its evaluation could not read (leaving
     /// `offsets` unknown, or a counter in it unbounded), for [`symbols`] to read as one value per
     /// interval.
@@ -113,23 +119,24 @@ struct Instance {
 
 impl Instance {
     /// The byte offsets thread `t` may start an access at.
-    fn starts(&self, t: usize) -> Vec<i64> {
-        match &self.offsets {
-            Some(offsets) => offsets.values(t, MAX_SHARED_BYTES, MAX_STARTS).unwrap_or_default(),
-            None => Vec::new(),
-        }
+    fn starts(&self, t: usize) -> &[i64] {
+        self.starts_by_thread.as_ref().and_then(|table| table.get(t)).map_or(&[], Vec::as_slice)
     }
 
-    /// Whether every thread's offsets can be enumerated, [`MAX_STARTS`] in all at most.
-    fn enumerable(offsets: &Progression, threads: &Threads) -> bool {
+    /// Every thread's offsets, where they can be enumerated, [`MAX_STARTS`] in all at most.
+    fn enumerate(offsets: &Progression, threads: &Threads) -> Option<Rc<[Vec<i64>]>> {
         let mut total = 0usize;
-        threads.members().all(|t| match offsets.values(t, MAX_SHARED_BYTES, MAX_STARTS) {
-            Some(values) => {
-                total += values.len();
-                total <= MAX_STARTS
+        let mut table: Vec<Vec<i64>> = Vec::new();
+        for t in threads.members() {
+            let values = offsets.values(t, MAX_SHARED_BYTES, MAX_STARTS)?;
+            total += values.len();
+            if total > MAX_STARTS {
+                return None;
             }
-            None => false,
-        })
+            table.resize(t, Vec::new());
+            table.push(values);
+        }
+        Some(table.into())
     }
 }
 
@@ -356,7 +363,7 @@ fn apart(instances: &[Instance], occupied: &[(i64, i64)]) -> bool {
             // Offsets are kept only where every thread's can be enumerated ([`instance`]).
             instance.offsets.is_some()
                 && instance.threads.members().all(|t| {
-                    instance.starts(t).into_iter().all(|start| {
+                    instance.starts(t).iter().all(|&start| {
                         occupied.iter().all(|(lo, hi)| start + instance.bytes <= *lo || start >= *hi)
                     })
                 })
@@ -369,9 +376,6 @@ fn at_source(ctx: &Context, index: &ScopeIndex, n: usize) -> String {
         .map(|l| format!(" at {l}"))
         .unwrap_or_default()
 }
-
-/// A set of operation numbers of the scope (what one walk between barriers reached).
-type OpSet = FixedBitSet;
 
 /// A thread and the store (operation number) it touches a byte with.
 type StoreBy = (usize, usize);
@@ -398,13 +402,20 @@ fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) 
         found.push((other, why));
     }
     // Byte → the first two different threads storing it, each with its store.
-    let mut stored: FxHashMap<i64, (StoreBy, Option<StoreBy>)> = FxHashMap::default();
+    let stored_bytes: usize = stores
+        .iter()
+        .map(|store| {
+            store.threads.members().map(|t| store.starts(t).len()).sum::<usize>() * store.bytes as usize
+        })
+        .sum();
+    let mut stored: FxHashMap<i64, (StoreBy, Option<StoreBy>)> =
+        FxHashMap::with_capacity_and_hasher(stored_bytes.min(MAX_STARTS), Default::default());
     for store in &stores {
         if store.offsets.is_none() {
             continue;
         }
         for t in store.threads.members() {
-            for start in store.starts(t) {
+            for &start in store.starts(t) {
                 for byte in start..start + store.bytes {
                     let entry = stored.entry(byte).or_insert(((t, store.op), None));
                     if entry.0.0 != t && entry.1.is_none() {
@@ -419,7 +430,7 @@ fn interval_conflicts(ctx: &Context, index: &ScopeIndex, members: &[&Instance]) 
             continue;
         }
         'threads: for t in access.threads.members() {
-            for byte in access.starts(t).into_iter().flat_map(|start| start..start + access.bytes) {
+            for byte in access.starts(t).iter().flat_map(|&start| start..start + access.bytes) {
                 let Some((first, second)) = stored.get(&byte) else { continue };
                 let other = if first.0 != t { Some(*first) } else { *second };
                 if let Some((thread, store)) = other {
@@ -610,15 +621,26 @@ fn instance(
         None => Threads::none(model.block_threads),
     };
     let bytes = pointee_bytes(ctx, address.get_type(ctx)).filter(|b| (1..=MAX_ACCESS_BYTES).contains(b));
-    let offsets = bytes
+    let enumerated = bytes
         .and_then(|_| shared_offset(flow, model, binding, assumed, address, ADDRESS_DEPTH))
-        .filter(|offsets| Instance::enumerable(offsets, &threads));
+        .and_then(|offsets| Some((Instance::enumerate(&offsets, &threads)?, offsets)));
+    let (starts_by_thread, offsets) =
+        enumerated.map_or((None, None), |(table, offsets)| (Some(table), Some(offsets)));
     let mut blocked: Vec<(Place, Value)> = assumed.blocked.borrow().clone().into_iter().collect();
     if offsets.is_none() {
         // A parameter the chain could not bind for want of a variable's value.
         blocked.extend(binding.blocked.iter().cloned());
     }
-    Some(Instance { op: n, store, threads, offsets, bytes: bytes.unwrap_or(0), site: binding.site, blocked })
+    Some(Instance {
+        op: n,
+        store,
+        threads,
+        offsets,
+        bytes: bytes.unwrap_or(0),
+        site: binding.site,
+        starts_by_thread,
+        blocked,
+    })
 }
 
 /// Whether the scope reads a thread index other than `x`.
@@ -629,158 +651,4 @@ fn reads_other_dimensions(ctx: &Context, index: &ScopeIndex) -> bool {
             name.ends_with("thread_idx_y") || name.ends_with("thread_idx_z")
         })
     })
-}
-
-/// The operations reachable from `source` (the kernel's first operation or a barrier) without
-/// passing another barrier. A call of a scope function enters it and comes back to the operation
-/// after that call (the walk keeps its chain of calls); a return with no call to come back to
-/// (the walk started inside the function) goes on after `entered_by`, the call the source's
-/// function was entered by, or else after every call of the function. The call `entered_by` is
-/// itself in the result (the chains through it run here). `None` when the walk passes
-/// [`MAX_WALK`] steps.
-fn interval_from(
-    index: &ScopeIndex,
-    calls: &BarrierFreeCalls,
-    barriers: &OpSet,
-    source: usize,
-    entered_by: Option<usize>,
-) -> Option<OpSet> {
-    let mut chains = CallChains::default();
-    // (operation, chain) pairs walked, as `chain << 32 | operation`: hashing two integers,
-    // where hashing a chain of `Rc` links walked the whole chain on every step.
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
-    let mut found = OpSet::with_capacity(index.ops.len());
-    if let Some(call) = entered_by {
-        found.insert(call);
-    }
-    let entered = entered_by.map_or(CallChains::NONE, |call| chains.link(call, CallChains::NONE));
-    let mut stack: Vec<(usize, u32)> = vec![(source, entered)];
-    let mut first = true;
-    while let Some((n, chain)) = stack.pop() {
-        let starting = std::mem::take(&mut first);
-        if !seen.insert((u64::from(chain) << 32) | n as u64) {
-            continue;
-        }
-        if seen.len() > MAX_WALK {
-            return None;
-        }
-        found.insert(n);
-        // The walk ends at the next barrier, the source itself included when the walk comes
-        // back to it (through a loop, or through another call of the helper holding it).
-        if !starting && barriers.contains(n) {
-            continue;
-        }
-        // A call of a function that holds no barrier comes back to the operation after it,
-        // having run (at most) the accesses of the functions it can call.
-        let callee = index.callee_of.get(&n).copied();
-        if let Some(accesses) = callee.and_then(|callee| calls.accesses[callee].as_ref()) {
-            found.extend(accesses.iter().copied());
-            push_following(index, n, chain, &mut stack);
-            continue;
-        }
-        let callee_entry = callee.and_then(|callee| index.entry_block(callee));
-        let depth = chains.depth(chain);
-        if let (Some(entry), true) = (callee_entry, depth < MAX_CALL_DEPTH) {
-            stack.push((index.ops_of_block[entry].start, chains.link(n, chain)));
-        } else if callee_entry.is_some() {
-            // Deeper than the walk follows: the callee's operations as if run from anywhere.
-            return None;
-        } else if index.op_class[n] == OpClass::Return {
-            match chains.call_and_outer(chain) {
-                Some((call, outer)) => push_following(index, call, outer, &mut stack),
-                None => {
-                    let f = index.block_function[index.op_block[n]];
-                    for call in &index.callers[f] {
-                        push_following(index, *call, CallChains::NONE, &mut stack);
-                    }
-                }
-            }
-        } else {
-            push_following(index, n, chain, &mut stack);
-        }
-    }
-    Some(found)
-}
-
-/// Pushes the operations that run after `n` (the next one in its block, or the first of each
-/// successor), under `chain`.
-fn push_following(index: &ScopeIndex, n: usize, chain: u32, stack: &mut Vec<(usize, u32)>) {
-    let block = index.op_block[n];
-    if n + 1 < index.ops_of_block[block].end {
-        stack.push((n + 1, chain));
-    } else {
-        stack.extend(index.succs[block].iter().map(|s| (index.ops_of_block[*s].start, chain)));
-    }
-}
-
-/// The chains of calls one walk is under, interned: a chain is a number, its link the call
-/// made and the chain it was made in (equal chains, equal numbers).
-#[derive(Default)]
-struct CallChains {
-    /// Chain `k + 1`: (call, outer chain, depth).
-    links: Vec<(usize, u32, u32)>,
-    numbers: FxHashMap<(usize, u32), u32>,
-}
-
-impl CallChains {
-    /// The walk's own function, entered by no call it follows.
-    const NONE: u32 = 0;
-
-    /// The chain of `call` made under `outer`.
-    fn link(&mut self, call: usize, outer: u32) -> u32 {
-        let depth = self.depth(outer) + 1;
-        let links = &mut self.links;
-        *self.numbers.entry((call, outer)).or_insert_with(|| {
-            links.push((call, outer, depth));
-            u32::try_from(links.len()).expect("fewer chains than MAX_WALK")
-        })
-    }
-
-    /// How many calls `chain` is deep.
-    fn depth(&self, chain: u32) -> u32 {
-        chain.checked_sub(1).map_or(0, |k| self.links[k as usize].2)
-    }
-
-    /// The last call of `chain` and the chain it was made in.
-    fn call_and_outer(&self, chain: u32) -> Option<(usize, u32)> {
-        let (call, outer, _) = self.links[chain.checked_sub(1)? as usize];
-        Some((call, outer))
-    }
-}
-
-/// For each function holding no barrier (directly or through its calls), the candidate accesses
-/// (operation numbers) of it and of every function it can call: what a call of it may run
-/// between two barriers.
-struct BarrierFreeCalls {
-    accesses: Vec<Option<Vec<usize>>>,
-}
-
-impl BarrierFreeCalls {
-    fn of(index: &ScopeIndex, holds_barrier: &[bool], candidates: &FxHashSet<usize>) -> BarrierFreeCalls {
-        let mut own: Vec<Vec<usize>> = vec![Vec::new(); index.functions.len()];
-        for n in candidates {
-            own[index.block_function[index.op_block[*n]]].push(*n);
-        }
-        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); index.functions.len()];
-        for (call, callee) in &index.callee_of {
-            callees[index.block_function[index.op_block[*call]]].push(*callee);
-        }
-        let accesses = (0..index.functions.len())
-            .map(|f| {
-                if holds_barrier[f] {
-                    return None;
-                }
-                // Every function reachable by calls from `f`, each once.
-                let mut seen = FxHashSet::from_iter([f]);
-                let mut stack = vec![f];
-                let mut found = Vec::new();
-                while let Some(g) = stack.pop() {
-                    found.extend(own[g].iter().copied());
-                    stack.extend(callees[g].iter().copied().filter(|h| seen.insert(*h)));
-                }
-                Some(found)
-            })
-            .collect();
-        BarrierFreeCalls { accesses }
-    }
 }
